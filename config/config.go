@@ -1,0 +1,183 @@
+// Package config reads config.yaml: the host's challenges, languages, limits, schedules and
+// publishing targets. It holds plain data; the packages that act on it take the parts they
+// need as arguments.
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole of config.yaml.
+type Config struct {
+	DataDir    string              `yaml:"data_dir"`   // SQLite file, bot directories, build cache
+	OutputDir  string              `yaml:"output_dir"` // where leaderboards are written
+	Site       string              `yaml:"site"`       // Stack Exchange site, "codegolf"
+	APIKey     string              `yaml:"api_key"`    // optional; SE_API_KEY in the environment wins
+	APIBase    string              `yaml:"api_base"`   // default https://api.stackexchange.com/2.3
+	Sandbox    string              `yaml:"sandbox"`    // "bwrap" (default) or "none"
+	Python     string              `yaml:"python"`     // interpreter for pyclass harnesses
+	Schedule   string              `yaml:"schedule"`   // default cron expression for every challenge
+	GitHub     GitHub              `yaml:"github"`
+	Languages  map[string]Language `yaml:"languages"`
+	Challenges []Challenge         `yaml:"challenges"`
+}
+
+// GitHub is where leaderboards are pushed. Empty Repo means "directory only".
+type GitHub struct {
+	Owner   string `yaml:"owner"`
+	Repo    string `yaml:"repo"`
+	Branch  string `yaml:"branch"`
+	Path    string `yaml:"path"`     // folder in the repository, e.g. "leaderboards"
+	BaseURL string `yaml:"base_url"` // for GitHub Enterprise or tests; empty = api.github.com
+	// The token comes from the GITHUB_TOKEN environment variable, never from this file.
+}
+
+// Language says how to run (and maybe build) a bot written in one language.
+type Language struct {
+	Aliases []string `yaml:"aliases"` // header spellings, e.g. ["Python 3", "python3", "Python"]
+	File    string   `yaml:"file"`    // source file name, e.g. bot.py
+	Build   []string `yaml:"build"`   // optional build command, run in the bot directory
+	Run     []string `yaml:"run"`     // run command, relative to the bot directory
+}
+
+// Challenge is one hosted question.
+type Challenge struct {
+	Name       string `yaml:"name"` // short name: forty, ruins, …
+	Title      string `yaml:"title"`
+	QuestionID int64  `yaml:"question_id"`
+	Engine     string `yaml:"engine"`   // engine name; usually the challenge name
+	Protocol   string `yaml:"protocol"` // pyclass, argv or dirfiles
+	Schedule   string `yaml:"schedule"` // cron expression; empty = the global one
+	Games      int    `yaml:"games"`    // games per run; 0 = the engine's default
+	// Concurrency is how many games run at once (lockstep engines); it is part of what makes
+	// a run reproducible and is recorded with it.
+	Concurrency int       `yaml:"concurrency"`
+	Baselines   bool      `yaml:"baselines"` // let the engine's built-in bots compete
+	Exclude     []string  `yaml:"exclude"`   // bot names the host keeps out
+	Limits      Limits    `yaml:"limits"`
+	Extract     Extract   `yaml:"extract"`
+	Options     yaml.Node `yaml:"options"` // engine-specific settings, decoded by the engine's adapter
+}
+
+// Limits bound every bot process of a challenge.
+type Limits struct {
+	CallTimeout  Duration `yaml:"call_timeout"`  // per decision
+	StartTimeout Duration `yaml:"start_timeout"` // start-up allowance (imports, JVM)
+	CPUSeconds   int      `yaml:"cpu_seconds"`   // per process
+	MemoryMB     int      `yaml:"memory_mb"`
+	Procs        int      `yaml:"procs"`
+	OpenFiles    int      `yaml:"open_files"`
+	OutputKB     int      `yaml:"output_kb"`
+	DiskMB       int      `yaml:"disk_mb"`
+	BuildTimeout Duration `yaml:"build_timeout"`
+}
+
+// Extract says how an answer becomes bot files.
+type Extract struct {
+	// Mode: "class-blocks" (every code block with a line matching ClassPattern, several
+	// bots per answer), "first-block" (the first code block), "multi-file" (files named in
+	// the answer, for any-language challenges).
+	Mode         string `yaml:"mode"`
+	ClassPattern string `yaml:"class_pattern"`
+	// HeaderLanguage: the first heading reads "Name, Language".
+	HeaderLanguage bool   `yaml:"header_language"`
+	Language       string `yaml:"language"` // fixed language when the challenge has one
+	MaxBytes       int    `yaml:"max_bytes"`
+}
+
+// Duration reads "250ms", "2s" from YAML.
+type Duration time.Duration
+
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// D returns the value as a time.Duration, or def when unset.
+func (d Duration) D(def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return time.Duration(d)
+}
+
+// Load reads and checks a config file. Relative directories are taken relative to the
+// file's own directory, so a config works from wherever kothd is started.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	var c Config
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("parse config %s: %w", path, err)
+	}
+	base := filepath.Dir(path)
+	c.DataDir = resolve(base, or(c.DataDir, "data"))
+	c.OutputDir = resolve(base, or(c.OutputDir, "leaderboards"))
+	c.Site = or(c.Site, "codegolf")
+	c.APIBase = or(c.APIBase, "https://api.stackexchange.com/2.3")
+	c.Sandbox = or(c.Sandbox, "bwrap")
+	c.Python = or(c.Python, "/usr/bin/python3")
+	c.Schedule = or(c.Schedule, "0 4 * * *")
+	if k := os.Getenv("SE_API_KEY"); k != "" {
+		c.APIKey = k
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return &c, nil
+}
+
+func (c *Config) check() error {
+	seen := map[string]bool{}
+	for i, ch := range c.Challenges {
+		if ch.Name == "" || ch.QuestionID == 0 {
+			return fmt.Errorf("challenge %d: name and question_id are required", i+1)
+		}
+		if seen[ch.Name] {
+			return fmt.Errorf("challenge %q declared twice", ch.Name)
+		}
+		seen[ch.Name] = true
+		if ch.Engine == "" {
+			c.Challenges[i].Engine = ch.Name
+		}
+	}
+	if c.Sandbox != "bwrap" && c.Sandbox != "none" {
+		return fmt.Errorf("sandbox must be bwrap or none, not %q", c.Sandbox)
+	}
+	return nil
+}
+
+// Challenge returns the challenge with the given name.
+func (c *Config) Challenge(name string) (*Challenge, error) {
+	for i := range c.Challenges {
+		if c.Challenges[i].Name == name {
+			return &c.Challenges[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no challenge named %q in the config", name)
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func resolve(base, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(base, p)
+}

@@ -1,0 +1,82 @@
+// Package engine holds what every game engine shares: the contract between an engine and the
+// bots it plays (faults and their outcomes, batched calls), the tournament result a publisher
+// renders, seeded randomness, and the lockstep scheduler that runs many games at once while
+// keeping every bot's view of the world a function of the seed alone.
+//
+// Engines know nothing about processes, sandboxes or SQL. They see bots through the small
+// interfaces in this package; the runner implements them.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Outcome says how one decision of a bot ended.
+type Outcome string
+
+// The outcomes of a decision. Everything but OK is a fault of the bot, except HostFault,
+// which is the host's (the sandbox could not start, the machine ran out of processes):
+// a game that meets a HostFault is voided instead of scored.
+const (
+	OK          Outcome = "ok"
+	Timeout     Outcome = "timeout"
+	Crash       Outcome = "crash"      // the process died, or the bot's code raised
+	BadOutput   Outcome = "bad output" // an answer the rules cannot read
+	MemoryLimit Outcome = "memory limit"
+	OutputLimit Outcome = "output limit"
+	Killed      Outcome = "killed" // killed by a signal the runner did not send for a limit
+	HostFault   Outcome = "host fault"
+)
+
+// Outcomes lists every outcome in the order a leaderboard shows their counts.
+var Outcomes = []Outcome{OK, Timeout, Crash, BadOutput, MemoryLimit, OutputLimit, Killed, HostFault}
+
+// Fault is a decision that did not end in OK. The engine applies the rules' default action
+// for it; the runner has already counted it.
+type Fault struct {
+	Outcome Outcome
+	Detail  string // what a participant needs to understand it (exception text, signal, …)
+	// ProcessDied is set when the bot's process is gone: any per-game state it held (a
+	// Python instance, a generator) is lost and must be recreated before the next call.
+	ProcessDied bool
+}
+
+func (f *Fault) Error() string {
+	if f.Detail == "" {
+		return string(f.Outcome)
+	}
+	return fmt.Sprintf("%s: %s", f.Outcome, f.Detail)
+}
+
+// Call is one request to one bot on behalf of one game. Method and Args are the harness's
+// vocabulary (for the pyclass protocol: a method the challenge's harness serves).
+type Call struct {
+	Bot    int // index into the tournament's bot list
+	Game   int // the game's index in the run; the bot keeps per-game state under it
+	Method string
+	Args   any // marshalled to JSON
+}
+
+// Reply answers a Call: a JSON result, or a fault.
+type Reply struct {
+	Result json.RawMessage
+	Fault  *Fault
+}
+
+// Exchanger delivers a batch of calls and returns one reply per call, in the same order.
+// Calls to the same bot are delivered to it in slice order. The runner implements it over
+// long-lived bot processes; tests implement it with Go functions.
+type Exchanger interface {
+	Exchange(ctx context.Context, calls []Call) []Reply
+}
+
+// Entrant is one competitor as an engine sees it.
+type Entrant struct {
+	Name     string // the name on the leaderboard (a class name, an answer title)
+	Baseline bool   // a built-in reference bot, not a participant's
+}
+
+// Progress receives a tournament's progress; done of total games have finished.
+type Progress func(done, total int)

@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+)
+
+// Lockstep plays many games at once over one Exchanger, in ticks: it waits until every live
+// game is blocked on its next calls, then sends all of them as one batch (sorted by game
+// index) and hands back the replies. Because a tick starts only when every game is quiet and
+// freed slots are refilled in game-index order, the sequence of calls each bot receives is a
+// function of the seed and the replies alone, never of goroutine scheduling. Bots with
+// class-level state or a process-wide random generator therefore replay identically, and a
+// harness answers a whole tick's worth of decisions per pipe round-trip.
+type Lockstep struct {
+	Exchanger   Exchanger
+	Concurrency int      // games in flight at once; <= 0 means 1
+	Progress    Progress // optional
+}
+
+// Table is one game's handle on the bots while it is played by Lockstep.
+type Table struct {
+	Game   int
+	events chan<- event
+}
+
+type event struct {
+	game  int
+	calls []Call
+	reply chan []Reply
+	done  bool
+	panic error
+}
+
+// Ask sends calls on behalf of this game and blocks until the tick that carries them is
+// answered. Several calls in one Ask (simultaneous moves) travel in the same tick.
+func (t *Table) Ask(calls ...Call) []Reply {
+	for i := range calls {
+		calls[i].Game = t.Game
+	}
+	ch := make(chan []Reply, 1)
+	t.events <- event{game: t.Game, calls: calls, reply: ch}
+	return <-ch
+}
+
+// Call asks one bot one thing.
+func (t *Table) Call(bot int, method string, args any) Reply {
+	return t.Ask(Call{Bot: bot, Method: method, Args: args})[0]
+}
+
+// Run plays games 0..games-1, calling play once per game in its own goroutine. play stores
+// its own result (typically into a slice indexed by t.Game). Run returns when every game has
+// finished; an engine bug that panics inside play is returned as an error.
+func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error {
+	conc := max(l.Concurrency, 1)
+	events := make(chan event)
+	next, live, done := 0, 0, 0
+	var firstPanic error
+	start := func() {
+		for live < conc && next < games {
+			t := &Table{Game: next, events: events}
+			next++
+			live++
+			go func() {
+				defer func() {
+					ev := event{game: t.Game, done: true}
+					if r := recover(); r != nil {
+						ev.panic = fmt.Errorf("game %d: engine panic: %v\n%s", t.Game, r, debug.Stack())
+					}
+					events <- ev
+				}()
+				play(t)
+			}()
+		}
+	}
+	start()
+	var waiting []event
+	for live > 0 {
+		for len(waiting) < live {
+			ev := <-events
+			if !ev.done {
+				waiting = append(waiting, ev)
+				continue
+			}
+			live--
+			done++
+			if ev.panic != nil && firstPanic == nil {
+				firstPanic = ev.panic
+			}
+			if l.Progress != nil {
+				l.Progress(done, games)
+			}
+			start()
+		}
+		if len(waiting) == 0 {
+			continue
+		}
+		sort.Slice(waiting, func(i, j int) bool { return waiting[i].game < waiting[j].game })
+		var calls []Call
+		for _, w := range waiting {
+			calls = append(calls, w.calls...)
+		}
+		replies := l.Exchanger.Exchange(ctx, calls)
+		if len(replies) != len(calls) {
+			// An Exchanger that loses replies is a bug in it; answer the games anyway so
+			// none of them blocks forever.
+			replies = padReplies(replies, len(calls))
+		}
+		off := 0
+		for _, w := range waiting {
+			w.reply <- replies[off : off+len(w.calls) : off+len(w.calls)]
+			off += len(w.calls)
+		}
+		waiting = waiting[:0]
+	}
+	return firstPanic
+}
+
+func padReplies(r []Reply, n int) []Reply {
+	out := make([]Reply, n)
+	copy(out, r)
+	for i := len(r); i < n; i++ {
+		out[i] = Reply{Fault: &Fault{Outcome: HostFault, Detail: "no reply from the runner"}}
+	}
+	return out
+}

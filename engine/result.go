@@ -1,0 +1,26 @@
+package engine
+
+// Result is what a tournament produces: a table in the challenge's own columns, ready for a
+// publisher to render and a store to record. Rows are sorted best first by the engine, which
+// knows the challenge's tie-breaks.
+type Result struct {
+	Games   int      // games played and scored
+	Voided  int      // games voided by host faults
+	Columns []string // the challenge's columns after "Bot", e.g. Win%, Wins, Played
+	Rows    []Row
+	// Summary holds lines shown above the table (the original controller's header lines).
+	Summary []string
+	// Appendix is markdown shown below the table (e.g. the forty game's percentiles).
+	Appendix string
+}
+
+// Row is one bot's line of the table.
+type Row struct {
+	Bot      string
+	Baseline bool
+	Score    float64  // the number the table is sorted by (Win%, total score, credits)
+	Played   int      // games in which the bot was seated
+	Wins     int      // games won, where the challenge has winners
+	Cells    []string // formatted values, one per Result.Columns
+	Errors   int      // faults the engine handled for this bot (rules' default applied)
+}

@@ -1,0 +1,99 @@
+"""Forty game (codegolf 177765): the base module every answer was appended to (spec §1.1)."""
+import inspect
+import random
+import sys
+
+try:
+    import numpy as np
+except ImportError:  # the host's interpreter lacks numpy; answers that use it fail clearly
+    np = None
+
+from pyclass import LostInstance
+
+
+class Bot:
+    def __init__(self, index, end_score):
+        self.index = index
+        self.end_score = end_score
+
+    def update_state(self, current_throws):
+        self.current_throws = current_throws
+
+    def make_throw(self, scores, last_round):
+        yield False
+
+
+class ThrowTwiceBot(Bot):
+    def make_throw(self, scores, last_round):
+        yield True
+        yield False
+
+
+class GoToTenBot(Bot):
+    def make_throw(self, scores, last_round):
+        while sum(self.current_throws) < 10:
+            yield True
+        yield False
+
+
+# Built-in reference bots a host can switch on; hosted by name with an empty bot.py.
+BASELINES = {"ThrowTwiceBot": ThrowTwiceBot, "GoToTenBot": GoToTenBot}
+
+
+def get_all_bots():
+    return Bot.__subclasses__()
+
+
+def namespace():
+    return {
+        "__name__": "forty_bots", "__builtins__": __builtins__,
+        "sys": sys, "inspect": inspect, "random": random, "np": np,
+        "Bot": Bot, "ThrowTwiceBot": ThrowTwiceBot, "GoToTenBot": GoToTenBot,
+        "get_all_bots": get_all_bots,
+    }
+
+
+def competitors(ns, names_before):
+    """The direct subclasses of Bot that the answer's code created (spec §1.3)."""
+    return [obj for name, obj in ns.items()
+            if name not in names_before and isinstance(obj, type)
+            and Bot in obj.__bases__ and obj.__name__ == name]
+
+
+class Handler:
+    """Per game: the instance and the generator of its current turn."""
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.games = {}
+
+    def call(self, game, method, a):
+        if method == "new":
+            self.games[game] = [self.cls(a["seat"], 40), None]
+            return True
+        if method == "end":
+            self.games.pop(game, None)
+            return True
+        inst = self.games.get(game)
+        if inst is None:
+            raise LostInstance("no instance for game %d (process restarted)" % game)
+        if method == "start":
+            inst[1] = None
+            inst[0].update_state(list(a["throws"]))
+            inst[1] = iter(inst[0].make_throw(list(a["scores"]), bool(a["last"])))
+            return self._next(inst)
+        if method == "next":
+            inst[0].update_state(list(a["throws"]))
+            return self._next(inst)
+        raise ValueError("unknown method %r" % method)
+
+    @staticmethod
+    def _next(inst):
+        if inst[1] is None:
+            return False
+        try:
+            v = next(inst[1])
+        except StopIteration:
+            inst[1] = None
+            return False
+        return bool(v)

@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"kothd/engine"
+)
+
+// lineProc is a long-lived bot process that speaks one JSON line per request on
+// stdin/stdout. It keeps the tail of stderr for the participant's diagnostics.
+type lineProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan lineOrErr
+	stderr *tailBuffer
+	exited chan struct{}
+	err    error // the process's exit error, valid after exited is closed
+}
+
+type lineOrErr struct {
+	line []byte
+	err  error
+}
+
+// startLineProc starts spec in the sandbox. maxLine bounds one reply line: a bot that
+// prints more is cut off with OutputLimit.
+func startLineProc(ctx context.Context, sb Sandbox, spec ProcSpec) (*lineProc, error) {
+	cmd, err := sb.Command(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	p := &lineProc{cmd: cmd, lines: make(chan lineOrErr, 1), stderr: newTailBuffer(4096), exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s in sandbox %s: %w", spec.Argv[0], sb.Name(), err)
+	}
+	maxLine := spec.Limits.OutputBytes
+	if maxLine <= 0 {
+		maxLine = 16 << 20
+	}
+	go p.readLines(stdout, int(maxLine))
+	go func() { p.err = cmd.Wait(); close(p.exited) }()
+	return p, nil
+}
+
+var errLineTooLong = errors.New("reply line too long")
+
+func (p *lineProc) readLines(r io.Reader, maxLine int) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		var line []byte
+		for {
+			chunk, isPrefix, err := br.ReadLine()
+			if err != nil {
+				p.lines <- lineOrErr{err: err}
+				return
+			}
+			line = append(line, chunk...)
+			if len(line) > maxLine {
+				p.lines <- lineOrErr{err: errLineTooLong}
+				return
+			}
+			if !isPrefix {
+				break
+			}
+		}
+		p.lines <- lineOrErr{line: line}
+	}
+}
+
+// roundTrip writes one request line and waits for one reply line until the deadline.
+func (p *lineProc) roundTrip(req []byte, deadline time.Duration) ([]byte, *engine.Fault) {
+	if _, err := p.stdin.Write(append(req, '\n')); err != nil {
+		return nil, p.died("stdin closed")
+	}
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case l := <-p.lines:
+		if l.err == errLineTooLong {
+			p.kill()
+			return nil, &engine.Fault{Outcome: engine.OutputLimit, Detail: "reply larger than the output limit", ProcessDied: true}
+		}
+		if l.err != nil {
+			return nil, p.died("stdout closed")
+		}
+		return l.line, nil
+	case <-timer.C:
+		p.kill()
+		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no reply within %s; process killed", deadline), ProcessDied: true}
+	}
+}
+
+// died turns an unexpected end of the pipe into a fault, waiting briefly for the exit
+// status so a memory or CPU limit is named as such.
+func (p *lineProc) died(what string) *engine.Fault {
+	select {
+	case <-p.exited:
+	case <-time.After(2 * time.Second):
+		p.kill()
+		<-p.exited
+	}
+	return &engine.Fault{Outcome: exitOutcome(p.err), Detail: fmt.Sprintf("%s (%v); stderr: %s", what, p.err, p.stderr.String()), ProcessDied: true}
+}
+
+// exitOutcome classifies how a bot process ended.
+func exitOutcome(err error) engine.Outcome {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return engine.Crash
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		switch ws.Signal() {
+		case syscall.SIGXCPU:
+			return engine.Timeout
+		case syscall.SIGXFSZ:
+			return engine.OutputLimit
+		case syscall.SIGKILL, syscall.SIGTERM:
+			return engine.Killed
+		}
+	}
+	if ee.ExitCode() == 137 { // the sandbox's init reports a killed child this way
+		return engine.Killed
+	}
+	return engine.Crash
+}
+
+func (p *lineProc) kill() {
+	KillGroup(p.cmd)
+}
+
+// close ends the process: stdin closed (a polite harness exits), then the group killed.
+func (p *lineProc) close() {
+	_ = p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.kill()
+	<-p.exited
+}
+
+// tailBuffer keeps the last n bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	n   int
+	buf []byte
+}
+
+func newTailBuffer(n int) *tailBuffer { return &tailBuffer{n: n} }
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.n {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.n:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

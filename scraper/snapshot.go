@@ -1,0 +1,63 @@
+package scraper
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Snapshot replays a recorded snapshot: raw API response bodies stored as
+// <dir>/<site>/<question_id>/answers.<page>.json (see DESIGN.md). Pages are read from 1 while
+// the previous page said has_more.
+type Snapshot struct {
+	Dir  string
+	Site string
+}
+
+func (s Snapshot) Answers(ctx context.Context, questionID int64) ([]Answer, error) {
+	qdir := filepath.Join(s.Dir, s.Site, strconv.FormatInt(questionID, 10))
+	var all []Answer
+	for page := 1; ; page++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		path := filepath.Join(qdir, fmt.Sprintf("answers.%d.json", page))
+		body, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) && page == 1 {
+			return nil, fmt.Errorf("snapshot has no answers for question %d (looked for %s)", questionID, path)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read snapshot page %d of question %d: %w", page, questionID, err)
+		}
+		items, more, err := decodeAnswersPage(body)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot %s: %w", path, err)
+		}
+		all = append(all, items...)
+		if !more {
+			return all, nil
+		}
+	}
+}
+
+// decodeAnswersPage parses one raw page body (already decompressed).
+func decodeAnswersPage(body []byte) ([]Answer, bool, error) {
+	var p Page
+	if err := json.Unmarshal(body, &p); err != nil {
+		return nil, false, fmt.Errorf("malformed API response: %w", err)
+	}
+	if p.ErrorID != 0 {
+		return nil, false, &APIError{ID: p.ErrorID, Name: p.ErrorName, Message: p.ErrorMessage}
+	}
+	var items []Answer
+	if len(p.Items) > 0 {
+		if err := json.Unmarshal(p.Items, &items); err != nil {
+			return nil, false, fmt.Errorf("malformed answer items: %w", err)
+		}
+	}
+	return items, p.HasMore, nil
+}
