@@ -1,0 +1,50 @@
+package cron
+
+import (
+	"context"
+	"time"
+
+	"kothd/engine/forty"
+)
+
+// fortyAdapter plugs the forty dice game (codegolf 177765) into the cycle: pyclass bots,
+// lockstep games of 8 random seats.
+type fortyAdapter struct{}
+
+func init() { register("forty", fortyAdapter{}) }
+
+func (fortyAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
+	return pyPrepare(ctx, env, "forty", sub)
+}
+
+func (fortyAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error) {
+	if !env.Challenge.Baselines {
+		return nil, nil
+	}
+	return pyBuiltins(env, "forty", []string{"ThrowTwiceBot", "GoToTenBot"})
+}
+
+func (fortyAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, error) {
+	games := firstPositive(env.Games, env.Challenge.Games, 1_000_000)
+	pool := pyPool(env, "forty")
+	defer pool.Close()
+	start := time.Now()
+	tally, err := forty.Run(ctx, pool, entrants(env), forty.Options{
+		Games: games, Seed: env.Seed, Concurrency: firstPositive(env.Challenge.Concurrency, 256), Progress: env.Progress,
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := forty.Table(tally, entrants(env), time.Since(start).Seconds())
+	return &Played{Result: res, Stats: poolStats(pool, len(env.Bots)), Games: games}, nil
+}
+
+// firstPositive returns the first of its arguments above zero.
+func firstPositive(v ...int) int {
+	for _, x := range v {
+		if x > 0 {
+			return x
+		}
+	}
+	return 0
+}

@@ -1,0 +1,171 @@
+package forty
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+
+	"kothd/engine"
+)
+
+// Options configure a tournament.
+type Options struct {
+	Games       int    // independent games (default 1,000,000 per §5.1; the config sets it)
+	Seed        uint64 // master seed; game g uses engine.GameSeed(Seed, g)
+	Concurrency int    // games in flight (lockstep); part of what makes a run reproducible
+	Progress    engine.Progress
+}
+
+// Tally is the whole run's statistics before they are turned into a table.
+type Tally struct {
+	Games     int
+	Voided    int
+	PassSum   int
+	MaxPasses int
+	Capped    int
+	Tied      int
+	WinHist   map[int]int // winning score → games
+	Bots      []BotTally
+}
+
+// BotTally is one bot's statistics over the run (§2.4).
+type BotTally struct {
+	Played, Wins, Max, ScoreSum, WinScoreSum int
+	Turns, Throws, Successes, Errors         int
+}
+
+// GroupSize is the number of seats per game for n competitors (§5.1).
+func GroupSize(n int) int {
+	switch {
+	case n >= 8:
+		return 8
+	case n >= 4:
+		return 4
+	default:
+		return n
+	}
+}
+
+// Seating draws the ordered sample of k distinct bots for one game (§3, draw 1).
+func Seating(r *rand.Rand, n, k int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 0; i < k; i++ {
+		j := i + r.IntN(n-i)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	return idx[:k]
+}
+
+// Run plays the tournament over ex and returns the raw tally.
+func Run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts Options) (*Tally, error) {
+	n := len(bots)
+	if n < 2 {
+		return nil, fmt.Errorf("forty: at least 2 bots are needed, have %d", n)
+	}
+	k := GroupSize(n)
+	results := make([]GameResult, opts.Games)
+	seatings := make([][]int, opts.Games)
+	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Progress: opts.Progress}
+	err := ls.Run(ctx, opts.Games, func(t *engine.Table) {
+		r := engine.NewRand(engine.GameSeed(opts.Seed, t.Game))
+		order := Seating(r, n, k)
+		seats := make([]Seat, k)
+		for i, b := range order {
+			seats[i] = &remoteSeat{t: t, bot: b}
+		}
+		results[t.Game] = Play(seats, func() int { return r.IntN(6) + 1 })
+		seatings[t.Game] = order
+		ends := make([]engine.Call, k)
+		for i, b := range order {
+			ends[i] = engine.Call{Bot: b, Method: "end"}
+		}
+		t.Ask(ends...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("forty tournament interrupted: %w", ctx.Err())
+	}
+	return tally(n, results, seatings), nil
+}
+
+// tally folds the games, in game order, into the run's statistics.
+func tally(n int, results []GameResult, seatings [][]int) *Tally {
+	t := &Tally{WinHist: map[int]int{}, Bots: make([]BotTally, n)}
+	for g, res := range results {
+		if res.Void {
+			t.Voided++
+			continue
+		}
+		t.Games++
+		t.PassSum += res.Passes
+		t.MaxPasses = max(t.MaxPasses, res.Passes)
+		if res.Capped {
+			t.Capped++
+		}
+		t.WinHist[res.Max]++
+		winners := 0
+		for i, s := range res.Seats {
+			b := &t.Bots[seatings[g][i]]
+			b.Played++
+			b.Max = max(b.Max, s.Score)
+			b.ScoreSum += s.Score
+			b.Turns += s.Turns
+			b.Throws += s.Throws
+			b.Successes += s.Successes
+			b.Errors += s.Errors
+			if s.Won {
+				winners++
+				b.Wins++
+				b.WinScoreSum += s.Score
+			}
+		}
+		if winners > 1 {
+			t.Tied++
+		}
+	}
+	return t
+}
+
+// remoteSeat is a Seat whose decisions come from a bot over the lockstep table.
+type remoteSeat struct {
+	t    *engine.Table
+	bot  int
+	lost bool
+}
+
+func (s *remoteSeat) call(method string, args any) (bool, error) {
+	r := s.t.Call(s.bot, method, args)
+	if r.Fault != nil {
+		if r.Fault.ProcessDied {
+			s.lost = true
+		}
+		return false, r.Fault
+	}
+	var v bool
+	if err := json.Unmarshal(r.Result, &v); err != nil {
+		return false, &engine.Fault{Outcome: engine.BadOutput, Detail: "harness reply is not a boolean"}
+	}
+	return v, nil
+}
+
+func (s *remoteSeat) Begin(seat int) error {
+	s.lost = false
+	_, err := s.call("new", map[string]int{"seat": seat})
+	return err
+}
+
+func (s *remoteSeat) Start(throws, scores []int, last bool) (bool, error) {
+	return s.call("start", map[string]any{"throws": throws, "scores": scores, "last": last})
+}
+
+func (s *remoteSeat) Next(throws []int) (bool, error) {
+	return s.call("next", map[string]any{"throws": throws})
+}
+
+func (s *remoteSeat) Lost() bool { return s.lost }
