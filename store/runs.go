@@ -1,0 +1,155 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"kothd/engine"
+)
+
+// Run is one tournament run of a challenge.
+type Run struct {
+	ID           int64
+	Challenge    string
+	Seed         uint64
+	Concurrency  int
+	BotSet       string
+	Started      int64
+	Finished     int64
+	GamesPlanned int
+	GamesPlayed  int
+	State        string
+	Error        string
+	Result       *engine.Result // nil unless done
+}
+
+// Standing is one bot's line of a finished run, with its fault accounting.
+type Standing struct {
+	Rank       int
+	Bot        string
+	AnswerID   int64
+	Baseline   bool
+	Score      float64
+	Played     int
+	Wins       int
+	Errors     int
+	Faults     map[engine.Outcome]int
+	FirstFault string // JSON, '' if none
+}
+
+// StartRun records a run that is about to play. Runs left 'running' by a killed daemon are
+// marked failed first, so they are never mistaken for results.
+func (s *Store) StartRun(ctx context.Context, challenge string, seed uint64, concurrency int, botset string, planned int) (int64, error) {
+	now := s.now().Unix()
+	var id int64
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = 'failed', error = 'interrupted (the daemon stopped during the run)', finished = ?
+			WHERE challenge = ? AND state = 'running'`, now, challenge); err != nil {
+			return err
+		}
+		r, err := tx.ExecContext(ctx, `INSERT INTO runs (challenge, seed, concurrency, botset, started, games_planned, state) VALUES (?, ?, ?, ?, ?, ?, 'running')`,
+			challenge, int64(seed), concurrency, botset, now, planned)
+		if err != nil {
+			return err
+		}
+		id, err = r.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("start run of %s: %w", challenge, err)
+	}
+	return id, nil
+}
+
+// FinishRun stores a run's table and standings in one transaction: a leaderboard is
+// either wholly recorded or not at all.
+func (s *Store) FinishRun(ctx context.Context, runID int64, res *engine.Result, standings []Standing) error {
+	blob, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, st := range standings {
+			faults, _ := json.Marshal(st.Faults)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO standings (run_id, rank, bot, answer_id, baseline, score, played, wins, errors, faults, first_fault)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runID, st.Rank, st.Bot, nullable(st.AnswerID), st.Baseline, st.Score, st.Played, st.Wins, st.Errors, string(faults), st.FirstFault); err != nil {
+				return fmt.Errorf("standing of %s: %w", st.Bot, err)
+			}
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE runs SET state = 'done', finished = ?, games_played = ?, result = ? WHERE id = ?`,
+			s.now().Unix(), res.Games, string(blob), runID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// FailRun marks a run failed with the reason; the previous good run stays the current one.
+func (s *Store) FailRun(ctx context.Context, runID int64, reason string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE runs SET state = 'failed', error = ?, finished = ? WHERE id = ?`, reason, s.now().Unix(), runID)
+	return err
+}
+
+// LastRun returns the newest finished ('done') run of a challenge, or nil.
+func (s *Store) LastRun(ctx context.Context, challenge string) (*Run, error) {
+	return s.run(ctx, `WHERE challenge = ? AND state = 'done' ORDER BY id DESC LIMIT 1`, challenge)
+}
+
+// GetRun returns a run by id.
+func (s *Store) GetRun(ctx context.Context, id int64) (*Run, error) {
+	return s.run(ctx, `WHERE id = ?`, id)
+}
+
+func (s *Store) run(ctx context.Context, where string, args ...any) (*Run, error) {
+	var r Run
+	var seed int64
+	var finished sql.NullInt64
+	var result sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT id, challenge, seed, concurrency, botset, started, finished, games_planned, games_played, state, error, result FROM runs `+where, args...).
+		Scan(&r.ID, &r.Challenge, &seed, &r.Concurrency, &r.BotSet, &r.Started, &finished, &r.GamesPlanned, &r.GamesPlayed, &r.State, &r.Error, &result)
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read run: %w", err)
+	}
+	r.Seed, r.Finished = uint64(seed), finished.Int64
+	if result.Valid {
+		r.Result = &engine.Result{}
+		if err := json.Unmarshal([]byte(result.String), r.Result); err != nil {
+			return nil, fmt.Errorf("run %d: stored result unreadable: %w", r.ID, err)
+		}
+	}
+	return &r, nil
+}
+
+// Standings returns a run's standings by rank.
+func (s *Store) Standings(ctx context.Context, runID int64) ([]Standing, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT rank, bot, COALESCE(answer_id, 0), baseline, score, played, wins, errors, faults, first_fault FROM standings WHERE run_id = ? ORDER BY rank`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Standing
+	for rows.Next() {
+		var st Standing
+		var faults string
+		if err := rows.Scan(&st.Rank, &st.Bot, &st.AnswerID, &st.Baseline, &st.Score, &st.Played, &st.Wins, &st.Errors, &faults, &st.FirstFault); err != nil {
+			return nil, err
+		}
+		_ = json.Unmarshal([]byte(faults), &st.Faults)
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}
+
+func nullable(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}

@@ -1,0 +1,182 @@
+// Package store keeps kothd's state in one SQLite file (mattn/go-sqlite3): answers and every
+// revision of them, prepared bots, runs and their standings, change events and publications.
+// The schema is versioned; migrations run when the store is opened.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+)
+
+// Store is an open database.
+type Store struct {
+	db  *sql.DB
+	now func() time.Time
+}
+
+// Open opens (creating if needed) the database at path, in WAL mode with foreign keys on,
+// and brings its schema up to date.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	// _txlock=immediate: a writer takes the lock at BEGIN, so two daemons on one file wait
+	// for each other (busy_timeout) instead of failing half-way through a transaction.
+	dsn := "file:" + path + "?_journal_mode=WAL&_foreign_keys=on&_busy_timeout=10000&_synchronous=NORMAL&_txlock=immediate"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // SQLite has one writer; one connection keeps transactions simple
+	s := &Store{db: db, now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// SetClock replaces the clock (tests).
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// DB exposes the handle for read-only inspection in tests and tools.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// migrations are applied in order; the index+1 of the last applied one is user_version.
+// Never edit an applied migration: append a new one.
+var migrations = []string{
+	`CREATE TABLE challenges (
+		name          TEXT PRIMARY KEY,
+		question_id   INTEGER NOT NULL,
+		last_fetch    INTEGER,            -- Unix seconds of the last successful fetch
+		answer_count  INTEGER,            -- from the last probe/fetch
+		last_activity INTEGER
+	);
+	CREATE TABLE answers (
+		answer_id   INTEGER PRIMARY KEY,  -- answers are keyed by id, never by owner
+		challenge   TEXT NOT NULL REFERENCES challenges(name),
+		author      TEXT NOT NULL,
+		created     INTEGER NOT NULL,
+		state       TEXT NOT NULL CHECK (state IN ('active', 'deleted')),
+		revision_id INTEGER,              -- current revision
+		first_seen  INTEGER NOT NULL,
+		last_seen   INTEGER NOT NULL
+	);
+	CREATE TABLE revisions (
+		id        INTEGER PRIMARY KEY,
+		answer_id INTEGER NOT NULL REFERENCES answers(answer_id),
+		hash      TEXT NOT NULL,          -- content hash of the extracted files (or of the reject reason)
+		title     TEXT NOT NULL,
+		language  TEXT NOT NULL,
+		files     TEXT NOT NULL,          -- JSON [{"Name":…, "Content":…}]
+		reject    TEXT NOT NULL,          -- why the answer is not entered; '' when accepted
+		edited    INTEGER NOT NULL,       -- SE last edit date
+		seen      INTEGER NOT NULL,
+		UNIQUE (answer_id, hash)
+	);
+	CREATE TABLE bots (
+		id          INTEGER PRIMARY KEY,
+		revision_id INTEGER NOT NULL REFERENCES revisions(id),
+		name        TEXT NOT NULL,
+		status      TEXT NOT NULL,        -- ok, rejected, failed build, failed validation, excluded
+		reason      TEXT NOT NULL,
+		updated     INTEGER NOT NULL,
+		UNIQUE (revision_id, name)
+	);
+	CREATE TABLE runs (
+		id            INTEGER PRIMARY KEY,
+		challenge     TEXT NOT NULL REFERENCES challenges(name),
+		seed          INTEGER NOT NULL,   -- uint64 stored bit for bit
+		concurrency   INTEGER NOT NULL,
+		botset        TEXT NOT NULL,      -- hash of the bots and settings played
+		started       INTEGER NOT NULL,
+		finished      INTEGER,
+		games_planned INTEGER NOT NULL,
+		games_played  INTEGER NOT NULL DEFAULT 0,
+		state         TEXT NOT NULL CHECK (state IN ('running', 'done', 'failed')),
+		error         TEXT NOT NULL DEFAULT '',
+		result        TEXT                -- JSON engine.Result, the published table
+	);
+	CREATE TABLE standings (
+		run_id      INTEGER NOT NULL REFERENCES runs(id),
+		rank        INTEGER NOT NULL,
+		bot         TEXT NOT NULL,
+		answer_id   INTEGER,
+		baseline    INTEGER NOT NULL,
+		score       REAL NOT NULL,
+		played      INTEGER NOT NULL,
+		wins        INTEGER NOT NULL,
+		errors      INTEGER NOT NULL,
+		faults      TEXT NOT NULL,        -- JSON {outcome: count}
+		first_fault TEXT NOT NULL,        -- JSON of the first failing decision, '' if none
+		PRIMARY KEY (run_id, bot)
+	);
+	CREATE TABLE events (
+		id        INTEGER PRIMARY KEY,
+		challenge TEXT NOT NULL,
+		at        INTEGER NOT NULL,
+		kind      TEXT NOT NULL,          -- new, edited, deleted, restored, rank
+		answer_id INTEGER,
+		detail    TEXT NOT NULL
+	);
+	CREATE INDEX events_challenge_at ON events (challenge, at);
+	CREATE TABLE publications (
+		id        INTEGER PRIMARY KEY,
+		challenge TEXT NOT NULL,
+		run_id    INTEGER REFERENCES runs(id),
+		target    TEXT NOT NULL,          -- directory path or github owner/repo/path
+		hash      TEXT NOT NULL,          -- sha256 of what was published
+		commit_id TEXT NOT NULL,
+		at        INTEGER NOT NULL
+	);`,
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("database schema version %d is newer than this kothd (%d)", version, len(migrations))
+	}
+	for i := version; i < len(migrations); i++ {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inTx runs f in a transaction, committing if it returns nil.
+func (s *Store) inTx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
