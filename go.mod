@@ -4,13 +4,16 @@ go 1.26
 
 require (
 	github.com/PuerkitoBio/goquery v1.13.0
+	github.com/go-co-op/gocron/v2 v2.21.2
 	github.com/mattn/go-sqlite3 v1.14.52
 	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
 	github.com/andybalholm/cascadia v1.3.4 // indirect
-	github.com/kr/text v0.2.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/jonboulle/clockwork v0.5.0 // indirect
+	github.com/kr/pretty v0.2.1 // indirect
+	github.com/robfig/cron/v3 v3.0.1 // indirect
 	golang.org/x/net v0.58.0 // indirect
-	gopkg.in/check.v1 v1.0.0-20201130134442-10cb98267c6c // indirect
 )

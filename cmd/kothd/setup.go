@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"kothd/config"
+	"kothd/cron"
+	"kothd/publisher"
+	"kothd/runner"
+	"kothd/scraper"
+	"kothd/store"
+)
+
+// common are the flags every command shares.
+type common struct {
+	config   string
+	snapshot string
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "config.yaml", "configuration file")
+	fs.StringVar(&c.snapshot, "snapshot", "", "replay a recorded API snapshot from this directory instead of the network")
+}
+
+// parse parses flags, turning -h into a clean exit.
+func parse(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(os.Stderr)
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	return nil
+}
+
+// cycle assembles the parts of a cycle from the config.
+func (c *common) cycle(ctx context.Context, log *slog.Logger, out io.Writer) (*cron.Cycle, func(), error) {
+	cfg, err := config.Load(c.config)
+	if err != nil {
+		return nil, nil, err
+	}
+	sb, err := openSandbox(cfg.Sandbox, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "kothd.db"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sinks := []publisher.Sink{publisher.Dir{Path: cfg.OutputDir}}
+	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
+	return cy, func() { st.Close() }, nil
+}
+
+// source is the snapshot when one is named, else the live API.
+func (c *common) source(cfg *config.Config) scraper.Source {
+	if c.snapshot != "" {
+		return scraper.Snapshot{Dir: c.snapshot, Site: cfg.Site}
+	}
+	return scraper.New(cfg.APIBase, cfg.Site, cfg.APIKey)
+}
+
+// openSandbox returns the configured sandbox. Playing untrusted bots without isolation
+// needs the host's explicit `sandbox: none`, and is said loudly.
+func openSandbox(kind string, log *slog.Logger) (runner.Sandbox, error) {
+	switch kind {
+	case "none":
+		fmt.Fprintln(os.Stderr, "WARNING: sandbox: none in the config: bots run unisolated, with the host's privileges")
+		return runner.Unsandboxed{}, nil
+	case "bwrap":
+		return newBwrap(log)
+	}
+	return nil, fmt.Errorf("unknown sandbox %q (bwrap or none)", kind)
+}

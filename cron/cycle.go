@@ -1,0 +1,172 @@
+// Package cron runs kothd's cycle (fetch → diff → build → play → record → publish) for each
+// configured challenge, once or on a schedule. It is the only package that knows all the
+// others; each of them knows nothing of the rest.
+package cron
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"kothd/config"
+	"kothd/engine"
+	"kothd/publisher"
+	"kothd/runner"
+	"kothd/scraper"
+	"kothd/store"
+)
+
+// Cycle holds the parts one cycle uses.
+type Cycle struct {
+	Config  *config.Config
+	Store   *store.Store
+	Source  scraper.Source
+	Sandbox runner.Sandbox
+	Sinks   []publisher.Sink
+	Log     *slog.Logger
+	Out     io.Writer // progress for a person watching; io.Discard in the daemon
+}
+
+// Options adjust one cycle.
+type Options struct {
+	Seed  *uint64 // nil: a fresh random seed (recorded with the run)
+	Games int     // 0: the challenge's configured number
+	Force bool    // play even if nothing changed since the last run
+}
+
+// Report says what a cycle did for one challenge.
+type Report struct {
+	Challenge string
+	Skipped   string // why nothing was played (engine not available, nothing changed)
+	Answers   int
+	Changes   []store.Change
+	Entered   int
+	Rejected  []publisher.Rejected
+	RunID     int64
+	Seed      uint64
+	Games     int
+	Elapsed   time.Duration
+	Published []string // targets written
+}
+
+// RunAll runs the cycle for every configured challenge (or the one named). A failure in one
+// challenge is reported and the others still run.
+func (c *Cycle) RunAll(ctx context.Context, only string, opts Options) ([]*Report, error) {
+	var reports []*Report
+	var firstErr error
+	for i := range c.Config.Challenges {
+		ch := &c.Config.Challenges[i]
+		if only != "" && ch.Name != only {
+			continue
+		}
+		rep, err := c.Run(ctx, ch, opts)
+		if err != nil {
+			c.Log.Error("cycle failed; the last good leaderboard stays", "challenge", ch.Name, "err", err)
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%s: %w", ch.Name, err)
+			}
+		}
+		if rep != nil {
+			reports = append(reports, rep)
+		}
+		if ctx.Err() != nil {
+			return reports, ctx.Err()
+		}
+	}
+	if only != "" && len(reports) == 0 && firstErr == nil {
+		return nil, fmt.Errorf("no challenge named %q in the config", only)
+	}
+	return reports, firstErr
+}
+
+// Run runs one cycle for one challenge.
+func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*Report, error) {
+	rep := &Report{Challenge: ch.Name}
+	adapter, err := adapterFor(ch.Engine)
+	if err != nil {
+		rep.Skipped = err.Error()
+		c.printf("%s: %s, skipped\n", ch.Name, rep.Skipped)
+		c.Log.Warn("challenge skipped", "challenge", ch.Name, "reason", rep.Skipped)
+		return rep, nil
+	}
+	subs, err := c.fetch(ctx, ch, rep)
+	if err != nil {
+		return rep, err
+	}
+	env := &PlayEnv{Challenge: ch, Config: c.Config, Sandbox: c.Sandbox, Log: c.Log.With("challenge", ch.Name)}
+	if err := c.prepare(ctx, env, adapter, subs, rep); err != nil {
+		return rep, err
+	}
+	return rep, c.play(ctx, env, adapter, opts, rep)
+}
+
+// fetch gets the answers, extracts submissions and records what changed.
+func (c *Cycle) fetch(ctx context.Context, ch *config.Challenge, rep *Report) ([]scraper.Submission, error) {
+	answers, err := c.Source.Answers(ctx, ch.QuestionID)
+	if err != nil {
+		return nil, fmt.Errorf("fetch answers of question %d: %w", ch.QuestionID, err)
+	}
+	rules := RulesFor(c.Config, ch)
+	subs := make([]scraper.Submission, len(answers))
+	for i, a := range answers {
+		subs[i] = scraper.Extract(a, rules)
+	}
+	rep.Answers = len(answers)
+	if rep.Changes, err = c.Store.RecordAnswers(ctx, ch.Name, ch.QuestionID, subs); err != nil {
+		return nil, err
+	}
+	counts := map[string]int{}
+	for _, ch := range rep.Changes {
+		counts[ch.Kind]++
+	}
+	c.printf("%s: %d answers (%d new, %d edited, %d deleted, %d unchanged)\n", ch.Name, len(answers),
+		counts["new"], counts["edited"], counts["deleted"], counts["unchanged"])
+	return subs, nil
+}
+
+// RulesFor builds a challenge's extraction rules from the config.
+func RulesFor(cfg *config.Config, ch *config.Challenge) scraper.Rules {
+	langs := map[string][]string{}
+	for key, l := range cfg.Languages {
+		langs[key] = l.Aliases
+	}
+	return scraper.Rules{
+		Mode: ch.Extract.Mode, ClassPattern: ch.Extract.ClassPattern, HeaderLanguage: ch.Extract.HeaderLanguage,
+		Language: ch.Extract.Language, MaxBytes: ch.Extract.MaxBytes, Languages: langs,
+	}
+}
+
+// newSeed draws a fresh master seed from the operating system.
+func newSeed() uint64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return uint64(time.Now().UnixNano())
+	}
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+func (c *Cycle) printf(format string, args ...any) {
+	if c.Out != nil {
+		fmt.Fprintf(c.Out, format, args...)
+	}
+}
+
+// progressPrinter prints a progress line with rate and ETA at most once a second.
+func (c *Cycle) progressPrinter(name string) engine.Progress {
+	start, last := time.Now(), time.Time{}
+	return func(done, total int) {
+		now := time.Now()
+		if done != total && now.Sub(last) < time.Second {
+			return
+		}
+		last = now
+		el := now.Sub(start).Seconds()
+		rate := float64(done) / max(el, 1e-9)
+		eta := time.Duration(float64(total-done)/max(rate, 1e-9)) * time.Second
+		c.printf("%s: games %d/%d (%.0f%%), %.0f games/s, ETA %s\n", name, done, total, 100*float64(done)/float64(max(total, 1)), rate, eta.Round(time.Second))
+	}
+}

@@ -1,0 +1,103 @@
+package cron
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"kothd/config"
+	"kothd/publisher"
+	"kothd/runner"
+	"kothd/scraper"
+	"kothd/store"
+)
+
+// testCycle is a cycle over the bundled snapshot with the repository's config, writing into
+// a temp directory.
+func testCycle(t *testing.T, dir string) *Cycle {
+	t.Helper()
+	cfg, err := config.Load("../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DataDir = filepath.Join(dir, "data")
+	cfg.OutputDir = filepath.Join(dir, "out")
+	st, err := store.Open(context.Background(), filepath.Join(cfg.DataDir, "kothd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &Cycle{
+		Config: cfg, Store: st, Source: scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"},
+		Sandbox: testSandbox(t), Sinks: []publisher.Sink{publisher.Dir{Path: cfg.OutputDir}},
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
+	}
+}
+
+func testSandbox(t *testing.T) runner.Sandbox { return runner.Unsandboxed{} }
+
+func TestFortyCycle(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cy := testCycle(t, dir)
+	ch, _ := cy.Config.Challenge("forty")
+	seed := uint64(99)
+	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RunID == 0 || rep.Games != 300 {
+		t.Fatalf("report %+v", rep)
+	}
+	md, err := os.ReadFile(filepath.Join(cy.Config.OutputDir, "forty.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| # | Bot | Author | Win% | Wins | Played | Max | Avg | Avg win | Throws | Success%", "seed `99`", "## Not entered", "no code block in the answer", "duplicate bot name"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("leaderboard lacks %q", want)
+		}
+	}
+	first, _ := cy.Store.Standings(ctx, rep.RunID)
+
+	// The same data again: nothing is duplicated, and without a seed nothing is replayed.
+	rep2, err := cy.Run(ctx, ch, Options{Games: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep2.RunID != 0 || rep2.Skipped == "" {
+		t.Errorf("unchanged answers were played again: %+v", rep2)
+	}
+	var answers int
+	cy.Store.DB().QueryRow("SELECT COUNT(*) FROM answers").Scan(&answers)
+	if answers != rep.Answers {
+		t.Errorf("%d answers stored after two cycles over %d", answers, rep.Answers)
+	}
+
+	// The same seed again: the same standings.
+	rep3, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	third, _ := cy.Store.Standings(ctx, rep3.RunID)
+	for i := range first {
+		first[i].FirstFault, third[i].FirstFault = "", "" // exception texts may name temp paths
+	}
+	if !reflect.DeepEqual(first, third) {
+		t.Errorf("same seed, different standings:\n%+v\n%+v", first, third)
+	}
+}
+
+func TestEngineNotAvailable(t *testing.T) {
+	cy := testCycle(t, t.TempDir())
+	ch := &config.Challenge{Name: "nogame", QuestionID: 1, Engine: "nogame"}
+	rep, err := cy.Run(context.Background(), ch, Options{})
+	if err != nil || !strings.Contains(rep.Skipped, "not available") {
+		t.Fatalf("rep %+v err %v", rep, err)
+	}
+}

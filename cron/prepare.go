@@ -1,0 +1,121 @@
+package cron
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"kothd/engine"
+	"kothd/publisher"
+	"kothd/scraper"
+)
+
+// prepare materialises every accepted submission, lets the engine's adapter turn it into
+// bots, and settles name clashes and exclusions. env.Bots ends up in tournament order:
+// built-in bots first, then answers oldest first.
+func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scraper.Submission, rep *Report) error {
+	builtins, err := a.Builtins(ctx, env)
+	if err != nil {
+		return fmt.Errorf("prepare built-in bots: %w", err)
+	}
+	env.Bots = append(env.Bots, builtins...)
+	taken := map[string]int64{}
+	for _, b := range builtins {
+		taken[b.Name] = 0
+	}
+	sorted := slices.Clone(subs)
+	slices.SortStableFunc(sorted, func(x, y scraper.Submission) int {
+		if x.Created != y.Created {
+			return int(x.Created - y.Created)
+		}
+		return int(x.AnswerID - y.AnswerID)
+	})
+	reject := func(s scraper.Submission, name, status, reason string) {
+		rep.Rejected = append(rep.Rejected, publisher.Rejected{AnswerID: s.AnswerID, Author: s.Author, Name: name, Status: status, Reason: reason})
+		if err := c.Store.SetBotStatus(ctx, s.AnswerID, name, status, reason); err != nil {
+			c.Log.Error("record bot status", "err", err)
+		}
+		c.printf("  rejected answer %d (%s by %s): %s: %s\n", s.AnswerID, orDash(name), s.Author, status, reason)
+	}
+	for _, s := range sorted {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if s.Reject != "" {
+			reject(s, s.Title, "rejected", s.Reject)
+			continue
+		}
+		dir, err := c.materialise(env, s)
+		if err != nil {
+			return err // the data directory is broken: nothing else will work either
+		}
+		entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
+		if err != nil {
+			var f *engine.Fault
+			if errors.As(err, &f) && f.Outcome == engine.HostFault {
+				return fmt.Errorf("prepare answer %d: %w", s.AnswerID, err)
+			}
+			reject(s, s.Title, "failed validation", err.Error())
+			continue
+		}
+		for _, e := range entries {
+			if prev, dup := taken[e.Name]; dup {
+				reject(s, e.Name, "rejected", duplicateReason(e.Name, prev))
+				continue
+			}
+			if slices.Contains(env.Challenge.Exclude, e.Name) {
+				reject(s, e.Name, "excluded", "excluded by the host")
+				continue
+			}
+			taken[e.Name] = s.AnswerID
+			env.Bots = append(env.Bots, e)
+			rep.Entered++
+			if err := c.Store.SetBotStatus(ctx, s.AnswerID, e.Name, "ok", ""); err != nil {
+				c.Log.Error("record bot status", "err", err)
+			}
+		}
+	}
+	c.printf("%s: %d bots entered (%d built in), %d not entered\n", env.Challenge.Name, len(env.Bots), len(builtins), len(rep.Rejected))
+	return nil
+}
+
+func duplicateReason(name string, prev int64) string {
+	if prev == 0 {
+		return fmt.Sprintf("duplicate bot name %s (a built-in bot has it)", name)
+	}
+	return fmt.Sprintf("duplicate bot name %s (already used by answer %d)", name, prev)
+}
+
+// materialise writes a submission's files into its own directory under the data directory,
+// keyed by answer id and content hash: an unchanged answer reuses its directory (and
+// whatever was built there), an edited one gets a fresh directory.
+func (c *Cycle) materialise(env *PlayEnv, s scraper.Submission) (string, error) {
+	dir := filepath.Join(c.Config.DataDir, "bots", env.Challenge.Name, fmt.Sprintf("%d-%s", s.AnswerID, s.Hash[:12]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create bot directory: %w", err)
+	}
+	for _, f := range s.Files {
+		name := filepath.Base(filepath.Clean("/" + f.Name)) // the scraper sanitises; this is belt and braces
+		if name == "/" || name == "." {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if old, err := os.ReadFile(path); err == nil && string(old) == f.Content {
+			continue
+		}
+		if err := os.WriteFile(path, []byte(f.Content), 0o644); err != nil {
+			return "", fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return dir, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}

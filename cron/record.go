@@ -1,0 +1,161 @@
+package cron
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"kothd/engine"
+	"kothd/publisher"
+	"kothd/store"
+)
+
+// play decides whether anything needs playing, plays, records and publishes.
+func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options, rep *Report) error {
+	ch := env.Challenge
+	env.Games = opts.Games
+	botset := botSetHash(env)
+	last, err := c.Store.LastRun(ctx, ch.Name)
+	if err != nil {
+		return err
+	}
+	if !opts.Force && opts.Seed == nil && last != nil && last.BotSet == botset {
+		rep.Skipped = fmt.Sprintf("nothing changed since run %d; its leaderboard stands", last.ID)
+		c.printf("%s: %s\n", ch.Name, rep.Skipped)
+		return nil
+	}
+	if len(env.Bots) < 2 {
+		rep.Skipped = fmt.Sprintf("only %d bot(s) entered; at least 2 are needed", len(env.Bots))
+		c.printf("%s: %s\n", ch.Name, rep.Skipped)
+		return nil
+	}
+	env.Seed = newSeed()
+	if opts.Seed != nil {
+		env.Seed = *opts.Seed
+	}
+	for i := range env.Bots {
+		env.Bots[i].Seed = engine.SubSeed(env.Seed, env.Bots[i].Name)
+	}
+	env.Progress = c.progressPrinter(ch.Name)
+	runID, err := c.Store.StartRun(ctx, ch.Name, env.Seed, ch.Concurrency, botset, firstPositive(env.Games, ch.Games))
+	if err != nil {
+		return err
+	}
+	rep.RunID, rep.Seed = runID, env.Seed
+	c.printf("%s: run %d, seed %d, %d bots\n", ch.Name, runID, env.Seed, len(env.Bots))
+	start := time.Now()
+	played, err := a.Play(ctx, env)
+	rep.Elapsed = time.Since(start)
+	if err != nil {
+		if ferr := c.Store.FailRun(context.WithoutCancel(ctx), runID, err.Error()); ferr != nil {
+			c.Log.Error("record failed run", "err", ferr)
+		}
+		return fmt.Errorf("run %d: %w", runID, err)
+	}
+	rep.Games = played.Result.Games
+	c.printf("%s: %d games in %s (%.0f games/s)\n", ch.Name, rep.Games, rep.Elapsed.Round(time.Millisecond), float64(rep.Games)/max(rep.Elapsed.Seconds(), 1e-9))
+	board := c.board(env, played, rep)
+	if err := c.Store.FinishRun(ctx, runID, played.Result, standings(env, played)); err != nil {
+		return err
+	}
+	return c.publish(ctx, board, rep)
+}
+
+// botSetHash identifies what a run plays: the bots (by name and code directory, which is
+// keyed by content hash) and the settings that change results.
+func botSetHash(env *PlayEnv) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00", env.Challenge.Engine, firstPositive(env.Games, env.Challenge.Games), env.Challenge.Concurrency)
+	for _, b := range env.Bots {
+		fmt.Fprintf(h, "%s\x00%s\x00", b.Name, b.Dir)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func standings(env *PlayEnv, p *Played) []store.Standing {
+	byName := map[string]int{}
+	for i, b := range env.Bots {
+		byName[b.Name] = i
+	}
+	var out []store.Standing
+	for rank, r := range p.Result.Rows {
+		st := store.Standing{Rank: rank + 1, Bot: r.Bot, Baseline: r.Baseline, Score: r.Score, Played: r.Played, Wins: r.Wins, Errors: r.Errors}
+		if i, ok := byName[r.Bot]; ok {
+			st.AnswerID = env.Bots[i].AnswerID
+			if i < len(p.Stats) && p.Stats[i] != nil {
+				st.Faults = p.Stats[i].Counts()
+				if f := p.Stats[i].First(); f != nil {
+					b, _ := json.Marshal(f)
+					st.FirstFault = string(b)
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func (c *Cycle) board(env *PlayEnv, p *Played, rep *Report) *publisher.Board {
+	b := &publisher.Board{
+		Challenge: env.Challenge.Name, Title: env.Challenge.Title, QuestionID: env.Challenge.QuestionID,
+		RunID: rep.RunID, Seed: env.Seed, Date: time.Now(), Sandbox: c.Sandbox.Name(),
+		Result: p.Result, Bots: map[string]publisher.BotInfo{}, NotEntered: rep.Rejected,
+	}
+	if b.Title == "" {
+		b.Title = env.Challenge.Name
+	}
+	for i, e := range env.Bots {
+		info := publisher.BotInfo{Author: e.Author, AnswerID: e.AnswerID}
+		if i < len(p.Stats) && p.Stats[i] != nil {
+			info.Faults = map[engine.Outcome]int{}
+			for o, n := range p.Stats[i].Counts() {
+				if o != engine.OK {
+					info.Faults[o] = n
+				}
+			}
+			if f := p.Stats[i].First(); f != nil {
+				info.FirstFault = fmt.Sprintf("%s: %s\ninput: %s", f.Outcome, f.Detail, f.Input)
+			}
+		}
+		b.Bots[e.Name] = info
+	}
+	for _, ch := range rep.Changes {
+		if ch.Kind != "unchanged" {
+			b.Changes = append(b.Changes, fmt.Sprintf("%s: answer %d, %s by %s", ch.Kind, ch.AnswerID, ch.Title, ch.Author))
+		}
+	}
+	return b
+}
+
+// publish writes the board to every sink whose last publication differs.
+func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report) error {
+	files := publisher.Files(b)
+	hash := publisher.Hash(files)
+	var firstErr error
+	for _, s := range c.Sinks {
+		prev, err := c.Store.LastPublication(ctx, b.Challenge, s.Target())
+		if err != nil {
+			return err
+		}
+		if prev == hash {
+			continue
+		}
+		commit, err := s.Publish(ctx, files, fmt.Sprintf("%s: run %d, %d games, seed %d", b.Challenge, b.RunID, b.Result.Games, b.Seed))
+		if err != nil {
+			c.Log.Error("publish failed", "target", s.Target(), "err", err)
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if err := c.Store.RecordPublication(ctx, b.Challenge, b.RunID, s.Target(), hash, commit); err != nil {
+			return err
+		}
+		rep.Published = append(rep.Published, s.Target())
+		c.printf("%s: leaderboard written to %s\n", b.Challenge, s.Target())
+	}
+	return firstErr
+}

@@ -1,0 +1,145 @@
+// Package publisher renders a run's leaderboard (markdown for people, JSON for tools) and
+// delivers it to sinks: a directory, a GitHub repository.
+package publisher
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"kothd/engine"
+)
+
+// Board is everything a leaderboard page shows.
+type Board struct {
+	Challenge  string    `json:"challenge"`
+	Title      string    `json:"title"`
+	QuestionID int64     `json:"question_id"`
+	RunID      int64     `json:"run_id"`
+	Seed       uint64    `json:"seed"`
+	Date       time.Time `json:"date"`
+	Sandbox    string    `json:"sandbox"`
+	Result     *engine.Result
+	Bots       map[string]BotInfo `json:"bots"` // by leaderboard name
+	NotEntered []Rejected         `json:"not_entered"`
+	Changes    []string           `json:"changes"` // since the previous run, human-readable
+}
+
+// BotInfo is what the page says about a bot beyond its row.
+type BotInfo struct {
+	Author     string                 `json:"author"`
+	AnswerID   int64                  `json:"answer_id"`
+	Faults     map[engine.Outcome]int `json:"faults"` // non-OK decisions by outcome
+	FirstFault string                 `json:"first_fault,omitempty"`
+}
+
+// Rejected is an answer (or one bot of it) that did not enter, with the reason.
+type Rejected struct {
+	AnswerID int64  `json:"answer_id"`
+	Author   string `json:"author"`
+	Name     string `json:"name"`
+	Status   string `json:"status"` // rejected, failed build, failed validation, excluded
+	Reason   string `json:"reason"`
+}
+
+// Markdown renders the board.
+func Markdown(b *Board) []byte {
+	var w strings.Builder
+	fmt.Fprintf(&w, "# %s: leaderboard\n\n", b.Title)
+	fmt.Fprintf(&w, "Question: https://codegolf.stackexchange.com/q/%d · run %d · seed `%d` · %d games",
+		b.QuestionID, b.RunID, b.Seed, b.Result.Games)
+	if b.Result.Voided > 0 {
+		fmt.Fprintf(&w, " (+%d voided by host faults)", b.Result.Voided)
+	}
+	fmt.Fprintf(&w, " · %d bots · %s UTC · sandbox %s\n\n", len(b.Result.Rows), b.Date.UTC().Format("2006-01-02 15:04"), b.Sandbox)
+	for _, l := range b.Result.Summary {
+		fmt.Fprintf(&w, "%s  \n", l)
+	}
+	if len(b.Result.Summary) > 0 {
+		w.WriteString("\n")
+	}
+	w.WriteString("| # | Bot | Author | " + strings.Join(b.Result.Columns, " | ") + " | Faults |\n")
+	w.WriteString("|---|---|---|" + strings.Repeat("---|", len(b.Result.Columns)) + "---|\n")
+	for i, r := range b.Result.Rows {
+		info := b.Bots[r.Bot]
+		name, author := cell(r.Bot), cell(info.Author)
+		if r.Baseline {
+			name += " *(baseline)*"
+			author = "—"
+		}
+		fmt.Fprintf(&w, "| %d | %s | %s | %s | %s |\n", i+1, name, author, strings.Join(r.Cells, " | "), faultCell(info.Faults))
+	}
+	if b.Result.Appendix != "" {
+		w.WriteString("\n" + b.Result.Appendix)
+		if !strings.HasSuffix(b.Result.Appendix, "\n") {
+			w.WriteString("\n")
+		}
+	}
+	if len(b.NotEntered) > 0 {
+		w.WriteString("\n## Not entered\n\n| Answer | Author | Bot | Status | Reason |\n|---|---|---|---|---|\n")
+		for _, r := range b.NotEntered {
+			fmt.Fprintf(&w, "| [%d](https://codegolf.stackexchange.com/a/%d) | %s | %s | %s | %s |\n",
+				r.AnswerID, r.AnswerID, cell(r.Author), cell(r.Name), r.Status, cell(r.Reason))
+		}
+	}
+	faulty := faultyBots(b)
+	if len(faulty) > 0 {
+		w.WriteString("\n## Faults\n\nDecisions that did not end well, and the first one in full so it can be reproduced.\n\n")
+		for _, name := range faulty {
+			info := b.Bots[name]
+			fmt.Fprintf(&w, "- **%s**: %s\n", cell(name), faultCell(info.Faults))
+			if info.FirstFault != "" {
+				fmt.Fprintf(&w, "  <details><summary>first fault</summary>\n\n  ```\n  %s\n  ```\n  </details>\n",
+					strings.ReplaceAll(strings.TrimSpace(info.FirstFault), "\n", "\n  "))
+			}
+		}
+	}
+	if len(b.Changes) > 0 {
+		w.WriteString("\n## Changes since the previous run\n\n")
+		for _, c := range b.Changes {
+			fmt.Fprintf(&w, "- %s\n", c)
+		}
+	}
+	w.WriteString("\n*Published by kothd. Same seed and same bots give the same table.*\n")
+	return []byte(w.String())
+}
+
+// JSON renders the board for tools.
+func JSON(b *Board) []byte {
+	out, _ := json.MarshalIndent(b, "", "  ")
+	return append(out, '\n')
+}
+
+func faultyBots(b *Board) []string {
+	var out []string
+	for name, info := range b.Bots {
+		if len(info.Faults) > 0 {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// faultCell lists non-OK outcomes, e.g. "3 crash, 1 timeout"; empty when clean.
+func faultCell(f map[engine.Outcome]int) string {
+	var parts []string
+	for _, o := range engine.Outcomes {
+		if o != engine.OK && f[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", f[o], o))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cell makes text safe inside a markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

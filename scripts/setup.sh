@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what kothd needs beyond Go, once: bubblewrap (the sandbox) and Debian's numpy for
+# Debian's /usr/bin/python3 (bots import numpy; pyenv interpreters lack it). Idempotent and
+# quiet when everything is present.
+set -euo pipefail
+need=()
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >&2
+fi
