@@ -61,3 +61,25 @@ func decodeAnswersPage(body []byte) ([]Answer, bool, error) {
 	}
 	return items, p.HasMore, nil
 }
+
+// Probe computes what the API's Probe would say from the recorded answers: their number and
+// the latest activity among them. Questions without a recording are missing from the result.
+func (s Snapshot) Probe(ctx context.Context, ids []int64) ([]QuestionInfo, error) {
+	var out []QuestionInfo
+	for _, id := range uniqueIDs(ids) {
+		first := filepath.Join(s.Dir, s.Site, strconv.FormatInt(id, 10), "answers.1.json")
+		if _, err := os.Stat(first); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		answers, err := s.Answers(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		info := QuestionInfo{QuestionID: id, AnswerCount: len(answers)}
+		for _, a := range answers {
+			info.LastActivityDate = max(info.LastActivityDate, a.LastActivityDate, a.LastEditDate, a.CreationDate)
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
