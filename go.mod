@@ -5,12 +5,14 @@ go 1.26
 require (
 	github.com/PuerkitoBio/goquery v1.13.0
 	github.com/go-co-op/gocron/v2 v2.21.2
+	github.com/google/go-github/v60 v60.0.0
 	github.com/mattn/go-sqlite3 v1.14.52
 	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
 	github.com/andybalholm/cascadia v1.3.4 // indirect
+	github.com/google/go-querystring v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jonboulle/clockwork v0.5.0 // indirect
 	github.com/kr/pretty v0.2.1 // indirect

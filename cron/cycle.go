@@ -56,14 +56,30 @@ type Report struct {
 // RunAll runs the cycle for every configured challenge (or the one named). A failure in one
 // challenge is reported and the others still run.
 func (c *Cycle) RunAll(ctx context.Context, only string, opts Options) ([]*Report, error) {
+	var chs []*config.Challenge
+	for i := range c.Config.Challenges {
+		if only == "" || c.Config.Challenges[i].Name == only {
+			chs = append(chs, &c.Config.Challenges[i])
+		}
+	}
+	probed, unchanged := c.probe(ctx, chs, opts.Force || opts.Seed != nil)
 	var reports []*Report
 	var firstErr error
-	for i := range c.Config.Challenges {
-		ch := &c.Config.Challenges[i]
-		if only != "" && ch.Name != only {
+	for _, ch := range chs {
+		if unchanged[ch.Name] {
+			rep := &Report{Challenge: ch.Name, Skipped: "no activity on the question since the last fetch; the leaderboard stands"}
+			c.printf("%s: %s\n", ch.Name, rep.Skipped)
+			reports = append(reports, rep)
 			continue
 		}
 		rep, err := c.Run(ctx, ch, opts)
+		if err == nil {
+			if in, ok := probed[ch.QuestionID]; ok {
+				if err := c.Store.SetQuestionState(ctx, ch.Name, in.AnswerCount, in.LastActivityDate); err != nil {
+					c.Log.Error("record question state", "challenge", ch.Name, "err", err)
+				}
+			}
+		}
 		if err != nil {
 			c.Log.Error("cycle failed; the last good leaderboard stays", "challenge", ch.Name, "err", err)
 			if firstErr == nil {

@@ -93,7 +93,7 @@ func duplicateReason(name string, prev int64) string {
 // keyed by answer id and content hash: an unchanged answer reuses its directory (and
 // whatever was built there), an edited one gets a fresh directory.
 func (c *Cycle) materialise(env *PlayEnv, s scraper.Submission) (string, error) {
-	dir := filepath.Join(c.Config.DataDir, "bots", env.Challenge.Name, fmt.Sprintf("%d-%s", s.AnswerID, s.Hash[:12]))
+	dir := filepath.Join(c.Config.DataDir, "bots", env.Challenge.Name, fmt.Sprintf("%d-%s", s.AnswerID, scraper.HashFiles(s.Files)[:12]))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create bot directory: %w", err)
 	}

@@ -52,6 +52,14 @@ func (c *common) cycle(ctx context.Context, log *slog.Logger, out io.Writer) (*c
 		return nil, nil, err
 	}
 	sinks := []publisher.Sink{publisher.Dir{Path: cfg.OutputDir}}
+	if gh := cfg.GitHub; gh.Repo != "" {
+		g, err := publisher.NewGitHub(gh.Owner, gh.Repo, gh.Branch, gh.Path, os.Getenv("GITHUB_TOKEN"), gh.BaseURL)
+		if err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		sinks = append(sinks, g)
+	}
 	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
 	return cy, func() { st.Close() }, nil
 }

@@ -55,9 +55,19 @@ def _send(out, obj):
 
 
 def _describe(exc):
-    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-    text = "".join(tb[-6:]).strip()
-    return text[-1500:]
+    """The exception as a participant needs it: the frames of their own code only (the
+    harness's frames say nothing to them), and the message."""
+    if isinstance(exc, SyntaxError) and exc.filename and "harness" not in exc.filename:
+        where = "%s line %s" % (os.path.basename(exc.filename), exc.lineno)
+        text = (exc.text or "").strip()
+        return ("%s: %s: %s%s" % (type(exc).__name__, where, exc.msg, " in: " + text if text else ""))[-1500:]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if HARNESS_DIR not in os.path.abspath(f.filename)]
+    lines = ["%s line %d in %s: %s" % (os.path.basename(f.filename), f.lineno, f.name, (f.line or "").strip()) for f in frames[-4:]]
+    lines.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
+    return "\n".join(lines)[-1500:]
+
+
+HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _seed(seed):

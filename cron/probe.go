@@ -1,0 +1,55 @@
+package cron
+
+import (
+	"context"
+
+	"kothd/config"
+	"kothd/scraper"
+)
+
+// Prober is a source that can tell cheaply which questions have new activity: the live API
+// answers for all challenges in one request, so a check in which nothing changed costs one
+// request in total.
+type Prober interface {
+	Probe(ctx context.Context, ids []int64) ([]scraper.QuestionInfo, error)
+}
+
+// probe returns, for the challenges about to run, what the API says of their questions now,
+// and which of them are unchanged since their last complete fetch and run. With a source
+// that cannot probe (a snapshot), or when the probe fails, every challenge is fetched.
+func (c *Cycle) probe(ctx context.Context, chs []*config.Challenge, force bool) (now map[int64]scraper.QuestionInfo, unchanged map[string]bool) {
+	now, unchanged = map[int64]scraper.QuestionInfo{}, map[string]bool{}
+	p, ok := c.Source.(Prober)
+	if !ok || len(chs) == 0 {
+		return now, unchanged
+	}
+	var ids []int64
+	for _, ch := range chs {
+		ids = append(ids, ch.QuestionID)
+	}
+	infos, err := p.Probe(ctx, ids)
+	if err != nil {
+		c.Log.Warn("probe failed; fetching every challenge", "err", err)
+		return now, unchanged
+	}
+	for _, in := range infos {
+		now[in.QuestionID] = in
+	}
+	if force {
+		return now, unchanged
+	}
+	for _, ch := range chs {
+		in, ok := now[ch.QuestionID]
+		if !ok {
+			continue
+		}
+		count, last, err := c.Store.QuestionState(ctx, ch.Name)
+		if err != nil || count != in.AnswerCount || last != in.LastActivityDate {
+			continue
+		}
+		if run, err := c.Store.LastRun(ctx, ch.Name); err == nil && run != nil {
+			unchanged[ch.Name] = true
+		}
+	}
+	return now, unchanged
+}
