@@ -54,6 +54,13 @@ type Adapter interface {
 	Play(ctx context.Context, env *PlayEnv) (*Played, error)
 }
 
+// Validator is implemented by adapters that can prove a newly prepared bot starts and
+// answers (a short validation game) before it enters. Bots that passed once are not
+// validated again until their answer changes.
+type Validator interface {
+	Validate(ctx context.Context, env *PlayEnv, e Entry) error
+}
+
 // Submission is an accepted answer materialised into a directory.
 type Submission struct {
 	AnswerID int64

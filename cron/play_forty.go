@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"kothd/engine"
 	"kothd/engine/forty"
 )
 
@@ -22,6 +23,14 @@ func (fortyAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error)
 		return nil, nil
 	}
 	return pyBuiltins(env, "forty", []string{"ThrowTwiceBot", "GoToTenBot"})
+}
+
+// Validate plays one game between two copies of the bot.
+func (fortyAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
+	return pyValidate(ctx, env, "forty", e, func(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant) error {
+		_, err := forty.Run(ctx, ex, bots, forty.Options{Games: 1, Concurrency: 1})
+		return err
+	})
 }
 
 func (fortyAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, error) {

@@ -70,6 +70,14 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 				reject(s, e.Name, "excluded", "excluded by the host")
 				continue
 			}
+			if err := c.validate(ctx, env, a, s, e); err != nil {
+				var f *engine.Fault
+				if errors.As(err, &f) && f.Outcome == engine.HostFault {
+					return fmt.Errorf("validate %s of answer %d: %w", e.Name, s.AnswerID, err)
+				}
+				reject(s, e.Name, "failed validation", err.Error())
+				continue
+			}
 			taken[e.Name] = s.AnswerID
 			env.Bots = append(env.Bots, e)
 			rep.Entered++
@@ -118,4 +126,17 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// validate runs the adapter's validation game for a bot not validated before in this
+// revision of its answer.
+func (c *Cycle) validate(ctx context.Context, env *PlayEnv, a Adapter, s scraper.Submission, e Entry) error {
+	v, ok := a.(Validator)
+	if !ok {
+		return nil
+	}
+	if status, _ := c.Store.BotStatus(ctx, s.AnswerID, e.Name); status == "ok" {
+		return nil
+	}
+	return v.Validate(ctx, env, e)
 }

@@ -106,3 +106,51 @@ func poolStats(p *runner.PyPool, n int) []*runner.Stats {
 	}
 	return out
 }
+
+// pyValidate plays a short game between two copies of a freshly prepared bot (its own
+// processes, discarded afterwards) and fails it if it cannot answer at all: no call other
+// than the end-of-game clean-up ended well. play runs the engine's games over the pool.
+func pyValidate(ctx context.Context, env *PlayEnv, harness string, e Entry, play func(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant) error) error {
+	cfg := pyConfig(env, harness)
+	cfg.MaxRestarts = 1
+	seed := engine.SubSeed(0, e.Name)
+	pool := runner.NewPyPool(env.Sandbox, cfg, []runner.PyBot{{Name: e.Name, Dir: e.Dir, Seed: seed}, {Name: e.Name, Dir: e.Dir, Seed: seed + 1}})
+	defer pool.Close()
+	w := &answerWatch{Exchanger: pool}
+	if err := play(ctx, w, []engine.Entrant{{Name: e.Name}, {Name: e.Name + "'"}}); err != nil {
+		return fmt.Errorf("validation game: %w", err)
+	}
+	if w.answered {
+		return nil
+	}
+	if w.first == nil {
+		return fmt.Errorf("it was never called in a validation game")
+	}
+	if w.first.Outcome == engine.HostFault {
+		return w.first
+	}
+	return fmt.Errorf("it did not answer in a validation game: %s (in %s)", w.first.Error(), w.firstCall)
+}
+
+// answerWatch notes whether bot 0 answered any real call, and its first fault.
+type answerWatch struct {
+	engine.Exchanger
+	answered  bool
+	first     *engine.Fault
+	firstCall string
+}
+
+func (w *answerWatch) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
+	replies := w.Exchanger.Exchange(ctx, calls)
+	for i, c := range calls {
+		if c.Bot != 0 || c.Method == "end" {
+			continue
+		}
+		if replies[i].Fault == nil {
+			w.answered = true
+		} else if w.first == nil {
+			w.first, w.firstCall = replies[i].Fault, c.Method
+		}
+	}
+	return replies
+}

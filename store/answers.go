@@ -144,3 +144,14 @@ func (s *Store) SetBotStatus(ctx context.Context, answerID int64, name, status, 
 	}
 	return nil
 }
+
+// BotStatus returns the recorded status of a bot of an answer's current revision, or "".
+func (s *Store) BotStatus(ctx context.Context, answerID int64, name string) (string, error) {
+	var st string
+	err := s.db.QueryRowContext(ctx, `SELECT b.status FROM bots b JOIN answers a ON a.revision_id = b.revision_id
+		WHERE a.answer_id = ? AND b.name = ?`, answerID, name).Scan(&st)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	return st, err
+}

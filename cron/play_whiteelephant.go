@@ -1,0 +1,73 @@
+package cron
+
+import (
+	"context"
+	"fmt"
+
+	"kothd/engine"
+	"kothd/engine/whiteelephant"
+)
+
+// whiteElephantAdapter plugs the White Elephant Exchange (codegolf 169235) into the cycle:
+// pyclass bots (every subclass of WhiteElephantBot in an answer competes), one long game
+// to 500 points by default.
+type whiteElephantAdapter struct{}
+
+func init() { register("whiteelephant", whiteElephantAdapter{}) }
+
+// whiteElephantOptions is the challenge's `options:` block in config.yaml.
+type whiteElephantOptions struct {
+	WinningScore float64 `yaml:"winning_score"` // default 500 (spec §2.1)
+}
+
+func (whiteElephantAdapter) options(env *PlayEnv) (whiteElephantOptions, error) {
+	var o whiteElephantOptions
+	if env.Challenge.Options.Kind != 0 {
+		if err := env.Challenge.Options.Decode(&o); err != nil {
+			return o, fmt.Errorf("options of challenge %s: %w", env.Challenge.Name, err)
+		}
+	}
+	return o, nil
+}
+
+func (whiteElephantAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
+	return pyPrepare(ctx, env, "whiteelephant", sub)
+}
+
+func (whiteElephantAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error) {
+	if !env.Challenge.Baselines {
+		return nil, nil
+	}
+	return pyBuiltins(env, "whiteelephant", []string{"RandomBot", "GreedyBot", "NiceBot"})
+}
+
+// Validate plays a short game between two copies of the bot. It proves the class can be
+// hosted; a take_turn that raises is not a validation failure but, as in the original, a
+// disqualification shown on the leaderboard.
+func (whiteElephantAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
+	return pyValidate(ctx, env, "whiteelephant", e, func(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant) error {
+		_, err := whiteelephant.Play(ctx, ex, bots, whiteelephant.Options{WinningScore: 5})
+		return err
+	})
+}
+
+func (a whiteElephantAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, error) {
+	o, err := a.options(env)
+	if err != nil {
+		return nil, err
+	}
+	games := firstPositive(env.Games, env.Challenge.Games, 1)
+	pool := pyPool(env, "whiteelephant")
+	defer pool.Close()
+	res, err := whiteelephant.Play(ctx, pool, entrants(env), whiteelephant.Options{
+		Seed: env.Seed, Games: games, Concurrency: firstPositive(env.Challenge.Concurrency, 8),
+		WinningScore: o.WinningScore, Progress: env.Progress,
+		// Policy faults (an unhashable answer) are answered by the harness, so the runner
+		// counted them as OK decisions; record them where participants look for faults.
+		OnFault: func(bot int, f *engine.Fault, input any) { pool.Stats(bot).Record(f, input) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Played{Result: res, Stats: poolStats(pool, len(env.Bots)), Games: games}, nil
+}
