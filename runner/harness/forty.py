@@ -3,12 +3,30 @@ import inspect
 import random
 import sys
 
-try:
-    import numpy as np
-except ImportError:  # the host's interpreter lacks numpy; answers that use it fail clearly
-    np = None
-
+import pyclass
 from pyclass import LostInstance
+
+
+class _LazyNumpy:
+    """numpy, pre-bound as np like in the original module, imported on first use: most bots
+    never touch it and importing it costs more than starting the harness. On import it is
+    seeded once from the bot's seed, as the harness seeds random."""
+
+    _mod = None
+
+    def __getattr__(self, name):
+        mod = _LazyNumpy._mod
+        if mod is None:
+            try:
+                import numpy as mod
+            except ImportError:
+                raise ImportError("numpy is not installed for this host's Python (see config: python)")
+            mod.random.seed(pyclass.SEED % (2 ** 32))
+            _LazyNumpy._mod = mod
+        return getattr(mod, name)
+
+
+np = _LazyNumpy()
 
 
 class Bot:

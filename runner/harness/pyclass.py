@@ -70,7 +70,12 @@ def _describe(exc):
 HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+SEED = 0
+
+
 def _seed(seed):
+    global SEED
+    SEED = seed
     random.seed(seed)
     np = sys.modules.get("numpy")
     if np is not None:
@@ -84,6 +89,9 @@ def main():
     challenge, botfile, class_name, seed = sys.argv[1:5]
     seed = int(seed)
     proto_in, proto_out = _private_stdio()
+    # Challenge modules import names from "pyclass": make that this very module, not a
+    # second copy whose LostInstance the loop below would not recognise.
+    sys.modules.setdefault("pyclass", sys.modules[__name__])
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     mod = importlib.import_module(challenge)
     sys.path.pop(0)

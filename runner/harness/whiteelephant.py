@@ -1,0 +1,147 @@
+"""White Elephant Exchange (codegolf 169235): the driver's base class and built-in bots
+(spec §1.1, §1.2), and the per-game instances the engine talks to.
+
+The engine owns the game (present table, turn order, scores); this module only hosts bot
+code. For every call it builds fresh Python objects from the engine's message, asks the bot,
+and applies the driver's acceptance test to the answer in Python (spec §1.4, §2.4), so odd
+return values behave as they did in the original (a str subclass equal to a name steals;
+0, '' and False open).
+"""
+import random
+import sys
+import types
+
+from pyclass import LostInstance
+
+_MAX_STEALS = 3  # the driver's constant; submissions do not see it (spec §1.1)
+
+
+class WhiteElephantBot:
+    def __init__(self, name):
+        self.name = name
+
+    def steal_targets(self, presents, just_stole):
+        return [name for name, value in presents.items()
+                if value[1] < _MAX_STEALS and name != just_stole]
+
+
+class RandomBot(WhiteElephantBot):
+    def take_turn(self, players, presents, just_stole):
+        return random.choice([None] + self.steal_targets(presents, just_stole))
+
+
+class GreedyBot(WhiteElephantBot):
+    def take_turn(self, players, presents, just_stole):
+        targets = self.steal_targets(presents, just_stole)
+        if targets:
+            return max(targets, key=lambda name: presents[name][0])
+        return None
+
+
+class NiceBot(WhiteElephantBot):
+    def take_turn(self, players, presents, just_stole):
+        return None
+
+
+# The built-in competitors (spec §1.2), hosted by name with an empty bot.py.
+BASELINES = {"RandomBot": RandomBot, "GreedyBot": GreedyBot, "NiceBot": NiceBot}
+
+# What `from white_elephant import WhiteElephantBot` finds: the same class object, so an
+# answer that kept its local import line competes (spec §1.3, engine normalisation).
+white_elephant = types.ModuleType("white_elephant", "The White Elephant driver, as seen by answers.")
+white_elephant.WhiteElephantBot = WhiteElephantBot
+white_elephant.RandomBot = RandomBot
+white_elephant.GreedyBot = GreedyBot
+white_elephant.NiceBot = NiceBot
+sys.modules["white_elephant"] = white_elephant
+
+
+def namespace():
+    """The driver executes an answer with only WhiteElephantBot bound (spec §1.3)."""
+    return {"WhiteElephantBot": WhiteElephantBot}
+
+
+def competitors(ns, names_before):
+    """Every subclass of WhiteElephantBot in the namespace, direct or not, in insertion
+    order (helper base classes compete too). Built-ins an answer imported are not its own;
+    a second class object under an already listed name is dropped (the engine excludes
+    duplicates across answers the same way)."""
+    out, seen = [], set()
+    for obj in list(ns.values()):
+        try:
+            ok = isinstance(obj, type) and issubclass(obj, WhiteElephantBot) and obj is not WhiteElephantBot
+        except Exception:
+            ok = False
+        if not ok or any(obj is b for b in BASELINES.values()) or obj.__name__ in seen:
+            continue
+        seen.add(obj.__name__)
+        out.append(obj)
+    return out
+
+
+def decode_presents(rows):
+    """The engine's present table, [[holder, value, steals], ...] in table order, as the
+    driver's dict. JSON numbers from Go's encoding/json parse to the very same doubles; an
+    integral value such as 0 arrives as int and becomes a float again."""
+    table = {}
+    for holder, value, steals in rows:
+        table[holder] = (float(value), int(steals))
+    return table
+
+
+def accept(action, table, just_stole):
+    """The driver's test of a take_turn answer (spec §2.4), against the harness's own copy
+    of the table. Returns the engine's reply: {"s": holder} to steal, {"s": None} to open,
+    plus "p" when the policy resolved an answer the driver would have crashed on (§4)."""
+    try:
+        if action and action != just_stole and action in table:
+            h = hash(action)
+            for key in table:
+                if hash(key) == h and (key is action or key == action):
+                    return {"s": key}
+        return {"s": None}
+    except Exception as e:
+        return {"s": None, "p": "answer %s could not be tested (%s: %s); opened a present"
+                % (_short_repr(action), type(e).__name__, e)}
+
+
+def _short_repr(x):
+    try:
+        r = repr(x)
+    except Exception:
+        r = "<%s>" % type(x).__name__
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
+class Handler:
+    """Per game: this class's instance for the current round.
+
+    Methods: "seed" {seed} seeds Python's random at the start of a game (spec §3); "round"
+    {name} makes the round's instance (spec §2.3); "turn" {players, presents, just_stole}
+    asks it to move; "end" forgets the game."""
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.games = {}
+
+    def call(self, game, method, a):
+        if method == "turn":
+            inst = self.games.get(game)
+            if inst is None:
+                raise LostInstance("no instance for game %d (process restarted)" % game)
+            table = decode_presents(a["presents"])
+            just_stole = a["just_stole"]
+            action = inst.take_turn(list(a["players"]), dict(table), just_stole)
+            return accept(action, table, just_stole)
+        if method == "round":
+            self.games.pop(game, None)
+            self.games[game] = self.cls(a["name"])
+            return True
+        if method == "seed":
+            self.games.pop(game, None)
+            random.seed(a["seed"])
+            return True
+        if method == "end":
+            self.games.pop(game, None)
+            return True
+        raise ValueError("unknown method %r" % method)
