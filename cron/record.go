@@ -58,7 +58,13 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	rep.Games = played.Result.Games
 	c.printf("%s: %d games in %s (%.0f games/s)\n", ch.Name, rep.Games, rep.Elapsed.Round(time.Millisecond), float64(rep.Games)/max(rep.Elapsed.Seconds(), 1e-9))
 	board := c.board(env, played, rep)
-	if err := c.Store.FinishRun(ctx, runID, played.Result, standings(env, played)); err != nil {
+	now := standings(env, played)
+	moves, err := c.rankMoves(ctx, last, now)
+	if err != nil {
+		return err
+	}
+	board.Changes = append(board.Changes, moves...)
+	if err := c.Store.FinishRun(ctx, runID, played.Result, now); err != nil {
 		return err
 	}
 	return c.publish(ctx, board, rep)
@@ -158,4 +164,50 @@ func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report) er
 		c.printf("%s: leaderboard written to %s\n", b.Challenge, s.Target())
 	}
 	return firstErr
+}
+
+// rankMoves compares a run's standings with the previous run's and records every bot whose
+// rank changed, entered or left the table as an event; it returns them for the board.
+func (c *Cycle) rankMoves(ctx context.Context, last *store.Run, now []store.Standing) ([]string, error) {
+	if last == nil {
+		return nil, nil
+	}
+	prev, err := c.Store.Standings(ctx, last.ID)
+	if err != nil {
+		return nil, err
+	}
+	before := map[string]int{}
+	for _, p := range prev {
+		before[p.Bot] = p.Rank
+	}
+	var out []string
+	for _, s := range now {
+		r, ok := before[s.Bot]
+		delete(before, s.Bot)
+		var msg string
+		switch {
+		case !ok:
+			msg = fmt.Sprintf("%s enters the table at rank %d", s.Bot, s.Rank)
+		case r > s.Rank:
+			msg = fmt.Sprintf("%s up from %d to %d", s.Bot, r, s.Rank)
+		case r < s.Rank:
+			msg = fmt.Sprintf("%s down from %d to %d", s.Bot, r, s.Rank)
+		default:
+			continue
+		}
+		out = append(out, msg)
+		if err := c.Store.AddEvent(ctx, last.Challenge, "rank", s.AnswerID, msg); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range prev {
+		if _, gone := before[p.Bot]; gone {
+			msg := fmt.Sprintf("%s leaves the table (was %d)", p.Bot, p.Rank)
+			out = append(out, msg)
+			if err := c.Store.AddEvent(ctx, last.Challenge, "rank", p.AnswerID, msg); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
 }

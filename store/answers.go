@@ -155,3 +155,10 @@ func (s *Store) BotStatus(ctx context.Context, answerID int64, name string) (str
 	}
 	return st, err
 }
+
+// AddEvent records an event that is not about an answer's content (a rank move).
+func (s *Store) AddEvent(ctx context.Context, challenge, kind string, answerID int64, detail string) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO events (challenge, at, kind, answer_id, detail) VALUES (?, ?, ?, ?, ?)`,
+		challenge, s.now().Unix(), kind, nullable(answerID), detail)
+	return err
+}
