@@ -173,7 +173,8 @@ func (c *Cycle) printf(format string, args ...any) {
 
 // progressPrinter prints a progress line with rate and ETA at most once a second.
 func (c *Cycle) progressPrinter(name string) engine.Progress {
-	start, last := time.Now(), time.Time{}
+	start := time.Now()
+	last := start // the first line after a second, when the rate means something
 	return func(done, total int) {
 		now := time.Now()
 		if done != total && now.Sub(last) < time.Second {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"kothd/engine"
 	"kothd/publisher"
@@ -40,28 +41,45 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 		}
 		c.printf("  rejected answer %d (%s by %s): %s: %s\n", s.AnswerID, orDash(name), s.Author, status, reason)
 	}
-	for _, s := range sorted {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	// Preparing and validating means starting bot processes: do it for several answers at
+	// once, then settle names in answer order so the outcome does not depend on timing.
+	prepared := make([]preparedSub, len(sorted))
+	sem := make(chan struct{}, prepareWorkers)
+	var wg sync.WaitGroup
+	for i, s := range sorted {
 		if s.Reject != "" {
-			reject(s, s.Title, "rejected", s.Reject)
 			continue
 		}
 		dir, err := c.materialise(env, s)
 		if err != nil {
 			return err // the data directory is broken: nothing else will work either
 		}
-		entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
-		if err != nil {
-			var f *engine.Fault
-			if errors.As(err, &f) && f.Outcome == engine.HostFault {
-				return fmt.Errorf("prepare answer %d: %w", s.AnswerID, err)
-			}
-			reject(s, s.Title, "failed validation", err.Error())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			prepared[i] = c.prepareOne(ctx, env, a, s, dir)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for i, s := range sorted {
+		if s.Reject != "" {
+			reject(s, s.Title, "rejected", s.Reject)
 			continue
 		}
-		for _, e := range entries {
+		p := prepared[i]
+		if p.hostErr != nil {
+			return p.hostErr
+		}
+		if p.err != nil {
+			reject(s, s.Title, "failed validation", p.err.Error())
+			continue
+		}
+		for k, e := range p.entries {
 			if prev, dup := taken[e.Name]; dup {
 				reject(s, e.Name, "rejected", duplicateReason(e.Name, prev))
 				continue
@@ -70,11 +88,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 				reject(s, e.Name, "excluded", "excluded by the host")
 				continue
 			}
-			if err := c.validate(ctx, env, a, s, e); err != nil {
-				var f *engine.Fault
-				if errors.As(err, &f) && f.Outcome == engine.HostFault {
-					return fmt.Errorf("validate %s of answer %d: %w", e.Name, s.AnswerID, err)
-				}
+			if err := p.invalid[k]; err != nil {
 				reject(s, e.Name, "failed validation", err.Error())
 				continue
 			}
@@ -88,6 +102,48 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 	}
 	c.printf("%s: %d bots entered (%d built in), %d not entered\n", env.Challenge.Name, len(env.Bots), len(builtins), len(rep.Rejected))
 	return nil
+}
+
+// prepareWorkers bounds the answers prepared at once (each starts bot processes).
+const prepareWorkers = 4
+
+// preparedSub is what preparing one submission gave.
+type preparedSub struct {
+	entries []Entry
+	invalid []error // per entry: why it failed validation, or nil
+	err     error   // the submission yields no bots, with the reason
+	hostErr error   // the host failed (sandbox, disk): the cycle must stop
+}
+
+func (c *Cycle) prepareOne(ctx context.Context, env *PlayEnv, a Adapter, s scraper.Submission, dir string) preparedSub {
+	var p preparedSub
+	entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
+	if err != nil {
+		if isHostFault(err) {
+			p.hostErr = fmt.Errorf("prepare answer %d: %w", s.AnswerID, err)
+		}
+		p.err = err
+		return p
+	}
+	p.entries = entries
+	p.invalid = make([]error, len(entries))
+	for k, e := range entries {
+		if slices.Contains(env.Challenge.Exclude, e.Name) {
+			continue
+		}
+		if err := c.validate(ctx, env, a, s, e); err != nil {
+			if isHostFault(err) {
+				p.hostErr = fmt.Errorf("validate %s of answer %d: %w", e.Name, s.AnswerID, err)
+			}
+			p.invalid[k] = err
+		}
+	}
+	return p
+}
+
+func isHostFault(err error) bool {
+	var f *engine.Fault
+	return errors.As(err, &f) && f.Outcome == engine.HostFault
 }
 
 func duplicateReason(name string, prev int64) string {

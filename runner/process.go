@@ -115,26 +115,39 @@ func (p *lineProc) died(what string) *engine.Fault {
 		p.kill()
 		<-p.exited
 	}
-	return &engine.Fault{Outcome: exitOutcome(p.err), Detail: fmt.Sprintf("%s (%v); stderr: %s", what, p.err, p.stderr.String()), ProcessDied: true}
+	return &engine.Fault{Outcome: classifyExit(p.cmd, p.err, p.stderr.String()), Detail: fmt.Sprintf("%s (%v); stderr: %s", what, p.err, p.stderr.String()), ProcessDied: true}
 }
 
-// exitOutcome classifies how a bot process ended.
+// exitOutcome classifies how a bot process ended from its wait status alone (see
+// classifyExit for what the runner can add from the sandbox and the bot's stderr).
+//
+// bwrap cannot die of the signal that killed its command, so it exits with 128+n
+// instead, as a shell does; both forms are read alike. A bot that exits with such a
+// status itself only misnames its own fault.
 func exitOutcome(err error) engine.Outcome {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
 		return engine.Crash
 	}
-	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		switch ws.Signal() {
-		case syscall.SIGXCPU:
-			return engine.Timeout
-		case syscall.SIGXFSZ:
-			return engine.OutputLimit
-		case syscall.SIGKILL, syscall.SIGTERM:
-			return engine.Killed
-		}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok {
+		return engine.Crash
 	}
-	if ee.ExitCode() == 137 { // the sandbox's init reports a killed child this way
+	var sig syscall.Signal
+	switch {
+	case ws.Signaled():
+		sig = ws.Signal()
+	case ws.Exited() && ws.ExitStatus() > 128 && ws.ExitStatus() <= 128+64:
+		sig = syscall.Signal(ws.ExitStatus() - 128)
+	default:
+		return engine.Crash
+	}
+	switch sig {
+	case syscall.SIGXCPU: // RLIMIT_CPU's soft limit
+		return engine.Timeout
+	case syscall.SIGXFSZ: // RLIMIT_FSIZE: a file grew past the limit
+		return engine.OutputLimit
+	case syscall.SIGKILL, syscall.SIGTERM:
 		return engine.Killed
 	}
 	return engine.Crash

@@ -1,8 +1,12 @@
+// Package runner runs bots: it materialises and builds their files, starts their
+// processes in a sandbox, speaks the challenges' protocols with them (pyclass, argv,
+// dirfiles), and counts how every decision ended.
 package runner
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"syscall"
@@ -20,14 +24,14 @@ type ProcSpec struct {
 }
 
 // Limits bound one bot process. Zero means "no limit of this kind" except where a sandbox
-// documents a default.
+// documents a default (Bwrap bounds memory, processes, open files and file size always).
 type Limits struct {
 	CPUTime     time.Duration // total CPU time of the process (RLIMIT_CPU)
-	MemoryMB    int           // address space (RLIMIT_AS)
-	Procs       int           // processes/threads of the sandbox user (RLIMIT_NPROC)
+	MemoryMB    int           // private writable memory (RLIMIT_DATA; see Bwrap.prlimit)
+	Procs       int           // processes/threads of the sandbox (RLIMIT_NPROC)
 	OpenFiles   int           // RLIMIT_NOFILE
 	OutputBytes int64         // bytes the runner reads from stdout before cutting the bot off
-	FileSizeMB  int           // largest file the bot may write (RLIMIT_FSIZE)
+	FileSizeMB  int           // largest file the bot may write (RLIMIT_FSIZE), and its /tmp
 }
 
 // Sandbox turns a ProcSpec into a command ready to start. Implementations must put the
@@ -36,6 +40,68 @@ type Limits struct {
 type Sandbox interface {
 	Name() string
 	Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error)
+}
+
+// NewSandbox returns the sandbox a config names: "bwrap" (or "") or "none".
+//
+// bwrap is tried once, by running `true` inside a sandbox built exactly as a bot's would
+// be; if that fails the error says why and what the host can do, and kothd must refuse to
+// play untrusted bots. "none" runs bots unisolated, with the daemon's privileges: allowed
+// only because the host asked for it, and logged at error level every time.
+func NewSandbox(kind string, log *slog.Logger) (Sandbox, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	switch kind {
+	case "none":
+		log.Error("SANDBOX DISABLED (sandbox: none): bots run unisolated with the daemon's privileges; " +
+			"they can read its files and environment and reach the network")
+		return Unsandboxed{}, nil
+	case "", "bwrap":
+		b, err := NewBwrap()
+		if err != nil {
+			return nil, fmt.Errorf("%w; refusing to run untrusted bots (set `sandbox: none` to run them unisolated, not advised)", err)
+		}
+		if err := b.probe(); err != nil {
+			return nil, fmt.Errorf("bubblewrap cannot build a sandbox on this host: %w; user namespaces may be disabled "+
+				"(kernel.unprivileged_userns_clone, user.max_user_namespaces, an AppArmor user-namespace restriction); "+
+				"refusing to run untrusted bots (set `sandbox: none` to run them unisolated, not advised)", err)
+		}
+		log.Info("sandbox ready", "sandbox", "bwrap", "path", b.Path, "root_daemon", b.root, "bot_uid", b.UID)
+		return b, nil
+	}
+	return nil, fmt.Errorf("unknown sandbox %q (bwrap or none)", kind)
+}
+
+// probe runs `true` in a sandbox over an empty directory.
+func (b *Bwrap) probe() error {
+	dir, err := os.MkdirTemp("", "kothd-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cmd, err := b.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"true"}})
+	if err != nil {
+		return err
+	}
+	out := newTailBuffer(2048)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		KillGroup(cmd)
+		<-done
+		return fmt.Errorf("`true` did not finish within 30s in the sandbox")
+	}
+	if err != nil {
+		return fmt.Errorf("`true` in the sandbox: %v: %s", err, out.String())
+	}
+	return nil
 }
 
 // Unsandboxed runs bots as plain child processes. It exists for hosts that set
@@ -60,7 +126,10 @@ func (Unsandboxed) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error
 // nothing of the daemon's (no tokens, no API keys).
 func BaseEnv(home string) []string {
 	path := "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-	return []string{"PATH=" + path, "HOME=" + home, "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"}
+	return []string{"PATH=" + path, "HOME=" + home, "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0",
+		// One BLAS/OpenMP thread: numpy would otherwise start a thread per core, which a
+		// process limit sized for one bot may not allow.
+		"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1"}
 }
 
 // KillGroup kills the process group led by cmd's process, so that children a bot spawned

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -72,15 +71,8 @@ func (c *common) source(cfg *config.Config) scraper.Source {
 	return scraper.New(cfg.APIBase, cfg.Site, cfg.APIKey)
 }
 
-// openSandbox returns the configured sandbox. Playing untrusted bots without isolation
-// needs the host's explicit `sandbox: none`, and is said loudly.
+// openSandbox returns the configured sandbox; the runner refuses bwrap-less hosts unless
+// the config says `sandbox: none`, which it logs loudly.
 func openSandbox(kind string, log *slog.Logger) (runner.Sandbox, error) {
-	switch kind {
-	case "none":
-		fmt.Fprintln(os.Stderr, "WARNING: sandbox: none in the config: bots run unisolated, with the host's privileges")
-		return runner.Unsandboxed{}, nil
-	case "bwrap":
-		return newBwrap(log)
-	}
-	return nil, fmt.Errorf("unknown sandbox %q (bwrap or none)", kind)
+	return runner.NewSandbox(kind, log)
 }

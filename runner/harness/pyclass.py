@@ -138,6 +138,9 @@ def main():
                 replies.append({"f": "timeout", "d": "call exceeded %gs" % limit})
             except LostInstance as e:
                 replies.append({"f": "crash", "d": str(e), "lost": True})
+            except MemoryError as e:
+                # The sandbox's memory limit (RLIMIT_DATA) refused an allocation.
+                replies.append({"f": "memory limit", "d": _describe(e)})
             except BaseException as e:
                 replies.append({"f": "crash", "d": _describe(e)})
         try:

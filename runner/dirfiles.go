@@ -1,0 +1,309 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"kothd/engine"
+)
+
+// The dirfiles protocol (Mafia): every bot is a directory holding an executable `run`. The
+// engine writes the bot's messages to `from_server` (and the game's player list to
+// `players`), runs `./run` with the directory as working directory, then reads and empties
+// `to_server`. A new process is started for every decision; whatever else the bot writes in
+// its directory is its memory and persists for the whole tournament.
+
+// The files of a dirfiles bot directory.
+const (
+	RunFile     = "run"
+	FromServer  = "from_server"
+	ToServer    = "to_server"
+	PlayersFile = "players"
+	// ShimDir holds interpreter links (`python` → the answer's Python) that the pool puts
+	// first on PATH, relative to the bot's directory so it survives a sandbox's remount.
+	ShimDir = ".kothd/bin"
+)
+
+// DirConfig configures the processes of one dirfiles tournament.
+type DirConfig struct {
+	// Command runs the bot in its directory. Default: ./run through the system shell, as
+	// the original controller did (so a `run` without a shebang still runs as a script).
+	Command   []string
+	Timeout   time.Duration // wall-clock limit of one run (default 10s)
+	MaxOutput int64         // bytes of to_server read; a bigger file is an OutputLimit (default 64 KiB)
+	Limits    Limits
+}
+
+// DirBot is one bot: its directory (named after its game name) and the leaderboard name.
+type DirBot struct {
+	Name string
+	Dir  string
+}
+
+// DirPool runs the bots of one tournament and keeps their fault accounting. Its methods may
+// be called concurrently for different bots, never for the same bot.
+type DirPool struct {
+	sb    Sandbox
+	cfg   DirConfig
+	bots  []DirBot
+	stats []*Stats
+	last  []string // the last from_server written, for the fault report's input
+	exit  []int    // the exit status of the last run, -1 when it did not exit normally
+}
+
+// NewDirPool prepares a pool; nothing is started until Run.
+func NewDirPool(sb Sandbox, cfg DirConfig, bots []DirBot) *DirPool {
+	if len(cfg.Command) == 0 {
+		cfg.Command = []string{"/bin/sh", "-c", "./" + RunFile}
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.MaxOutput <= 0 {
+		cfg.MaxOutput = 64 << 10
+	}
+	p := &DirPool{sb: sb, cfg: cfg, bots: bots, stats: make([]*Stats, len(bots)), last: make([]string, len(bots)), exit: make([]int, len(bots))}
+	for i := range p.stats {
+		p.stats[i] = newStats()
+	}
+	return p
+}
+
+// Stats returns the fault accounting of a bot.
+func (p *DirPool) Stats(bot int) *Stats { return p.stats[bot] }
+
+// LastExit is the exit status of the bot's last run: through the shell, 126 and 127 mean
+// `run` (or the interpreter it names) could not be started. -1 when the run did not end
+// by exiting (killed, timed out, never started).
+func (p *DirPool) LastExit(bot int) int { return p.exit[bot] }
+
+// Setup starts a game for a bot: `players` holds the names, `from_server` and `to_server`
+// are emptied.
+func (p *DirPool) Setup(bot int, players []string) error {
+	dir := p.bots[bot].Dir
+	p.last[bot] = ""
+	for _, f := range []struct{ name, text string }{
+		{PlayersFile, strings.Join(players, "\n")}, {FromServer, ""}, {ToServer, ""},
+	} {
+		if err := replaceFile(filepath.Join(dir, f.name), f.text); err != nil {
+			return fmt.Errorf("set up %s for a new game: %w", p.bots[bot].Name, err)
+		}
+	}
+	return nil
+}
+
+// Deliver replaces the bot's from_server with text.
+func (p *DirPool) Deliver(bot int, text string) error {
+	p.last[bot] = text
+	if err := replaceFile(filepath.Join(p.bots[bot].Dir, FromServer), text); err != nil {
+		return fmt.Errorf("write from_server of %s: %w", p.bots[bot].Name, err)
+	}
+	return nil
+}
+
+// Run runs the bot once. With collect set it then returns what the bot wrote to to_server
+// and empties the file; without, to_server is left alone (the Mafia result run). A run that
+// times out counts as having written nothing. A crash or non-zero exit is reported as a
+// fault, but what the bot wrote is still returned: the original ignored the exit status.
+func (p *DirPool) Run(ctx context.Context, bot int, collect bool) (string, *engine.Fault) {
+	b := p.bots[bot]
+	var f *engine.Fault
+	f, p.exit[bot] = p.exec(ctx, b.Dir)
+	var out string
+	switch {
+	case f != nil && f.Outcome == engine.HostFault:
+	case f != nil && f.Outcome == engine.Timeout:
+		// A killed bot may have left half an answer: it counts as no answer.
+		_, _ = takeOutput(filepath.Join(b.Dir, ToServer), 0)
+	case collect:
+		var rf *engine.Fault
+		out, rf = takeOutput(filepath.Join(b.Dir, ToServer), p.cfg.MaxOutput)
+		if f == nil {
+			f = rf
+		}
+	}
+	p.stats[bot].Record(f, map[string]any{"bot": b.Name, FromServer: truncate(p.last[bot], 2000)})
+	return out, f
+}
+
+// exec runs the bot's command once in its directory and classifies how it ended; it also
+// returns the exit status (-1 when there is none).
+func (p *DirPool) exec(ctx context.Context, dir string) (*engine.Fault, int) {
+	if err := ctx.Err(); err != nil {
+		return &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled: " + err.Error()}, -1
+	}
+	cmd, err := p.sb.Command(ctx, ProcSpec{Dir: dir, Argv: p.cfg.Command, Env: []string{"PATH=" + shimPath()}, Limits: p.cfg.Limits})
+	if err != nil {
+		return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("sandbox %s: %v", p.sb.Name(), err)}, -1
+	}
+	// Stderr goes through our own pipe rather than exec's copier, so that a background
+	// child still holding it cannot make Wait hang; stdout is discarded.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("stderr pipe: %v", err)}, -1
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, w
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("start in sandbox %s: %v", p.sb.Name(), err)}, -1
+	}
+	w.Close()
+	tail := newTailBuffer(2048)
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(tail, r); close(copied) }()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	timer := time.NewTimer(p.cfg.Timeout)
+	defer timer.Stop()
+	var werr error
+	timedOut, cancelled := false, false
+	select {
+	case werr = <-waited:
+	case <-timer.C:
+		timedOut = true
+		KillGroup(cmd)
+		werr = <-waited
+	case <-ctx.Done():
+		cancelled = true
+		KillGroup(cmd)
+		werr = <-waited
+	}
+	// Whatever the bot left running in the background dies with it: a bot acts only
+	// while it is being run.
+	KillGroup(cmd)
+	select {
+	case <-copied:
+	case <-time.After(200 * time.Millisecond): // a child that escaped the group holds the pipe
+	}
+	r.Close()
+
+	code := cmd.ProcessState.ExitCode()
+	switch {
+	case cancelled:
+		return &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled: " + ctx.Err().Error()}, -1
+	case timedOut:
+		return &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("still running after %s; process group killed; stderr: %s", p.cfg.Timeout, tail.String())}, -1
+	case werr != nil:
+		return &engine.Fault{Outcome: exitOutcome(werr), Detail: fmt.Sprintf("%v; stderr: %s", werr, tail.String())}, code
+	}
+	return nil, 0
+}
+
+// shimPath is the bots' PATH: the directory of interpreter links first, then the usual.
+func shimPath() string {
+	for _, kv := range BaseEnv("") {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			return ShimDir + ":" + v
+		}
+	}
+	return ShimDir
+}
+
+// InstallShims installs, in dir/ShimDir, one small script per interpreter name that execs
+// the real interpreter (python → /root/.pyenv/versions/2.7.18/bin/python2.7), so that a
+// Python 2 answer's `#!/usr/bin/env python` finds the interpreter its language entry
+// names. Scripts rather than symbolic links: they survive copying and any remount.
+func InstallShims(dir string, targets map[string]string) error {
+	if len(targets) == 0 {
+		return nil
+	}
+	sd := filepath.Join(dir, ShimDir)
+	if err := os.MkdirAll(sd, 0o755); err != nil {
+		return fmt.Errorf("install interpreter shims: %w", err)
+	}
+	for name, target := range targets {
+		script := "#!/bin/sh\nexec '" + strings.ReplaceAll(target, "'", `'\''`) + "' \"$@\"\n"
+		if err := replaceFile(filepath.Join(sd, name), script); err != nil {
+			return fmt.Errorf("install interpreter shim %s: %w", name, err)
+		}
+		if err := os.Chmod(filepath.Join(sd, name), 0o755); err != nil {
+			return fmt.Errorf("install interpreter shim %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// errNotRegular marks a protocol file the bot replaced by something else (a directory, a
+// FIFO, a symbolic or hard link): the engine never follows or blocks on it.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens path without following a symbolic link and without blocking on a FIFO,
+// and accepts only a regular file with a single link.
+func openRegular(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); !st.Mode().IsRegular() || (ok && sys.Nlink > 1) {
+		f.Close()
+		return nil, errNotRegular
+	}
+	return f, nil
+}
+
+// replaceFile makes path a regular file holding text. Whatever a bot put in its place is
+// removed first, so the engine never writes through a link to somewhere else.
+func replaceFile(path, text string) error {
+	// Truncate only once the file is known to be the bot's own: O_TRUNC would empty a
+	// hard link to a file outside before openRegular could refuse it.
+	f, err := openRegular(path, os.O_WRONLY|os.O_CREATE)
+	if err == nil {
+		if err = f.Truncate(0); err != nil {
+			f.Close()
+			return err
+		}
+	} else {
+		if err := os.RemoveAll(path); err != nil {
+			return err
+		}
+		if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err != nil {
+			return err
+		}
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// takeOutput reads path (at most max bytes) and empties it. A missing file is an empty
+// answer; a bigger file or something that is not a regular file is an empty answer and a
+// fault.
+func takeOutput(path string, max int64) (string, *engine.Fault) {
+	f, err := openRegular(path, os.O_RDWR)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		_ = os.RemoveAll(path)
+		return "", &engine.Fault{Outcome: engine.BadOutput, Detail: fmt.Sprintf("%s is unusable (%v); it was removed", ToServer, err)}
+	}
+	defer f.Close()
+	buf, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return "", &engine.Fault{Outcome: engine.BadOutput, Detail: fmt.Sprintf("read %s: %v", ToServer, err)}
+	}
+	_ = f.Truncate(0)
+	if int64(len(buf)) > max {
+		if max == 0 {
+			return "", nil // the caller only wanted the file emptied
+		}
+		return "", &engine.Fault{Outcome: engine.OutputLimit, Detail: fmt.Sprintf("%s holds more than %d bytes", ToServer, max)}
+	}
+	return string(buf), nil
+}

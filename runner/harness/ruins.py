@@ -1,0 +1,208 @@
+"""Adventurers in the Ruins (codegolf 183101): the driver's classes as answers see them.
+
+Spec: specs/ruins.md §1 (interface), §3.3 (each bot's own random.Random), §4 (conversions).
+
+The engine (engine/ruins) plays the game; this module hosts one answer's class. Calls, each
+naming the seat "s" so one process can hold several instances of its class in one game:
+  new {s, seed, name}  -> true: cls(name, random.Random(int(seed))), then enter_ruins()
+  act {s, room, treasures, players, inventory, stamina} -> the normalised action
+  end {s}              -> true: the instance is forgotten
+
+get_action's return value is converted here, with Python's own semantics (§1.3, §4), into
+["next"], ["previous"], ["take", index, bid] or ["drop", index]; a value that cannot be
+converted raises InvalidAction, which the engine records as a fault and turns into death by
+trap. Ranges, bid limits and weights are the engine's business: it knows the game.
+"""
+import math
+import operator
+import random
+import sys
+import types
+from collections import namedtuple
+
+from pyclass import LostInstance
+
+
+class Adventurer:
+    def __init__(self, name, random):
+        self.name = name
+        self.random = random
+
+    def get_action(self, state):
+        raise NotImplementedError()
+
+    def enter_ruins(self):
+        pass
+
+
+class Treasure(namedtuple("Treasure", ["name", "value", "weight"])):
+    __slots__ = ()
+
+    def __str__(self):
+        return "{} (${}, {}kg)".format(self.name, self.value, self.weight)
+
+
+class RoomState(namedtuple("RoomState", ["room", "treasures", "players", "inventory", "stamina"])):
+    __slots__ = ()
+
+    @property
+    def carry_weight(self):
+        return sum(t.weight for t in self.inventory)
+
+    @property
+    def total_value(self):
+        return sum(t.value for t in self.inventory)
+
+    def __str__(self):
+        lines = ["Room #{}".format(self.room), "  Treasures:"]
+        lines += ["    {}".format(t) for t in self.treasures]
+        lines.append("  Other Players:")
+        lines += ["    {}".format(p) for p in self.players]
+        lines.append("  Your Inventory:")
+        lines += ["    {}".format(t) for t in self.inventory]
+        lines.append("  Stamina: {}".format(self.stamina))
+        return "\n".join(lines)
+
+
+class Drunkard(Adventurer):
+    """The built-in filler (§5.3). The engine plays it in Go; hosted here for comparison."""
+
+    def get_action(self, state):
+        move_cost = 10 + int(math.ceil(state.carry_weight / 5))
+        if state.stamina // move_cost <= state.room + 1:
+            return 'previous'
+        options = ['next']
+        if state.room > 1:
+            options.append('previous')
+        if state.treasures:
+            options += ['take'] * 5
+        action = self.random.choice(options)
+        if action == 'take':
+            ti = self.random.randrange(len(state.treasures))
+            treasure = state.treasures[ti]
+            if treasure.weight + state.carry_weight > 50:
+                return 'drop', self.random.randrange(len(state.inventory))
+            extra = self.random.randrange(5) if state.players else 0
+            return 'take', ti, treasure.weight + extra
+        return action
+
+
+BASELINES = {"Drunkard": Drunkard}
+
+
+def _no_print(*args, **kwargs):
+    """The scraper prepended a print that does nothing: bots cannot print."""
+
+
+def namespace():
+    # `from __main__ import Adventurer` must find the base class and nothing else (§1.4).
+    main = types.ModuleType("__main__")
+    main.Adventurer = Adventurer
+    sys.modules["__main__"] = main
+    return {"__name__": "ruins_bots.answer", "__builtins__": __builtins__, "__doc__": None,
+            "Adventurer": Adventurer, "print": _no_print}
+
+
+def competitors(ns, names_before):
+    """Every Adventurer subclass in the module's namespace, helpers too, in namespace order;
+    a later class with an already used name is left out (§1.4)."""
+    out, seen = [], set()
+    for obj in list(ns.values()):
+        try:
+            ok = isinstance(obj, type) and issubclass(obj, Adventurer) and obj is not Adventurer
+        except Exception:
+            ok = False
+        if ok and obj.__name__ not in seen:
+            seen.add(obj.__name__)
+            out.append(obj)
+    return out
+
+
+class InvalidAction(Exception):
+    """get_action returned something the rules cannot read: death by trap (§4)."""
+
+
+_LIMIT = 10 ** 9  # beyond any stamina or room size: clamping keeps the outcome
+
+
+def _clamp(v):
+    return max(-_LIMIT, min(_LIMIT, v))
+
+
+def _describe(value):
+    try:
+        text = repr(value)
+    except Exception:
+        text = "<%s>" % type(value).__name__
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def convert(action):
+    """The normalised form of get_action's return value, or InvalidAction (§1.3, §4)."""
+    try:
+        if action == 'next':
+            return ["next"]
+        if action == 'previous':
+            return ["previous"]
+        items = list(action)
+    except InvalidAction:
+        raise
+    except Exception as e:
+        raise InvalidAction("Invalid action %s (%s)" % (_describe(action), type(e).__name__))
+    if not items:
+        raise InvalidAction("Invalid action %s (empty)" % _describe(action))
+    try:
+        verb = items[0]
+        is_take = bool(verb == 'take') and len(items) == 3
+        is_drop = bool(verb == 'drop') and len(items) == 2
+    except Exception:
+        is_take = is_drop = False
+    if is_take:
+        try:
+            bid = int(items[2])
+        except Exception:
+            raise InvalidAction("Non-integer bid %s" % _describe(items[2]))
+        try:
+            index = operator.index(items[1])
+        except Exception:
+            raise InvalidAction("Non-integer treasure index %s" % _describe(items[1]))
+        return ["take", _clamp(int(index)), _clamp(bid)]
+    if is_drop:
+        try:
+            index = int(items[1])
+        except Exception:
+            raise InvalidAction("Invalid drop index %s" % _describe(items[1]))
+        return ["drop", _clamp(index)]
+    raise InvalidAction("Invalid action %s" % _describe(action))
+
+
+def _treasures(rows):
+    return [Treasure(n, v, w) for n, v, w in rows or ()]
+
+
+class Handler:
+    """Per (game, seat): the adventurer instance."""
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.games = {}
+
+    def call(self, game, method, a):
+        key = (game, a.get("s", 0))
+        if method == "new":
+            self.games.pop(key, None)
+            inst = self.cls(a["name"], random.Random(int(a["seed"])))
+            self.games[key] = inst
+            inst.enter_ruins()
+            return True
+        if method == "end":
+            self.games.pop(key, None)
+            return True
+        inst = self.games.get(key)
+        if inst is None:
+            raise LostInstance("no adventurer for game %d seat %d (process restarted)" % key)
+        if method == "act":
+            state = RoomState(a["room"], _treasures(a["treasures"]), list(a["players"] or ()),
+                              _treasures(a["inventory"]), a["stamina"])
+            return convert(inst.get_action(state))
+        raise ValueError("unknown method %r" % method)

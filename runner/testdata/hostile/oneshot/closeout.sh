@@ -1,0 +1,3 @@
+# Closes stdout and keeps running.
+exec >&-
+exec sleep 1000000

