@@ -39,7 +39,19 @@ func testCycle(t *testing.T, dir string) *Cycle {
 	}
 }
 
-func testSandbox(t *testing.T) runner.Sandbox { return runner.Unsandboxed{} }
+// testSandbox is the real bwrap sandbox: the cycle tests run bots exactly as a host does.
+// KOTHD_NO_BWRAP=1 opts out explicitly on a machine without user namespaces.
+func testSandbox(t *testing.T) runner.Sandbox {
+	t.Helper()
+	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
+		return runner.Unsandboxed{}
+	}
+	sb, err := runner.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatalf("sandbox: %v (set KOTHD_NO_BWRAP=1 to run these tests unsandboxed)", err)
+	}
+	return sb
+}
 
 func TestFortyCycle(t *testing.T) {
 	ctx := context.Background()
