@@ -3,6 +3,7 @@ package cron
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/go-co-op/gocron/v2"
 )
@@ -22,7 +23,7 @@ func Serve(ctx context.Context, c *Cycle) error {
 			spec = c.Config.Schedule
 		}
 		_, err := s.NewJob(
-			gocron.CronJob(spec, false),
+			gocron.CronJob(spec, len(strings.Fields(spec)) == 6), // six fields: with seconds
 			gocron.NewTask(func() {
 				if _, err := c.Run(ctx, ch, Options{}); err != nil {
 					c.Log.Error("cycle failed; the last good leaderboard stays", "challenge", ch.Name, "err", err)
