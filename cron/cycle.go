@@ -126,11 +126,7 @@ func (c *Cycle) fetch(ctx context.Context, ch *config.Challenge, rep *Report) ([
 	if err != nil {
 		return nil, fmt.Errorf("fetch answers of question %d: %w", ch.QuestionID, err)
 	}
-	rules := RulesFor(c.Config, ch)
-	subs := make([]scraper.Submission, len(answers))
-	for i, a := range answers {
-		subs[i] = scraper.Extract(a, rules)
-	}
+	subs := scraper.ExtractAll(answers, scraper.RulesFromConfig(c.Config, ch))
 	rep.Answers = len(answers)
 	if rep.Changes, err = c.Store.RecordAnswers(ctx, ch.Name, ch.QuestionID, subs); err != nil {
 		return nil, err
@@ -142,18 +138,6 @@ func (c *Cycle) fetch(ctx context.Context, ch *config.Challenge, rep *Report) ([
 	c.printf("%s: %d answers (%d new, %d edited, %d deleted, %d unchanged)\n", ch.Name, len(answers),
 		counts["new"], counts["edited"], counts["deleted"], counts["unchanged"])
 	return subs, nil
-}
-
-// RulesFor builds a challenge's extraction rules from the config.
-func RulesFor(cfg *config.Config, ch *config.Challenge) scraper.Rules {
-	langs := map[string][]string{}
-	for key, l := range cfg.Languages {
-		langs[key] = l.Aliases
-	}
-	return scraper.Rules{
-		Mode: ch.Extract.Mode, ClassPattern: ch.Extract.ClassPattern, HeaderLanguage: ch.Extract.HeaderLanguage,
-		Language: ch.Extract.Language, MaxBytes: ch.Extract.MaxBytes, Languages: langs,
-	}
 }
 
 // newSeed draws a fresh master seed from the operating system.

@@ -7,19 +7,14 @@ import (
 	"kothd/scraper"
 )
 
-// Prober is a source that can tell cheaply which questions have new activity: the live API
-// answers for all challenges in one request, so a check in which nothing changed costs one
-// request in total.
-type Prober interface {
-	Probe(ctx context.Context, ids []int64) ([]scraper.QuestionInfo, error)
-}
-
 // probe returns, for the challenges about to run, what the API says of their questions now,
 // and which of them are unchanged since their last complete fetch and run. With a source
-// that cannot probe (a snapshot), or when the probe fails, every challenge is fetched.
+// that cannot probe, or when the probe fails, every challenge is fetched.
 func (c *Cycle) probe(ctx context.Context, chs []*config.Challenge, force bool) (now map[int64]scraper.QuestionInfo, unchanged map[string]bool) {
 	now, unchanged = map[int64]scraper.QuestionInfo{}, map[string]bool{}
-	p, ok := c.Source.(Prober)
+	// The live API answers for all challenges in one request, so a check in which nothing
+	// changed costs one request in total.
+	p, ok := c.Source.(scraper.Prober)
 	if !ok || len(chs) == 0 {
 		return now, unchanged
 	}

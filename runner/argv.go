@@ -49,6 +49,15 @@ func RunArgv(ctx context.Context, sb Sandbox, spec ProcSpec, args []string, time
 	if err != nil {
 		return "", &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("sandbox %s: %v", sb.Name(), err)}
 	}
+	// Files the sandbox handed the process (bwrap's status and option files) are spent once
+	// it has been classified; one process per decision makes thousands of them.
+	defer func() {
+		for _, f := range cmd.ExtraFiles {
+			if f != nil {
+				_ = f.Close()
+			}
+		}
+	}()
 	limit := spec.Limits.OutputBytes
 	if limit <= 0 {
 		limit = defaultArgvOutput
@@ -76,23 +85,23 @@ func RunArgv(ctx context.Context, sb Sandbox, spec ProcSpec, args []string, time
 			KillGroup(cmd)
 		}
 	}
-	// Files the sandbox handed the process (bwrap's status and option files) are spent once
-	// it has been classified; one process per decision makes thousands of them.
-	defer func() {
-		for _, f := range cmd.ExtraFiles {
-			if f != nil {
-				_ = f.Close()
-			}
-		}
-	}()
 	exited := make(chan error, 1)
 	go func() {
-		_ = waitExited(cmd.Process.Pid) // the main process is a zombie now
+		if waitExited(cmd.Process.Pid) == nil { // the main process is a zombie now
+			mu.Lock()
+			KillGroup(cmd) // background children it left
+			reaped = true
+			mu.Unlock()
+			exited <- cmd.Wait()
+			return
+		}
+		// waitid refused (it should not): reap the ordinary way; background children
+		// then survive until the sandbox's own clean-up.
+		err := cmd.Wait()
 		mu.Lock()
-		KillGroup(cmd) // background children it left
 		reaped = true
 		mu.Unlock()
-		exited <- cmd.Wait()
+		exited <- err
 	}()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -116,16 +125,16 @@ func RunArgv(ctx context.Context, sb Sandbox, spec ProcSpec, args []string, time
 	case forced == engine.OutputLimit || out.cut():
 		return "", &engine.Fault{Outcome: engine.OutputLimit, Detail: fmt.Sprintf("printed more than %d bytes; process killed", limit)}
 	case forced == engine.Timeout:
-		return "", &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no answer within %s; process group killed%s", timeout, tail(stderr))}
+		return "", &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no answer within %s; process group killed%s", timeout, stderrNote(stderr))}
 	case forced == engine.HostFault:
 		return "", &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"}
 	case werr != nil && !errors.Is(werr, exec.ErrWaitDelay):
-		return "", &engine.Fault{Outcome: classifyExit(cmd, werr, stderr.String()), Detail: fmt.Sprintf("%v; stdout: %q%s", werr, truncate(out.String(), 200), tail(stderr))}
+		return "", &engine.Fault{Outcome: classifyExit(cmd, werr, stderr.String()), Detail: fmt.Sprintf("%v; stdout: %q%s", werr, truncate(out.String(), 200), stderrNote(stderr))}
 	}
 	return strings.Trim(out.String(), " \t\n\r\v\f"), nil
 }
 
-func tail(t *tailBuffer) string {
+func stderrNote(t *tailBuffer) string {
 	s := t.String()
 	if s == "" {
 		return ""

@@ -1,0 +1,213 @@
+// Package bankheist is the engine of "King of the Hill: Bank Heist" (codegolf question
+// 115303), following the original controller (quintopia/BankHeist, bankheist.py) as
+// restated in the project's spec bankheist.md.
+//
+// Bots are programs asked once per decision: the engine hands a Decider the 31 arguments of
+// spec §1.3 and reads back a bet (round 1) or a decision (round 2). A contest is a number of
+// independent tournaments of 1000–1100 games each; games within a tournament run one after
+// another because credits carry over, so tournaments are what runs in parallel. Every
+// tournament's seed is engine.GameSeed(master, index) and results are merged in index order,
+// so the table does not depend on the number of workers.
+//
+// Within a game no two bots ever decide on the same information: every round-1 call carries
+// the bets of everyone asked before it, every round-2 call the number of players who stayed
+// in so far. Calls within a tournament are therefore strictly sequential.
+package bankheist
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"kothd/engine"
+)
+
+// Call is one decision asked of one bot.
+type Call struct {
+	Bot        int // index into Config.Bots
+	Tournament int
+	Game       int      // game number within the tournament, 0-based (argument 1)
+	Round      int      // 1: bet, 2: decision
+	Args       []string // the 31 command-line arguments
+}
+
+// Decider asks bots for decisions. The adapter implements it by launching the bot's
+// command with the arguments (runner.RunArgv); tests implement it with Go functions.
+//
+// The answer is the bot's whole output; the engine strips surrounding whitespace and reads
+// it by the rules. A Fault means the bot failed (the rules' default applies and the fault is
+// counted), except a HostFault, which voids the game. A Decider that validates round-1
+// answers itself may return a BadOutput fault for an unreadable bet; the effect is the same.
+// Decide is called from one goroutine per tournament that is in flight.
+type Decider interface {
+	Decide(ctx context.Context, c Call) (string, *engine.Fault)
+}
+
+// DefaultGamesPerTournament is N of spec §5.1: a tournament lasts N to trunc(1.1 N) games.
+const DefaultGamesPerTournament = 1000
+
+// Config describes a contest.
+type Config struct {
+	Bots []engine.Entrant // roster order (the initial order of the standings)
+	Seed uint64           // master seed
+	// Tournaments is the number of independent tournaments whose final credits are summed
+	// (<= 0 means 1).
+	Tournaments int
+	// GamesPerTournament is N (<= 0 means DefaultGamesPerTournament).
+	GamesPerTournament int
+	// Workers bounds the tournaments in flight at once (<= 0 means 1). It never changes the
+	// results.
+	Workers  int
+	Progress engine.Progress // optional; total is PlannedGames
+	// GameLog, when set, receives the log of every game played (spec §2.11). It is called
+	// from the tournament's goroutine.
+	GameLog func(tournament, game int, text string)
+}
+
+func (c Config) norm() Config {
+	c.Tournaments = max(c.Tournaments, 1)
+	if c.GamesPerTournament <= 0 {
+		c.GamesPerTournament = DefaultGamesPerTournament
+	}
+	c.Workers = min(max(c.Workers, 1), c.Tournaments)
+	return c
+}
+
+// PlannedGames is the number of games the contest will play (each tournament's length is
+// drawn from its seed before game 0).
+func PlannedGames(c Config) int {
+	c = c.norm()
+	n := 0
+	for i := range c.Tournaments {
+		n += gamesIn(engine.GameSeed(c.Seed, i), c.GamesPerTournament)
+	}
+	return n
+}
+
+// Play runs the contest and returns the table: final credits summed over the tournaments.
+// It fails only when ctx is cancelled.
+func Play(ctx context.Context, cfg Config, d Decider) (*engine.Result, error) {
+	cfg = cfg.norm()
+	names := make([]string, len(cfg.Bots))
+	for i, b := range cfg.Bots {
+		names[i] = b.Name
+	}
+	total := PlannedGames(cfg)
+	var mu sync.Mutex
+	done := 0
+	progress := func() {
+		if cfg.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		cfg.Progress(done, total)
+	}
+
+	ts := make([]*tournament, cfg.Tournaments)
+	errs := make([]error, cfg.Tournaments)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				t := newTournament(i, engine.GameSeed(cfg.Seed, i), names, cfg.GamesPerTournament, d)
+				t.log = cfg.GameLog
+				errs[i] = t.run(ctx, progress)
+				ts[i] = t
+			}
+		}()
+	}
+	for i := range cfg.Tournaments {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return table(cfg, ts), nil
+}
+
+// table merges the tournaments, in index order, into the contest table (spec §6).
+func table(cfg Config, ts []*tournament) *engine.Result {
+	n := len(cfg.Bots)
+	score := make([]int64, n)
+	wins := make([]int, n)
+	faults := make([]int, n)
+	res := &engine.Result{Columns: []string{"Final Score", "Tournaments Won", "Mean Final Credits"}}
+	var s sat
+	saturated := 0
+	var hostFault string
+	for _, t := range ts {
+		res.Games += t.played
+		res.Voided += t.voided
+		saturated += t.sat.n
+		if hostFault == "" {
+			hostFault = t.hostFault
+		}
+		var best int64 = -1
+		for _, b := range t.bots {
+			best = max(best, b.credits)
+		}
+		for i, b := range t.bots {
+			score[i] = s.add(score[i], b.credits)
+			faults[i] += t.faults[i]
+			if n > 0 && b.credits == best {
+				wins[i]++
+			}
+		}
+	}
+	// Ties keep the first tournament's final order, which for a single tournament is the
+	// original's table order (credits descending, ties in standings order).
+	order := []int{}
+	if len(ts) > 0 {
+		order = append(order, ts[0].order...)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return score[order[i]] > score[order[j]] })
+	for _, i := range order {
+		res.Rows = append(res.Rows, engine.Row{
+			Bot: cfg.Bots[i].Name, Baseline: cfg.Bots[i].Baseline,
+			Score: float64(score[i]), Played: res.Games, Wins: wins[i], Errors: faults[i],
+			Cells: []string{
+				strconv.FormatInt(score[i], 10),
+				strconv.Itoa(wins[i]),
+				strconv.FormatInt(score[i]/int64(len(ts)), 10),
+			},
+		})
+	}
+	res.Summary = append(res.Summary, fmt.Sprintf("%d tournament(s) of %d–%d games, %d games played; the score is the sum of each bot's credits after the last game of every tournament.",
+		len(ts), cfg.GamesPerTournament, int(1.1*float64(cfg.GamesPerTournament)), res.Games))
+	if res.Voided > 0 {
+		res.Summary = append(res.Summary, fmt.Sprintf("%d game(s) voided by host faults (first: %s).", res.Voided, hostFault))
+	}
+	if saturated > 0 {
+		res.Summary = append(res.Summary, fmt.Sprintf("%d integer result(s) saturated at ±(2^63 − 1).", saturated))
+	}
+	if len(ts) > 1 {
+		res.Appendix = appendix(cfg, ts)
+	}
+	return res
+}
+
+// appendix lists each tournament's winner (the first 50 tournaments).
+func appendix(cfg Config, ts []*tournament) string {
+	var b strings.Builder
+	b.WriteString("| Tournament | Games | Winner | Credits |\n|---:|---:|---|---:|\n")
+	for _, t := range ts[:min(len(ts), 50)] {
+		if len(t.order) == 0 {
+			continue
+		}
+		w := t.order[0]
+		fmt.Fprintf(&b, "| %d | %d | %s | %d |\n", t.index, t.played, cfg.Bots[w].Name, t.bots[w].credits)
+	}
+	return b.String()
+}
