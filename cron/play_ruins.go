@@ -1,0 +1,133 @@
+package cron
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"kothd/engine"
+	"kothd/engine/ruins"
+	"kothd/runner"
+)
+
+// ruinsAdapter plugs Adventurers in the Ruins (codegolf 183101) into the cycle: pyclass
+// bots (every Adventurer subclass of an answer competes), a pool phase when there are more
+// than ten, then finals until a 50-point lead or 500 games.
+type ruinsAdapter struct{}
+
+func init() { register("ruins", ruinsAdapter{}) }
+
+// ruinsOptions is the challenge's `options:` block in config.yaml.
+type ruinsOptions struct {
+	// SeedString seeds the tournament like the original's -s (e.g. K48XMESC). Empty: an
+	// 8-character string derived from the run seed, shown in the leaderboard's summary.
+	SeedString string `yaml:"seed_string"`
+	GameSize   int    `yaml:"game_size"`  // default 10
+	PoolGames  int    `yaml:"pool_games"` // pool games per bot, default 20
+	Lead       int    `yaml:"lead"`       // default 50
+	MaxFinals  int    `yaml:"max_finals"` // default 500; a requested game count overrides it
+}
+
+// ruinsModuleFile holds, in a bot's directory, the module name the original scraper would
+// have given the answer; the original loaded modules in sorted name order, and that order
+// breaks ties.
+const ruinsModuleFile = ".ruins-module"
+
+func (ruinsAdapter) options(env *PlayEnv) (ruinsOptions, error) {
+	var o ruinsOptions
+	if env.Challenge.Options.Kind != 0 {
+		if err := env.Challenge.Options.Decode(&o); err != nil {
+			return o, fmt.Errorf("options of challenge %s: %w", env.Challenge.Name, err)
+		}
+	}
+	return o, nil
+}
+
+func (ruinsAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
+	entries, err := pyPrepare(ctx, env, "ruins", sub)
+	if err != nil {
+		return nil, err
+	}
+	name := ruins.ModuleName(sub.Author, sub.Title)
+	if err := os.WriteFile(filepath.Join(sub.Dir, ruinsModuleFile), []byte(name), 0o644); err != nil {
+		return nil, fmt.Errorf("record module name: %w", err)
+	}
+	return entries, nil
+}
+
+// Builtins: none. The Drunkards that fill a table of fewer than ten live in the engine and
+// never score.
+func (ruinsAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error) {
+	return nil, nil
+}
+
+// Validate plays one game between two copies of the bot and eight Drunkards.
+func (ruinsAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
+	return pyValidate(ctx, env, "ruins", e, func(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant) error {
+		_, err := ruins.Play(ctx, ex, bots, ruins.Options{SeedString: "VALIDATE", MaxFinals: 1, Concurrency: 1})
+		return err
+	})
+}
+
+func (a ruinsAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, error) {
+	o, err := a.options(env)
+	if err != nil {
+		return nil, err
+	}
+	seed := o.SeedString
+	if seed == "" {
+		seed = ruins.SeedString(env.Seed)
+	}
+	order := ruinsOrder(env.Bots)
+	bots := make([]runner.PyBot, len(order))
+	ents := make([]engine.Entrant, len(order))
+	for k, i := range order {
+		b := env.Bots[i]
+		bots[k] = runner.PyBot{Name: b.Name, Dir: b.Dir, Seed: b.Seed}
+		ents[k] = engine.Entrant{Name: b.Name, Baseline: b.Baseline}
+	}
+	pool := runner.NewPyPool(env.Sandbox, pyConfig(env, "ruins"), bots)
+	defer pool.Close()
+	res, err := ruins.Play(ctx, pool, ents, ruins.Options{
+		SeedString:  seed,
+		GameSize:    o.GameSize,
+		PoolGames:   o.PoolGames,
+		Lead:        o.Lead,
+		MaxFinals:   firstPositive(env.Games, o.MaxFinals, env.Challenge.Games),
+		Concurrency: firstPositive(env.Challenge.Concurrency, 32),
+		Progress:    env.Progress,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o.SeedString == "" {
+		res.Summary[0] += fmt.Sprintf(" (derived from the run seed %d)", env.Seed)
+	}
+	stats := make([]*runner.Stats, len(env.Bots))
+	for k, i := range order {
+		stats[i] = pool.Stats(k)
+	}
+	return &Played{Result: res, Stats: stats, Games: res.Games + res.Voided}, nil
+}
+
+// ruinsOrder returns the indices of bots in the original's loading order: by module name,
+// and within one answer in definition order (the order Prepare returned them).
+func ruinsOrder(bots []Entry) []int {
+	names := make([]string, len(bots))
+	for i, b := range bots {
+		if m, err := os.ReadFile(filepath.Join(b.Dir, ruinsModuleFile)); err == nil {
+			names[i] = strings.TrimSpace(string(m))
+		} else {
+			names[i] = ruins.ModuleName(b.Author, b.Name)
+		}
+	}
+	order := make([]int, len(bots))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return names[order[x]] < names[order[y]] })
+	return order
+}

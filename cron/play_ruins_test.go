@@ -1,0 +1,90 @@
+package cron
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"kothd/engine/ruins"
+)
+
+// The bundled Ruins snapshot through the whole cycle: broken answers are reported, the rest
+// play four final games with three Drunkards filling the table.
+func TestRuinsCycle(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cy := testCycle(t, dir)
+	ch, err := cy.Config.Challenge("ruins")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := uint64(5)
+	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RunID == 0 || rep.Games != 4 || rep.Entered != 7 {
+		t.Fatalf("report %+v", rep)
+	}
+	rejected := map[string]string{}
+	for _, r := range rep.Rejected {
+		rejected[r.Name] = r.Reason
+	}
+	for name, want := range map[string]string{
+		"Cartographer":             "SyntaxError",
+		"Some thoughts on bidding": "no code block",
+		"GrabAndRun":               "duplicate bot name GrabAndRun",
+	} {
+		if !strings.Contains(rejected[name], want) {
+			t.Errorf("%s rejected with %q, want %q (all: %v)", name, rejected[name], want, rejected)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(cy.Config.OutputDir, "ruins.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Seed: " + ruins.SeedString(seed) + " (derived from the run seed 5)",
+		"Filled up with 3 Drunkards",
+		"| Score | Mean Score | Finals | Faults |",
+		"| DeepDiver | Priya Raman |",
+		"| LightFingers | Lena Vogt | 0 | 0.000 | 4 |",
+		"| Pickpocket | Diego Salcedo | 0 | 0.000 | 4 |",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("leaderboard lacks %q", want)
+		}
+	}
+	if t.Failed() || testing.Verbose() {
+		t.Logf("leaderboard:\n%s", md)
+	}
+}
+
+// The original loaded answer modules in sorted name order; within an answer, classes keep
+// their order.
+func TestRuinsOrder(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name, module string) Entry {
+		d := filepath.Join(dir, name)
+		os.MkdirAll(d, 0o755)
+		if module != "" {
+			os.WriteFile(filepath.Join(d, ruinsModuleFile), []byte(module), 0o644)
+		}
+		return Entry{Name: name, Dir: d, Author: "zed"}
+	}
+	bots := []Entry{
+		mk("Older", "tom__older"),
+		mk("Second", "anna__planahead"),
+		mk("First", "anna__planahead"),
+		mk("Nofile", ""), // zed__nofile
+		mk("Bounty", "sleafar__bountyhunter"),
+	}
+	bots[2].Dir = bots[1].Dir // two classes of one answer
+	got := ruinsOrder(bots)
+	if want := []int{1, 2, 4, 0, 3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,162 @@
+package ruins
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+
+	"kothd/engine"
+)
+
+// The harness methods (runner/harness/ruins.py). Every call names the seat, so one process
+// can hold several instances of its class in one game.
+//
+//	new {s, seed, name} -> true   constructs cls(name, random.Random(seed)), calls enter_ruins()
+//	act {s, room, treasures, players, inventory, stamina} -> ["next"] | ["previous"] |
+//	    ["take", index, bid] | ["drop", index]   (get_action, converted as in ruins.go)
+//	end {s} -> true                forgets the instance
+type newArgs struct {
+	S    int    `json:"s"`
+	Seed string `json:"seed"` // decimal: the harness passes int(seed) to random.Random
+	Name string `json:"name"`
+}
+
+type actArgs struct {
+	S int `json:"s"`
+	State
+}
+
+// MarshalJSON writes {"s":…,"room":…,…} in one pass.
+func (a actArgs) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 64+24*(len(a.Treasures)+len(a.Inventory))+24*len(a.Players))
+	b = append(b, `{"s":`...)
+	b = strconv.AppendInt(b, int64(a.S), 10)
+	b = append(b, ',')
+	b = a.State.appendJSON(b)
+	return append(b, '}'), nil
+}
+
+type endArgs struct {
+	S int `json:"s"`
+}
+
+// GameResult is one game's outcome.
+type GameResult struct {
+	Voided bool   // a host fault: the game is not scored
+	Why    string // why it was voided
+	Turns  int
+	Rooms  int         // rooms generated
+	Ranked []Standing  // ranking order
+	Left   []Seat      // replaced by a namesake before the game (§2.3)
+	Faults map[int]int // bot index -> faults handled in this game
+}
+
+// PlayGame plays one game on a lockstep table: seats in seating order, the game seed (a
+// 1337-bit integer in tournaments). Remote seats are asked through t; Drunkards are played
+// in Go. log, if set, receives the game log.
+func PlayGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string)) GameResult {
+	g := NewGame(seed, seats)
+	g.Log = log
+	res := GameResult{Faults: map[int]int{}}
+	for _, a := range g.Left {
+		res.Left = append(res.Left, a.Seat)
+	}
+	drunks := make([]*Drunkard, len(g.Advs))
+	gone := make([]bool, len(g.Advs)) // the instance died with its process: nothing to end
+	fault := func(i int, f *engine.Fault) {
+		res.Faults[g.Advs[i].Bot]++
+		if f.ProcessDied {
+			gone[i] = true
+		}
+	}
+	// ask sends one call per listed seat and returns the replies, or false when the host
+	// failed (the game is then voided).
+	ask := func(who []int, calls []engine.Call) ([]engine.Reply, bool) {
+		if len(calls) == 0 {
+			return nil, true
+		}
+		replies := t.Ask(calls...)
+		for k, r := range replies {
+			if r.Fault != nil && r.Fault.Outcome == engine.HostFault {
+				res.Voided = true
+				res.Why = fmt.Sprintf("seat %d (%s): %s", who[k], g.Advs[who[k]].Class, r.Fault.Error())
+				return nil, false
+			}
+		}
+		return replies, true
+	}
+	defer func() {
+		// Forget the instances, whatever happened; replies do not matter.
+		var calls []engine.Call
+		for i, a := range g.Advs {
+			if a.Bot >= 0 && !gone[i] {
+				calls = append(calls, engine.Call{Bot: a.Bot, Method: "end", Args: endArgs{S: i}})
+			}
+		}
+		if len(calls) > 0 {
+			t.Ask(calls...)
+		}
+	}()
+
+	var who []int
+	var calls []engine.Call
+	for i, a := range g.Advs {
+		if a.Bot < 0 {
+			drunks[i] = NewDrunkard(a.Seed)
+			continue
+		}
+		who = append(who, i)
+		calls = append(calls, engine.Call{Bot: a.Bot, Method: "new", Args: newArgs{S: i, Seed: a.Seed.String(), Name: a.Name}})
+	}
+	replies, ok := ask(who, calls)
+	if !ok {
+		return res
+	}
+	for k, r := range replies {
+		if r.Fault != nil {
+			// The constructor or enter_ruins raised (or timed out): dead on arrival.
+			fault(who[k], r.Fault)
+			g.DeadOnArrival(who[k])
+		}
+	}
+
+	actions := make([]Action, len(g.Advs))
+	for !g.Over() {
+		who, calls = nil, nil
+		for i, a := range g.Advs {
+			actions[i] = Action{}
+			if !a.Active() {
+				continue
+			}
+			if drunks[i] != nil {
+				actions[i] = drunks[i].Act(g.State(i))
+				continue
+			}
+			who = append(who, i)
+			calls = append(calls, engine.Call{Bot: a.Bot, Method: "act", Args: actArgs{S: i, State: g.State(i)}})
+		}
+		replies, ok := ask(who, calls)
+		if !ok {
+			return res
+		}
+		for k, r := range replies {
+			i := who[k]
+			if r.Fault != nil {
+				fault(i, r.Fault)
+				actions[i] = Action{Kind: Invalid, Why: r.Fault.Error()}
+				continue
+			}
+			act, err := ParseAction(r.Result)
+			if err != nil { // the harness normalises actions; this is a mismatch, not the bot
+				fault(i, &engine.Fault{Outcome: engine.BadOutput, Detail: err.Error()})
+				act = Action{Kind: Invalid, Why: err.Error()}
+			}
+			actions[i] = act
+		}
+		g.Turn(actions)
+	}
+	res.Turns = g.Turns
+	res.Rooms = g.RoomsGenerated()
+	res.Ranked = g.Ranking()
+	return res
+}

@@ -1,0 +1,315 @@
+package ruins
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"sort"
+
+	"kothd/engine"
+	"kothd/engine/pyrand"
+)
+
+// Options configure a tournament (§5.1). Zero values take the defaults.
+type Options struct {
+	// SeedString seeds the tournament generator T, like the original's -s option
+	// (e.g. "K48XMESC"). Required; SeedString(uint64) derives one from a run seed.
+	SeedString string
+	GameSize   int // players per game, default 10
+	PoolGames  int // pool games per bot when there are more than GameSize bots, default 20
+	Lead       int // the finals stop when the leader is this far ahead, default 50
+	MaxFinals  int // the finals stop after this many games, default 500
+	// Concurrency is how many games run at once. The finals are played in speculative
+	// batches of this size (their seatings and seeds do not depend on results); games after
+	// the one that meets the stopping rule are discarded. Default 32.
+	Concurrency int
+	Progress    engine.Progress
+	// Log, when set, receives every game's log lines (§2.8), by game index.
+	Log func(game int, line string)
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.GameSize, GameSize)
+	def(&o.PoolGames, 20)
+	def(&o.Lead, 50)
+	def(&o.MaxFinals, 500)
+	def(&o.Concurrency, 32)
+	return o
+}
+
+// seedAlphabet is the original's alphabet for generated seed strings.
+const seedAlphabet = "0123456789ABCDEFGHJKLMNPQRSTVWXY"
+
+// SeedString derives an 8-character seed string in the original's alphabet from a run seed.
+func SeedString(seed uint64) string {
+	x := engine.SubSeed(seed, "ruins seed string")
+	b := make([]byte, 8)
+	for i := range b {
+		b[i] = seedAlphabet[x&31]
+		x >>= 5
+	}
+	return string(b)
+}
+
+// gameSpec is one scheduled game: the seating and the seed drawn from T.
+type gameSpec struct {
+	seats []Seat
+	seed  *big.Int
+}
+
+// schedule draws a game's seating and seed from T (§3.5): it shuffles seats in place, then
+// draws the 1337-bit game seed. The spec keeps a copy of the seating.
+func schedule(t *pyrand.Rand, seats []Seat) gameSpec {
+	t.Shuffle(len(seats), func(i, j int) { seats[i], seats[j] = seats[j], seats[i] })
+	return gameSpec{seats: slices.Clone(seats), seed: t.GetRandBits(1337)}
+}
+
+// dealPool deals the pool phase (§5.1 steps 1–2): rounds shuffles of the bot list, groups
+// of size distinct bots, leftovers carried to the next round. With the default sizes every
+// bot plays exactly rounds games.
+func dealPool(t *pyrand.Rand, bots []Seat, size, rounds int) []gameSpec {
+	p := slices.Clone(bots)
+	var games []gameSpec
+	var l []Seat
+	// A pool game seats a shuffled copy of its group.
+	play := func(group []Seat) { games = append(games, schedule(t, slices.Clone(group))) }
+	for range rounds {
+		t.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+		group := l
+		l = nil
+		for _, x := range p {
+			for len(group) >= size {
+				play(group[:size])
+				group = group[size:]
+			}
+			if slices.Contains(group, x) {
+				l = append(l, x)
+			} else {
+				group = append(group, x)
+			}
+		}
+		l = append(l, group...)
+		for len(l) >= size {
+			play(l[:size])
+			l = l[size:]
+		}
+	}
+	return games
+}
+
+// tournament accumulates a run.
+type tournament struct {
+	ctx     context.Context
+	ex      engine.Exchanger
+	bots    []engine.Entrant
+	opts    Options
+	next    int // index of the next game of the run
+	planned int // for progress
+	errs    []int
+	played  []int
+	wins    []int
+	scored  int
+	voided  int
+	voids   []string
+}
+
+// run plays specs concurrently as games next, next+1, … and returns their results.
+func (tr *tournament) run(specs []gameSpec) ([]GameResult, error) {
+	base := tr.next
+	tr.next += len(specs)
+	out := make([]GameResult, len(specs))
+	ls := engine.Lockstep{Exchanger: offsetExchanger{tr.ex, base}, Concurrency: tr.opts.Concurrency}
+	if p := tr.opts.Progress; p != nil {
+		ls.Progress = func(done, _ int) { p(base+done, max(tr.planned, base+done)) }
+	}
+	err := ls.Run(tr.ctx, len(specs), func(t *engine.Table) {
+		var log func(string)
+		if l := tr.opts.Log; l != nil {
+			game := base + t.Game
+			log = func(s string) { l(game, s) }
+		}
+		out[t.Game] = PlayGame(t, specs[t.Game].seats, specs[t.Game].seed, log)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := tr.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// count books a game that counts (scored or voided) and returns whether it was scored.
+func (tr *tournament) count(game int, r GameResult) bool {
+	for bot, n := range r.Faults {
+		if bot >= 0 {
+			tr.errs[bot] += n
+		}
+	}
+	if r.Voided {
+		tr.voided++
+		tr.voids = append(tr.voids, fmt.Sprintf("game %d voided: %s", game, r.Why))
+		return false
+	}
+	tr.scored++
+	for p, s := range r.Ranked {
+		if b := s.Adv.Bot; b >= 0 {
+			tr.played[b]++
+			if p == 0 && s.Points > 0 {
+				tr.wins[b]++
+			}
+		}
+	}
+	return true
+}
+
+// Play runs a tournament: the pool phase when there are more than GameSize bots, then the
+// finals (§5). Bot index in every engine.Call is the index in bots; the order of bots is
+// the competitor order that breaks ties (the original's module loading order).
+func Play(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts Options) (*engine.Result, error) {
+	opts = opts.withDefaults()
+	if opts.SeedString == "" {
+		return nil, errors.New("ruins: a tournament seed string is required")
+	}
+	tr := &tournament{ctx: ctx, ex: ex, bots: bots, opts: opts,
+		errs: make([]int, len(bots)), played: make([]int, len(bots)), wins: make([]int, len(bots))}
+	res := &engine.Result{Summary: []string{"Seed: " + opts.SeedString}}
+	if len(bots) == 0 {
+		res.Summary = append(res.Summary, "No bots: no games played.")
+		return res, nil
+	}
+	T := pyrand.NewString(opts.SeedString)
+	all := make([]Seat, len(bots))
+	for i, b := range bots {
+		all[i] = Seat{Class: b.Name, Bot: i}
+	}
+
+	// Pool phase.
+	var pool []int // pool score per bot, nil when no pool ran
+	finalists := all
+	if len(bots) > opts.GameSize {
+		specs := dealPool(T, all, opts.GameSize, opts.PoolGames)
+		tr.planned = len(specs) + opts.MaxFinals
+		results, err := tr.run(specs)
+		if err != nil {
+			return nil, fmt.Errorf("ruins pool phase: %w", err)
+		}
+		pool = make([]int, len(bots))
+		for k, r := range results {
+			if tr.count(k, r) {
+				for _, s := range r.Ranked {
+					if s.Adv.Bot >= 0 {
+						pool[s.Adv.Bot] += s.Points
+					}
+				}
+			}
+		}
+		ranked := slices.Clone(all)
+		sort.SliceStable(ranked, func(i, j int) bool { return pool[ranked[i].Bot] > pool[ranked[j].Bot] })
+		finalists = ranked[:opts.GameSize]
+		res.Summary = append(res.Summary, fmt.Sprintf("Pool: %d games, %d per bot; the top %d go to the finals.", len(specs), opts.PoolGames, opts.GameSize))
+	} else {
+		tr.planned = opts.MaxFinals
+	}
+	final := slices.Clone(finalists)
+	for len(final) < opts.GameSize {
+		final = append(final, Seat{Class: DrunkardClass, Bot: -1})
+	}
+	if d := len(final) - len(finalists); d > 0 {
+		res.Summary = append(res.Summary, fmt.Sprintf("Filled up with %d Drunkards (never scored).", d))
+	}
+
+	// Finals.
+	score := make([]int, len(bots))
+	recorded := len(finalists) // Drunkards' points are never recorded
+	finals, scoredFinals, why := 0, 0, ""
+	for why == "" {
+		batch := opts.Concurrency
+		if recorded < 2 {
+			batch = 1 // only the first game will count
+		}
+		var specs []gameSpec
+		for range min(batch, opts.MaxFinals-finals) {
+			specs = append(specs, schedule(T, final)) // the shuffled order carries over
+		}
+		first := tr.next
+		results, err := tr.run(specs)
+		if err != nil {
+			return nil, fmt.Errorf("ruins finals: %w", err)
+		}
+		for k, r := range results {
+			scored := tr.count(first+k, r)
+			finals++ // voided games count against the limit too, so a broken host ends the run
+			if scored {
+				scoredFinals++
+				for _, s := range r.Ranked {
+					if s.Adv.Bot >= 0 {
+						score[s.Adv.Bot] += s.Points
+					}
+				}
+			}
+			why = stopReason(scored, finals, recorded, finalists, score, opts)
+			if why != "" {
+				break // later games of the batch are discarded
+			}
+		}
+	}
+	res.Summary = append(res.Summary, fmt.Sprintf("Final: %d games; %s.", scoredFinals, why))
+	if tr.voided > 0 {
+		res.Summary = append(res.Summary, fmt.Sprintf("%d games voided by host faults.", tr.voided))
+	}
+	res.Games, res.Voided = tr.scored, tr.voided
+	tr.table(res, pool, finalists, score, scoredFinals)
+	return res, nil
+}
+
+// stopReason applies §5.2 after a final game: the limit, then the lead; and the engine's
+// rule that with fewer than two recorded bots the first game is all.
+func stopReason(scored bool, finals, recorded int, finalists []Seat, score []int, o Options) string {
+	if finals >= o.MaxFinals {
+		return fmt.Sprintf("stopped after the limit of %d games", o.MaxFinals)
+	}
+	if !scored {
+		return ""
+	}
+	if recorded < 2 {
+		return "one game only: fewer than two bots compete"
+	}
+	first, second := -1, -1
+	for _, f := range finalists {
+		s := score[f.Bot]
+		switch {
+		case first < 0 || s > score[first]:
+			first, second = f.Bot, first
+		case second < 0 || s > score[second]:
+			second = f.Bot
+		}
+	}
+	if lead := score[first] - score[second]; lead >= o.Lead {
+		return fmt.Sprintf("%s leads by %d", finalists[slices.IndexFunc(finalists, func(f Seat) bool { return f.Bot == first })].Class, lead)
+	}
+	return ""
+}
+
+// offsetExchanger numbers a batch's games after the games already played, so every game of
+// a run has its own index in the bots' processes and in the fault records.
+type offsetExchanger struct {
+	ex   engine.Exchanger
+	base int
+}
+
+func (o offsetExchanger) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
+	shifted := make([]engine.Call, len(calls))
+	for i, c := range calls {
+		c.Game += o.base
+		shifted[i] = c
+	}
+	return o.ex.Exchange(ctx, shifted)
+}
