@@ -40,6 +40,13 @@ func processLimits(env *PlayEnv) runner.Limits {
 	}
 }
 
+// competitorRule says, per harness, which classes compete (for the rejection message).
+var competitorRule = map[string]string{
+	"forty":         "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)",
+	"whiteelephant": "a bot is a class deriving from WhiteElephantBot",
+	"ruins":         "a bot is a class deriving from Adventurer",
+}
+
 // pyPrepare installs the harness beside the answer's bot.py and asks it which classes
 // compete: one entry per class.
 func pyPrepare(ctx context.Context, env *PlayEnv, harness string, sub Submission) ([]Entry, error) {
@@ -51,7 +58,7 @@ func pyPrepare(ctx context.Context, env *PlayEnv, harness string, sub Submission
 		return nil, err
 	}
 	if len(classes) == 0 {
-		return nil, fmt.Errorf("no competing class found in the code")
+		return nil, fmt.Errorf("no competing class found in the code: %s", competitorRule[harness])
 	}
 	var out []Entry
 	for _, c := range classes {
