@@ -43,9 +43,9 @@ func TestLoadDefaultsAndPaths(t *testing.T) {
 func TestLoadRejects(t *testing.T) {
 	for body, want := range map[string]string{
 		"challenges:\n  - {name: a, question_id: 1}\n  - {name: a, question_id: 2}\n": "declared twice",
-		"challenges:\n  - {name: a}\n":                                                "question_id",
-		"sandbox: docker\n":                                                            "sandbox must be",
-		"challenges:\n  - {name: a, question_id: 1, limits: {call_timeout: soon}}\n":  "line 2",
+		"challenges:\n  - {name: a}\n": "question_id",
+		"sandbox: docker\n":            "sandbox must be",
+		"challenges:\n  - {name: a, question_id: 1, limits: {call_timeout: soon}}\n": "line 2",
 		"challenges: [\n": "parse config",
 	} {
 		_, err := Load(write(t, body))
