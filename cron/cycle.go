@@ -67,7 +67,11 @@ func (c *Cycle) RunAll(ctx context.Context, only string, opts Options) ([]*Repor
 	var firstErr error
 	for _, ch := range chs {
 		if unchanged[ch.Name] {
-			rep := &Report{Challenge: ch.Name, Skipped: "no activity on the question since the last fetch; the leaderboard stands"}
+			why := "no activity on the question since the last fetch; the leaderboard stands"
+			if _, known := probed[ch.QuestionID]; !known {
+				why = fmt.Sprintf("question %d not found by the API (deleted?); the last good data stays", ch.QuestionID)
+			}
+			rep := &Report{Challenge: ch.Name, Skipped: why}
 			c.printf("%s: %s\n", ch.Name, rep.Skipped)
 			reports = append(reports, rep)
 			continue

@@ -167,11 +167,17 @@ func (c *Cycle) materialise(env *PlayEnv, s scraper.Submission) (string, error) 
 			continue
 		}
 		path := filepath.Join(dir, name)
-		if old, err := os.ReadFile(path); err == nil && string(old) == f.Content {
-			continue
+		mode := os.FileMode(0o644)
+		if f.Exec { // a script with a #! line, Mafia's run
+			mode = 0o755
 		}
-		if err := os.WriteFile(path, []byte(f.Content), 0o644); err != nil {
-			return "", fmt.Errorf("write %s: %w", path, err)
+		if old, err := os.ReadFile(path); err != nil || string(old) != f.Content {
+			if err := os.WriteFile(path, []byte(f.Content), mode); err != nil {
+				return "", fmt.Errorf("write %s: %w", path, err)
+			}
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			return "", fmt.Errorf("chmod %s: %w", path, err)
 		}
 	}
 	return dir, nil

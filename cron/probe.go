@@ -8,7 +8,8 @@ import (
 )
 
 // probe returns, for the challenges about to run, what the API says of their questions now,
-// and which of them are unchanged since their last complete fetch and run. With a source
+// and which of them must not be fetched: unchanged since their last complete fetch and run,
+// or unknown to the API. With a source
 // that cannot probe, or when the probe fails, every challenge is fetched.
 func (c *Cycle) probe(ctx context.Context, chs []*config.Challenge, force bool) (now map[int64]scraper.QuestionInfo, unchanged map[string]bool) {
 	now, unchanged = map[int64]scraper.QuestionInfo{}, map[string]bool{}
@@ -36,6 +37,10 @@ func (c *Cycle) probe(ctx context.Context, chs []*config.Challenge, force bool) 
 	for _, ch := range chs {
 		in, ok := now[ch.QuestionID]
 		if !ok {
+			// The API does not know the question (deleted, or on another site): fetching it
+			// would return no answers and retire every bot. Keep the last good data.
+			c.Log.Warn("question not returned by the API; keeping the last good data", "challenge", ch.Name, "question", ch.QuestionID)
+			unchanged[ch.Name] = true
 			continue
 		}
 		count, last, err := c.Store.QuestionState(ctx, ch.Name)

@@ -66,3 +66,32 @@ func TestUnchangedAPIOneRequest(t *testing.T) {
 		t.Errorf("second cycle played although nothing changed: %+v", reps[0])
 	}
 }
+
+// A question the API no longer returns keeps its last good data: its answers are not
+// all retired as deleted.
+func TestQuestionGoneKeepsData(t *testing.T) {
+	var requests atomic.Int64
+	srv := fakeAPI(t, &requests)
+	cy := testCycle(t, t.TempDir())
+	cy.Source = scraper.New(srv.URL, "codegolf", "")
+	ctx := context.Background()
+	if _, err := cy.RunAll(ctx, "forty", Options{Games: 20}); err != nil {
+		t.Fatal(err)
+	}
+	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"items":[],"has_more":false,"quota_max":10000,"quota_remaining":9980}`)
+	}))
+	defer gone.Close()
+	cy.Source = scraper.New(gone.URL, "codegolf", "")
+	reps, err := cy.RunAll(ctx, "forty", Options{Games: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(reps[0].Skipped, "not found") {
+		t.Errorf("skipped = %q", reps[0].Skipped)
+	}
+	st, _ := cy.Store.Status(ctx, "forty")
+	if st.Deleted != 0 || st.Answers == 0 {
+		t.Errorf("answers retired although only the question vanished: %+v", st)
+	}
+}

@@ -8,15 +8,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // decodeBody returns the JSON text of a response body. The API compresses its responses,
 // and not every proxy on the way keeps the Content-Encoding header, so the body itself
-// decides: gzip magic, a zlib header, plain JSON, or else raw deflate. The header only
-// breaks the one real ambiguity (a raw deflate stream can start with '{').
+// decides: gzip magic, a zlib header, valid JSON, or else raw deflate (a raw deflate
+// stream can start with '{', hence the validity check). contentEncoding only words errors.
 func decodeBody(raw []byte, contentEncoding string) ([]byte, error) {
-	enc := strings.ToLower(strings.TrimSpace(contentEncoding))
 	if len(raw) >= 2 && raw[0] == 0x1f && raw[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
@@ -32,7 +30,7 @@ func decodeBody(raw []byte, contentEncoding string) ([]byte, error) {
 		}
 	}
 	plain := looksLikeJSON(raw)
-	if plain && (enc == "" || enc == "identity" || json.Valid(raw)) {
+	if plain && json.Valid(raw) {
 		return raw, nil
 	}
 	if out, err := inflate(flate.NewReader(bytes.NewReader(raw)), "deflate"); err == nil {

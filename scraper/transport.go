@@ -1,0 +1,255 @@
+package scraper
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// How the client makes one call: wait for backoff, quota and bans; request; decode;
+// record what the response says about backoff and quota; retry what is transient.
+
+// get performs one API call with waiting, retries and bookkeeping, and returns the raw
+// decompressed body with its parsed envelope. An error envelope is returned as *APIError.
+func (c *Client) get(ctx context.Context, method, path string, q url.Values) ([]byte, *Page, error) {
+	c.reqMu.Lock()
+	defer c.reqMu.Unlock()
+	u := strings.TrimRight(or(c.BaseURL, DefaultBaseURL), "/") + path + "?" + q.Encode()
+	retries := c.Retries
+	if retries == 0 {
+		retries = 4
+	}
+	delay := durOr(c.RetryBase, 2*time.Second)
+	for attempt := 0; ; attempt++ {
+		if err := c.wait(ctx, method); err != nil {
+			return nil, nil, err
+		}
+		body, p, err := c.attempt(ctx, method, u)
+		if err == nil {
+			return body, p, nil
+		}
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if !retryable(err) || attempt >= retries {
+			if attempt > 0 {
+				return nil, nil, fmt.Errorf("after %d attempts: %w", attempt+1, err)
+			}
+			return nil, nil, err
+		}
+		c.log().Warn("stack exchange API call failed, retrying", "method", method, "attempt", attempt+1, "retry_in", delay, "err", err)
+		if err := c.clock().Sleep(ctx, delay); err != nil {
+			return nil, nil, err
+		}
+		delay = min(2*delay, durOr(c.RetryMax, time.Minute))
+	}
+}
+
+// transientError marks failures worth retrying that are not API envelopes.
+type transientError struct{ err error }
+
+func (e *transientError) Error() string { return e.err.Error() }
+func (e *transientError) Unwrap() error { return e.err }
+
+func retryable(err error) bool {
+	var te *transientError
+	if errors.As(err, &te) {
+		return true
+	}
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Temporary()
+}
+
+// maxBody bounds what the client reads (compressed) and inflates.
+const maxBody = 64 << 20
+
+// attempt makes one HTTP request and interprets the response.
+func (c *Client) attempt(ctx context.Context, method, u string) ([]byte, *Page, error) {
+	actx, cancel := context.WithTimeout(ctx, durOr(c.Timeout, time.Minute))
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("build request: %w", err)
+	}
+	// Setting Accept-Encoding ourselves turns off the transport's transparent gunzip: the
+	// body is decoded below by sniffing, whatever the Content-Encoding header says.
+	req.Header.Set("Accept-Encoding", "gzip, deflate")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "kothd (King of the Hill host)")
+	c.mu.Lock()
+	c.requests++
+	c.mu.Unlock()
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = redactKey(ue.URL) // keys are not secret, but logs need not carry them
+		}
+		return nil, nil, &transientError{fmt.Errorf("request: %w", err)}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, nil, &transientError{fmt.Errorf("read response (HTTP %d): %w", resp.StatusCode, err)}
+	}
+	if len(raw) > maxBody {
+		return nil, nil, fmt.Errorf("response larger than %d bytes", maxBody)
+	}
+	body, err := decodeBody(raw, resp.Header.Get("Content-Encoding"))
+	if err != nil {
+		err = fmt.Errorf("HTTP %d: %w", resp.StatusCode, err)
+		if resp.StatusCode >= 500 {
+			return nil, nil, &transientError{err}
+		}
+		return nil, nil, err
+	}
+	var p Page
+	if err := json.Unmarshal(body, &p); err != nil {
+		if resp.StatusCode != http.StatusOK {
+			return nil, nil, &APIError{Status: resp.StatusCode, Method: method}
+		}
+		return nil, nil, fmt.Errorf("malformed API response (HTTP %d, %d bytes): %w", resp.StatusCode, len(body), err)
+	}
+	c.observe(method, &p)
+	if p.ErrorID != 0 {
+		ae := &APIError{ID: p.ErrorID, Name: p.ErrorName, Message: p.ErrorMessage, Status: resp.StatusCode, Method: method}
+		if ae.ID == 502 {
+			c.throttled(ae.Message)
+		}
+		return nil, nil, ae
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil, &APIError{Status: resp.StatusCode, Method: method}
+	}
+	return body, &p, nil
+}
+
+// observe records the backoff and quota a response reported.
+func (c *Client) observe(method string, p *Page) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock().Now()
+	if p.Backoff > 0 {
+		if c.next == nil {
+			c.next = map[string]time.Time{}
+		}
+		c.next[method] = now.Add(time.Duration(p.Backoff) * time.Second)
+		c.log().Info("stack exchange API asked to back off", "method", method, "seconds", p.Backoff)
+	}
+	if p.QuotaMax > 0 {
+		c.quota = Quota{Remaining: p.QuotaRemaining, Max: p.QuotaMax, At: now}
+	}
+}
+
+var throttleSeconds = regexp.MustCompile(`available in (\d+) seconds?`)
+
+// throttled records a throttle_violation ban: no request at all until it expires. The API
+// says how long in the message ("... more requests available in 84405 seconds"); without
+// that, the ban lasts until the quota resets.
+func (c *Client) throttled(msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock().Now()
+	until := nextUTCMidnight(now)
+	if m := throttleSeconds.FindStringSubmatch(msg); m != nil {
+		if s, err := strconv.Atoi(m[1]); err == nil {
+			until = now.Add(time.Duration(s) * time.Second)
+		}
+	}
+	c.blockedUntil = until
+}
+
+// wait blocks until method may be called, or says why it may not be called now.
+func (c *Client) wait(ctx context.Context, method string) error {
+	c.mu.Lock()
+	now := c.clock().Now()
+	blocked := c.blockedUntil
+	q := c.quota
+	next := c.next[method]
+	c.mu.Unlock()
+	if now.Before(blocked) {
+		return fmt.Errorf("%w until %s", ErrThrottled, blocked.UTC().Format(time.RFC3339))
+	}
+	minQuota := c.MinQuota
+	if minQuota == 0 {
+		minQuota = 10
+	}
+	if !q.At.IsZero() && q.Remaining < minQuota && now.Before(nextUTCMidnight(q.At)) {
+		return fmt.Errorf("%w: %d of %d requests left (threshold %d), resets at %s",
+			ErrQuotaLow, q.Remaining, q.Max, minQuota, nextUTCMidnight(q.At).Format(time.RFC3339))
+	}
+	if d := next.Sub(now); d > 0 {
+		if d > durOr(c.MaxWait, 5*time.Minute) {
+			return fmt.Errorf("%w: %s may not be called before %s", ErrBackoff, method, next.UTC().Format(time.RFC3339))
+		}
+		c.log().Info("waiting for stack exchange API backoff", "method", method, "wait", d)
+		return c.clock().Sleep(ctx, d)
+	}
+	return nil
+}
+
+func nextUTCMidnight(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
+}
+
+func (c *Client) clock() Clock {
+	if c.Clock == nil {
+		return realClock{}
+	}
+	return c.Clock
+}
+
+func (c *Client) log() *slog.Logger {
+	if c.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.Log
+}
+
+func (c *Client) pageSize() int {
+	if c.PageSize <= 0 || c.PageSize > 100 {
+		return 100
+	}
+	return c.PageSize
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func durOr(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+func redactKey(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	q := p.Query()
+	if q.Has("key") {
+		q.Set("key", "REDACTED")
+		p.RawQuery = q.Encode()
+	}
+	return p.String()
+}
