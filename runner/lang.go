@@ -1,138 +1,14 @@
 package runner
 
-import (
-	"sort"
-	"strings"
-	"unicode"
-
-	"kothd/config"
-)
+import "kothd/config"
 
 // ResolveLanguage maps a header's language spelling ("Python 3", "C (gcc)", "node.js") to
 // a key of the table, case- and space-insensitively; ok is false for unknown languages.
-//
-// A spelling is tried as written first, against every key and alias. Participants decorate
-// the language name, so two looser forms are tried after that, each only when the previous
-// found nothing: without parenthesised or bracketed remarks ("JavaScript (Node.js)" →
-// "JavaScript"), then with version numbers dropped one component at a time ("Python 3.6.1" →
-// "Python 3.6" → "Python 3", "C++17" → "C++", "Java 8" → "Java"). Because the exact form
-// wins, a table that lists "Python 2" and "Python 3" separately keeps them apart, while a
-// bare "Python 3.8" still finds "Python 3".
-//
-// When two entries claim the same spelling (a mistake in the table), the key that sorts
-// first wins, so the answer never depends on map order.
+// The rules are config.ResolveLanguage's.
 func ResolveLanguage(langs map[string]config.Language, spelling string) (key string, ok bool) {
-	index := languageIndex(langs)
-	s := normalizeLanguage(spelling)
-	if s == "" {
-		return "", false
+	aliases := make(map[string][]string, len(langs))
+	for k, l := range langs {
+		aliases[k] = l.Aliases
 	}
-	if k, ok := index[s]; ok {
-		return k, true
-	}
-	s = normalizeLanguage(dropRemarks(spelling))
-	for s != "" {
-		if k, ok := index[s]; ok {
-			return k, true
-		}
-		shorter, cut := dropVersion(s)
-		if !cut {
-			break
-		}
-		s = shorter
-	}
-	return "", false
+	return config.ResolveLanguage(aliases, spelling)
 }
-
-// languageIndex maps every normalised key and alias to its key. Keys are visited in sorted
-// order and the first claim stands, which makes clashes deterministic.
-func languageIndex(langs map[string]config.Language) map[string]string {
-	keys := make([]string, 0, len(langs))
-	for k := range langs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	index := make(map[string]string, 8*len(keys))
-	claim := func(spelling, key string) {
-		if n := normalizeLanguage(spelling); n != "" {
-			if _, taken := index[n]; !taken {
-				index[n] = key
-			}
-		}
-	}
-	// Keys first, so that a key is never shadowed by another entry's alias.
-	for _, k := range keys {
-		claim(k, k)
-	}
-	for _, k := range keys {
-		for _, a := range langs[k].Aliases {
-			claim(a, k)
-		}
-	}
-	return index
-}
-
-// normalizeLanguage lower-cases s and removes every space (including non-breaking ones,
-// which the Stack Exchange renderer leaves in headers).
-func normalizeLanguage(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if !unicode.IsSpace(r) {
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
-}
-
-// dropRemarks removes "(…)" and "[…]" groups: "C (gcc)" → "C ", "Python 3 [numpy]" →
-// "Python 3 ". An unclosed bracket drops the rest of the text.
-func dropRemarks(s string) string {
-	var b strings.Builder
-	depth := 0
-	for _, r := range s {
-		switch {
-		case r == '(' || r == '[':
-			depth++
-		case (r == ')' || r == ']') && depth > 0:
-			depth--
-		case depth == 0:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// dropVersion removes the last version component of a normalised spelling: a ".N" or ".x"
-// after a digit ("python3.6" → "python3"), else trailing digits ("python3" → "python",
-// "c++17" → "c++"). cut is false when there is nothing to remove. A name made only of
-// digits is left alone.
-func dropVersion(s string) (shorter string, cut bool) {
-	if i := strings.LastIndexByte(s, '.'); i > 0 && isDigit(s[i-1]) && isVersionPart(s[i+1:]) {
-		return s[:i], true
-	}
-	j := len(s)
-	for j > 0 && isDigit(s[j-1]) {
-		j--
-	}
-	if j == 0 || j == len(s) {
-		return s, false
-	}
-	return s[:j], true
-}
-
-func isVersionPart(s string) bool {
-	if s == "x" {
-		return true
-	}
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
