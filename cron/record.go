@@ -56,6 +56,12 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		return fmt.Errorf("run %d: %w", runID, err)
 	}
 	rep.Games = played.Result.Games
+	if v := played.Result.Voided; v > 0 {
+		// Host faults (the sandbox failed, the machine ran out of processes) void games
+		// rather than scoring them against a bot; a host should look at why.
+		c.Log.Warn("games voided by host faults", "challenge", ch.Name, "run", runID, "voided", v)
+		c.printf("%s: %d games voided by host faults (not scored)\n", ch.Name, v)
+	}
 	c.printf("%s: %d games in %s (%.0f games/s)\n", ch.Name, rep.Games, rep.Elapsed.Round(time.Millisecond), float64(rep.Games)/max(rep.Elapsed.Seconds(), 1e-9))
 	board := c.board(env, played, rep)
 	now := standings(env, played)
