@@ -17,6 +17,7 @@ type Entry struct {
 	Baseline bool
 	AnswerID int64  // 0 for built-in bots
 	Author   string // answer owner's display name
+	Title    string // the answer's heading
 	Dir      string // the bot's private directory, files materialised and built
 	Run      []string
 	Seed     uint64 // the bot's own seed, derived from the run seed and its name

@@ -24,13 +24,17 @@ import (
 //	games_per_tournament: 1000  # N
 //	workers: 2                  # tournaments played at once (default: the challenge's
 //	                            # concurrency, else 2); never changes the results
+//	sandbox_per_launch: false   # true: build a sandbox for every decision (runner.RunArgv)
+//	                            # instead of one launcher per bot (runner.Launcher); slower,
+//	                            # same results
 type bankheistAdapter struct{}
 
 func init() { register("bankheist", bankheistAdapter{}) }
 
 type bankheistOptions struct {
-	GamesPerTournament int `yaml:"games_per_tournament"`
-	Workers            int `yaml:"workers"`
+	GamesPerTournament int  `yaml:"games_per_tournament"`
+	Workers            int  `yaml:"workers"`
+	SandboxPerLaunch   bool `yaml:"sandbox_per_launch"`
 }
 
 func bankheistOpts(env *PlayEnv) (bankheistOptions, error) {
@@ -93,6 +97,7 @@ var validationArgs = [2]string{
 // round 1, any exit-0 output in round 2).
 func (bankheistAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
 	d := newArgvDecider(env, []Entry{e})
+	defer d.close()
 	for round, args := range validationArgs {
 		c := bankheist.Call{Round: round + 1, Args: strings.Fields(args)}
 		_, f := d.Decide(ctx, c)
@@ -121,6 +126,7 @@ func (bankheistAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, error)
 		Progress:           env.Progress,
 	}
 	d := newArgvDecider(env, env.Bots)
+	defer d.close()
 	res, err := bankheist.Play(ctx, cfg, d)
 	if err != nil {
 		return nil, err
@@ -128,12 +134,14 @@ func (bankheistAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, error)
 	return &Played{Result: res, Stats: d.stats, Games: bankheist.PlannedGames(cfg)}, nil
 }
 
-// argvDecider launches each bot's command once per decision, or plays a built-in bot's Go
-// strategy, and keeps every bot's fault accounting.
+// argvDecider launches each bot's command once per decision (through the bot's
+// launcher: one sandbox per bot for the whole run), or plays a built-in bot's Go
+// strategy, and keeps every bot's fault accounting. close stops the launchers.
 type argvDecider struct {
 	sb         runner.Sandbox
 	bots       []Entry
 	strategies []bankheist.Strategy // set for built-in bots
+	launchers  []*runner.Launcher   // set for bots with a run command, unless sandbox_per_launch
 	limits     runner.Limits
 	timeout    time.Duration
 	stats      []*runner.Stats
@@ -142,15 +150,33 @@ type argvDecider struct {
 func newArgvDecider(env *PlayEnv, bots []Entry) *argvDecider {
 	d := &argvDecider{sb: env.Sandbox, bots: bots, limits: processLimits(env),
 		timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second)}
+	o, _ := bankheistOpts(env) // an invalid option has already failed Play
 	for _, b := range bots {
 		var st bankheist.Strategy
 		if b.Baseline && len(b.Run) == 0 {
 			st, _ = bankheist.ExampleStrategy(b.Name)
 		}
+		var l *runner.Launcher
+		if st == nil && len(b.Run) > 0 && !o.SandboxPerLaunch {
+			l = runner.NewLauncher(d.sb, d.spec(b))
+		}
 		d.strategies = append(d.strategies, st)
+		d.launchers = append(d.launchers, l)
 		d.stats = append(d.stats, runner.NewStats())
 	}
 	return d
+}
+
+func (d *argvDecider) spec(b Entry) runner.ProcSpec {
+	return runner.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: d.limits}
+}
+
+func (d *argvDecider) close() {
+	for _, l := range d.launchers {
+		if l != nil {
+			l.Close()
+		}
+	}
 }
 
 // argvInput is how a decision is recorded with a fault: enough to run the bot by hand.
@@ -170,9 +196,10 @@ func (d *argvDecider) Decide(ctx context.Context, c bankheist.Call) (string, *en
 		ans, f = bankheist.RunStrategy(d.strategies[c.Bot], b.Seed, c)
 	case len(b.Run) == 0:
 		f = &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("bot %s has no run command", b.Name)}
+	case d.launchers[c.Bot] != nil:
+		ans, f = d.launchers[c.Bot].Run(ctx, c.Args, d.timeout)
 	default:
-		spec := runner.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: d.limits}
-		ans, f = runner.RunArgv(ctx, d.sb, spec, c.Args, d.timeout)
+		ans, f = runner.RunArgv(ctx, d.sb, d.spec(b), c.Args, d.timeout)
 	}
 	if f == nil && c.Round == 1 {
 		if _, ok := bankheist.ParseBet(ans); !ok {

@@ -3,10 +3,7 @@ package cron
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 
 	"kothd/engine"
 	"kothd/engine/ruins"
@@ -31,11 +28,6 @@ type ruinsOptions struct {
 	MaxFinals  int    `yaml:"max_finals"` // default 500; a requested game count overrides it
 }
 
-// ruinsModuleFile holds, in a bot's directory, the module name the original scraper would
-// have given the answer; the original loaded modules in sorted name order, and that order
-// breaks ties.
-const ruinsModuleFile = ".ruins-module"
-
 func (ruinsAdapter) options(env *PlayEnv) (ruinsOptions, error) {
 	var o ruinsOptions
 	if env.Challenge.Options.Kind != 0 {
@@ -47,15 +39,7 @@ func (ruinsAdapter) options(env *PlayEnv) (ruinsOptions, error) {
 }
 
 func (ruinsAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
-	entries, err := pyPrepare(ctx, env, "ruins", sub)
-	if err != nil {
-		return nil, err
-	}
-	name := ruins.ModuleName(sub.Author, sub.Title)
-	if err := os.WriteFile(filepath.Join(sub.Dir, ruinsModuleFile), []byte(name), 0o644); err != nil {
-		return nil, fmt.Errorf("record module name: %w", err)
-	}
-	return entries, nil
+	return pyPrepare(ctx, env, "ruins", sub)
 }
 
 // Builtins: none. The Drunkards that fill a table of fewer than ten live in the engine and
@@ -118,11 +102,13 @@ func (a ruinsAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, error) {
 func ruinsOrder(bots []Entry) []int {
 	names := make([]string, len(bots))
 	for i, b := range bots {
-		if m, err := os.ReadFile(filepath.Join(b.Dir, ruinsModuleFile)); err == nil {
-			names[i] = strings.TrimSpace(string(m))
-		} else {
-			names[i] = ruins.ModuleName(b.Author, b.Name)
+		// The module name the original scraper gave the answer (from its author and title);
+		// the original loaded modules in sorted name order, and that order breaks ties.
+		title := b.Title
+		if title == "" {
+			title = b.Name
 		}
+		names[i] = ruins.ModuleName(b.Author, title)
 	}
 	order := make([]int, len(bots))
 	for i := range order {

@@ -63,26 +63,16 @@ func TestRuinsCycle(t *testing.T) {
 	}
 }
 
-// The original loaded answer modules in sorted name order; within an answer, classes keep
-// their order.
+// The original loaded answer modules (named <author>__<title>) in sorted name order;
+// within an answer, classes keep their order.
 func TestRuinsOrder(t *testing.T) {
-	dir := t.TempDir()
-	mk := func(name, module string) Entry {
-		d := filepath.Join(dir, name)
-		os.MkdirAll(d, 0o755)
-		if module != "" {
-			os.WriteFile(filepath.Join(d, ruinsModuleFile), []byte(module), 0o644)
-		}
-		return Entry{Name: name, Dir: d, Author: "zed"}
-	}
 	bots := []Entry{
-		mk("Older", "tom__older"),
-		mk("Second", "anna__planahead"),
-		mk("First", "anna__planahead"),
-		mk("Nofile", ""), // zed__nofile
-		mk("Bounty", "sleafar__bountyhunter"),
+		{Name: "Older", Author: "Tom", Title: "Older"},
+		{Name: "Second", Author: "anna", Title: "Plan Ahead"},
+		{Name: "First", Author: "anna", Title: "Plan Ahead"}, // two classes of one answer
+		{Name: "Notitle", Author: "zed"},                     // zed__notitle
+		{Name: "Bounty", Author: "Sleafar", Title: "Bounty Hunter"},
 	}
-	bots[2].Dir = bots[1].Dir // two classes of one answer
 	got := ruinsOrder(bots)
 	if want := []int{1, 2, 4, 0, 3}; !reflect.DeepEqual(got, want) {
 		t.Errorf("order %v, want %v", got, want)

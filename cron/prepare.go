@@ -11,6 +11,7 @@ import (
 
 	"kothd/engine"
 	"kothd/publisher"
+	"kothd/runner"
 	"kothd/scraper"
 )
 
@@ -166,18 +167,14 @@ func (c *Cycle) materialise(env *PlayEnv, s scraper.Submission) (string, error) 
 		if name == "/" || name == "." {
 			continue
 		}
-		path := filepath.Join(dir, name)
 		mode := os.FileMode(0o644)
 		if f.Exec { // a script with a #! line, Mafia's run
 			mode = 0o755
 		}
-		if old, err := os.ReadFile(path); err != nil || string(old) != f.Content {
-			if err := os.WriteFile(path, []byte(f.Content), mode); err != nil {
-				return "", fmt.Errorf("write %s: %w", path, err)
-			}
-		}
-		if err := os.Chmod(path, mode); err != nil {
-			return "", fmt.Errorf("chmod %s: %w", path, err)
+		// Bots run in this directory and can leave links where their files were: write
+		// without following them (we may be root), whatever is there.
+		if err := runner.WriteBotFile(dir, name, []byte(f.Content), mode); err != nil {
+			return "", err
 		}
 	}
 	return dir, nil

@@ -62,7 +62,7 @@ func pyPrepare(ctx context.Context, env *PlayEnv, harness string, sub Submission
 	}
 	var out []Entry
 	for _, c := range classes {
-		out = append(out, Entry{Name: c, AnswerID: sub.AnswerID, Author: sub.Author, Dir: sub.Dir})
+		out = append(out, Entry{Name: c, AnswerID: sub.AnswerID, Author: sub.Author, Title: sub.Title, Dir: sub.Dir})
 	}
 	return out, nil
 }
@@ -76,7 +76,7 @@ func pyBuiltins(env *PlayEnv, harness string, names []string) ([]Entry, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, "bot.py"), nil, 0o644); err != nil {
+		if err := runner.WriteBotFile(dir, "bot.py", nil, 0o644); err != nil {
 			return nil, err
 		}
 		if err := runner.InstallHarness(dir); err != nil {

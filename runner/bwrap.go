@@ -135,7 +135,7 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error) {
 	sealInheritedFDs()
 	cmd := exec.Command(b.Path, append([]string{"--args", "4", "--"}, command...)...)
 	cmd.Dir = "/"
-	cmd.Env = append(BaseEnv(SandboxDir), spec.Env...)
+	cmd.Env = append(BaseEnv(mountPoint(spec)), spec.Env...)
 	cmd.ExtraFiles = []*os.File{status, optFile} // fds 3 and 4
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	return cmd, nil
@@ -180,7 +180,6 @@ func unlinkedTemp(prefix string, data []byte) (*os.File, error) {
 
 // args builds bwrap's options and the command it runs for one process.
 func (b *Bwrap) args(dir string, spec ProcSpec) (options, command []string) {
-	lim := spec.Limits.withDefaults()
 	a := []string{"--die-with-parent", "--new-session", "--json-status-fd", "3"}
 	if b.root {
 		// Real root: bwrap needs no user namespace to build the sandbox, and keeps just
@@ -192,14 +191,22 @@ func (b *Bwrap) args(dir string, spec ProcSpec) (options, command []string) {
 	}
 	a = append(a, "--hostname", "sandbox")
 
+	lim := spec.Limits.withDefaults()
+	a = append(a,
+		"--proc", "/proc",
+		"--dev", "/dev",
+		"--perms", "01777", "--size", strconv.FormatInt(int64(lim.FileSizeMB)<<20, 10), "--tmpfs", "/tmp")
 	ro := b.ReadOnly
-	if extra := b.interpreterPrefix(spec.Argv[0]); extra != "" {
+	// A prefix holding the bot's directory (and so the data directory) is never bound:
+	// the command then fails inside, visibly.
+	if extra := b.interpreterPrefix(spec.Argv[0]); extra != "" && dir != extra && !strings.HasPrefix(dir, extra+"/") {
 		ro = append(slices.Clone(ro), extra)
 	}
 	// bwrap creates missing parents of a mount point 0700 and owned by the sandbox's
 	// root: make them traversable first, or the unprivileged bot could not reach
 	// /etc/alternatives or /root/.pyenv/versions.
-	for _, p := range parents(ro) {
+	mount := mountPoint(spec)
+	for _, p := range parents(append(slices.Clone(ro), mount)) {
 		a = append(a, "--perms", "0755", "--dir", p)
 	}
 	for _, p := range ro {
@@ -210,21 +217,18 @@ func (b *Bwrap) args(dir string, spec ProcSpec) (options, command []string) {
 		}
 	}
 	a = append(a,
-		"--proc", "/proc",
-		"--dev", "/dev",
-		"--perms", "01777", "--size", strconv.FormatInt(int64(lim.FileSizeMB)<<20, 10), "--tmpfs", "/tmp",
-		"--bind", dir, SandboxDir,
+		"--bind", dir, mount,
 		// The root and /dev are tmpfs the bot could otherwise fill without bound.
 		"--remount-ro", "/dev",
 		"--remount-ro", "/",
-		"--chdir", SandboxDir)
+		"--chdir", mount)
 	var c []string
 	if b.root {
 		c = append(c, b.rootChain()...)
 	}
 	c = append(c, b.prlimit(lim)...)
 	for _, arg := range spec.Argv {
-		c = append(c, insidePath(arg, dir))
+		c = append(c, insidePath(arg, dir, mount))
 	}
 	return a, c
 }
@@ -263,17 +267,17 @@ func (b *Bwrap) visible(p string) bool {
 // interpreterPrefix returns the installation prefix of an interpreter named by absolute
 // path outside the default binds (e.g. /opt/python3.12/bin/python3 → /opt/python3.12),
 // so that a language's run command works without listing its prefix; "" when none is
-// needed. A prefix that would expose "/" or a directory holding the bot is refused (the
-// run command then fails inside, visibly).
+// needed. A prefix of fewer than two levels (/opt, /root) is refused: the command then
+// fails inside, visibly, instead of exposing it.
 func (b *Bwrap) interpreterPrefix(argv0 string) string {
 	if !filepath.IsAbs(argv0) || b.visible(argv0) {
 		return ""
 	}
-	prefix := filepath.Dir(argv0)
+	prefix := filepath.Dir(filepath.Clean(argv0))
 	if filepath.Base(prefix) == "bin" {
 		prefix = filepath.Dir(prefix)
 	}
-	if prefix == "/" || len(strings.Split(strings.Trim(prefix, "/"), "/")) < 2 {
+	if strings.Count(prefix, "/") < 2 {
 		return ""
 	}
 	return prefix
@@ -295,14 +299,29 @@ func parents(paths []string) []string {
 }
 
 // insidePath rewrites an argument naming the bot's directory by its host path.
-func insidePath(arg, dir string) string {
+func insidePath(arg, dir, mount string) string {
 	if arg == dir {
-		return SandboxDir
+		return mount
 	}
 	if rest, ok := strings.CutPrefix(arg, dir+"/"); ok {
-		return SandboxDir + "/" + rest
+		return mount + "/" + rest
 	}
 	return arg
+}
+
+// mountPoint is where the bot's directory appears inside: spec.Mount when it is a clean
+// absolute path outside the system's directories, else SandboxDir.
+func mountPoint(spec ProcSpec) string {
+	m := spec.Mount
+	if m == "" || !filepath.IsAbs(m) || filepath.Clean(m) != m || m == "/" {
+		return SandboxDir
+	}
+	for _, sys := range []string{"/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc", "/proc", "/dev", "/tmp", "/root"} {
+		if m == sys || strings.HasPrefix(m, sys+"/") {
+			return SandboxDir
+		}
+	}
+	return m
 }
 
 // sandboxFailed reports whether a command made by Bwrap ended without its program having
@@ -329,66 +348,3 @@ func sandboxFailed(cmd *exec.Cmd, err error) bool {
 	report, _ := io.ReadAll(io.NewSectionReader(status, 0, 4096))
 	return !bytes.Contains(report, []byte(`"exit-code"`))
 }
-
-// chownTree makes dir and everything below it owned by uid:gid, so that a bot switched to
-// that identity can use its directory like a non-root daemon's bot can: write its memory
-// files, rewrite the protocol files the runner created. It never follows a link: every
-// entry is opened relative to its directory with O_NOFOLLOW and changed through that file
-// descriptor, so a bot running meanwhile cannot redirect the change elsewhere. Regular
-// files with more than one link are left alone.
-func chownTree(dir string, uid, gid int) error {
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	return chownFD(fd, uid, gid, 0)
-}
-
-const maxChownDepth = 64
-
-// chownFD changes the open file fd and, for a directory, its entries; it closes fd.
-func chownFD(fd, uid, gid, depth int) error {
-	f := os.NewFile(uintptr(fd), "")
-	defer f.Close()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return err
-	}
-	if (st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Nlink > 1) ||
-		(st.Mode&syscall.S_IFMT != syscall.S_IFREG && st.Mode&syscall.S_IFMT != syscall.S_IFDIR) {
-		return nil
-	}
-	if int(st.Uid) != uid || int(st.Gid) != gid {
-		if err := syscall.Fchown(fd, uid, gid); err != nil {
-			return err
-		}
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || depth >= maxChownDepth {
-		return nil
-	}
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return err
-	}
-	for _, name := range names {
-		sub, err := syscall.Openat(fd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
-		switch {
-		case errors.Is(err, syscall.ELOOP):
-			// A symbolic link: change the link itself.
-			if err := syscall.Fchownat(fd, name, uid, gid, _AT_SYMLINK_NOFOLLOW); err != nil && !errors.Is(err, syscall.ENOENT) {
-				return err
-			}
-			continue
-		case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENXIO):
-			continue // gone meanwhile, or a socket
-		case err != nil:
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if err := chownFD(sub, uid, gid, depth+1); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-const _AT_SYMLINK_NOFOLLOW = 0x100

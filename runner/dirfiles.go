@@ -26,7 +26,7 @@ const (
 	FromServer  = "from_server"
 	ToServer    = "to_server"
 	PlayersFile = "players"
-	// ShimDir holds interpreter links (`python` → the answer's Python) that the pool puts
+	// ShimDir holds interpreter shims (`python` → the answer's Python) that the pool puts
 	// first on PATH, relative to the bot's directory so it survives a sandbox's remount.
 	ShimDir = ".kothd/bin"
 )
@@ -47,18 +47,19 @@ type DirBot struct {
 	Dir  string
 }
 
-// DirPool runs the bots of one tournament and keeps their fault accounting. Its methods may
-// be called concurrently for different bots, never for the same bot.
+// DirPool runs the bots of one tournament and keeps their fault accounting. Each bot has
+// a Launcher, so a run costs one process start, not one sandbox. Its methods may be called
+// concurrently for different bots, never for the same bot.
 type DirPool struct {
-	sb    Sandbox
-	cfg   DirConfig
-	bots  []DirBot
-	stats []*Stats
-	last  []string // the last from_server written, for the fault report's input
-	exit  []int    // the exit status of the last run, -1 when it did not exit normally
+	cfg       DirConfig
+	bots      []DirBot
+	launchers []*Launcher
+	stats     []*Stats
+	last      []string // the last from_server written, for the fault report's input
+	exit      []int    // the exit status of the last run, -1 when it did not exit normally
 }
 
-// NewDirPool prepares a pool; nothing is started until Run.
+// NewDirPool prepares a pool; nothing is started until Run. Close it when done.
 func NewDirPool(sb Sandbox, cfg DirConfig, bots []DirBot) *DirPool {
 	if len(cfg.Command) == 0 {
 		cfg.Command = []string{"/bin/sh", "-c", "./" + RunFile}
@@ -69,11 +70,21 @@ func NewDirPool(sb Sandbox, cfg DirConfig, bots []DirBot) *DirPool {
 	if cfg.MaxOutput <= 0 {
 		cfg.MaxOutput = 64 << 10
 	}
-	p := &DirPool{sb: sb, cfg: cfg, bots: bots, stats: make([]*Stats, len(bots)), last: make([]string, len(bots)), exit: make([]int, len(bots))}
-	for i := range p.stats {
+	n := len(bots)
+	p := &DirPool{cfg: cfg, bots: bots, launchers: make([]*Launcher, n), stats: make([]*Stats, n), last: make([]string, n), exit: make([]int, n)}
+	for i, b := range bots {
 		p.stats[i] = newStats()
+		// Mafia bots know their name by their directory (spec §1.1): keep it visible.
+		p.launchers[i] = NewLauncher(sb, ProcSpec{Dir: b.Dir, Mount: "/players/" + filepath.Base(b.Dir), Argv: cfg.Command, Env: []string{"PATH=" + shimPath()}, Limits: cfg.Limits})
 	}
 	return p
+}
+
+// Close stops the bots' launchers.
+func (p *DirPool) Close() {
+	for _, l := range p.launchers {
+		l.Close()
+	}
 }
 
 // Stats returns the fault accounting of a bot.
@@ -114,8 +125,9 @@ func (p *DirPool) Deliver(bot int, text string) error {
 // fault, but what the bot wrote is still returned: the original ignored the exit status.
 func (p *DirPool) Run(ctx context.Context, bot int, collect bool) (string, *engine.Fault) {
 	b := p.bots[bot]
-	var f *engine.Fault
-	f, p.exit[bot] = p.exec(ctx, b.Dir)
+	r := p.launchers[bot].Launch(ctx, Job{Timeout: p.cfg.Timeout, DiscardStdout: true})
+	f := r.Fault
+	p.exit[bot] = r.Exit
 	var out string
 	switch {
 	case f != nil && f.Outcome == engine.HostFault:
@@ -133,72 +145,7 @@ func (p *DirPool) Run(ctx context.Context, bot int, collect bool) (string, *engi
 	return out, f
 }
 
-// exec runs the bot's command once in its directory and classifies how it ended; it also
-// returns the exit status (-1 when there is none).
-func (p *DirPool) exec(ctx context.Context, dir string) (*engine.Fault, int) {
-	if err := ctx.Err(); err != nil {
-		return &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled: " + err.Error()}, -1
-	}
-	cmd, err := p.sb.Command(ctx, ProcSpec{Dir: dir, Argv: p.cfg.Command, Env: []string{"PATH=" + shimPath()}, Limits: p.cfg.Limits})
-	if err != nil {
-		return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("sandbox %s: %v", p.sb.Name(), err)}, -1
-	}
-	// Stderr goes through our own pipe rather than exec's copier, so that a background
-	// child still holding it cannot make Wait hang; stdout is discarded.
-	r, w, err := os.Pipe()
-	if err != nil {
-		return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("stderr pipe: %v", err)}, -1
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, w
-	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("start in sandbox %s: %v", p.sb.Name(), err)}, -1
-	}
-	w.Close()
-	tail := newTailBuffer(2048)
-	copied := make(chan struct{})
-	go func() { _, _ = io.Copy(tail, r); close(copied) }()
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-
-	timer := time.NewTimer(p.cfg.Timeout)
-	defer timer.Stop()
-	var werr error
-	timedOut, cancelled := false, false
-	select {
-	case werr = <-waited:
-	case <-timer.C:
-		timedOut = true
-		KillGroup(cmd)
-		werr = <-waited
-	case <-ctx.Done():
-		cancelled = true
-		KillGroup(cmd)
-		werr = <-waited
-	}
-	// Whatever the bot left running in the background dies with it: a bot acts only
-	// while it is being run.
-	KillGroup(cmd)
-	select {
-	case <-copied:
-	case <-time.After(200 * time.Millisecond): // a child that escaped the group holds the pipe
-	}
-	r.Close()
-
-	code := cmd.ProcessState.ExitCode()
-	switch {
-	case cancelled:
-		return &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled: " + ctx.Err().Error()}, -1
-	case timedOut:
-		return &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("still running after %s; process group killed; stderr: %s", p.cfg.Timeout, tail.String())}, -1
-	case werr != nil:
-		return &engine.Fault{Outcome: exitOutcome(werr), Detail: fmt.Sprintf("%v; stderr: %s", werr, tail.String())}, code
-	}
-	return nil, 0
-}
-
-// shimPath is the bots' PATH: the directory of interpreter links first, then the usual.
+// shimPath is the bots' PATH: the directory of interpreter shims first, then the usual.
 func shimPath() string {
 	for _, kv := range BaseEnv("") {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
@@ -239,7 +186,7 @@ var errNotRegular = errors.New("not a regular file")
 // openRegular opens path without following a symbolic link and without blocking on a FIFO,
 // and accepts only a regular file with a single link.
 func openRegular(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -255,12 +202,16 @@ func openRegular(path string, flag int) (*os.File, error) {
 	return f, nil
 }
 
-// replaceFile makes path a regular file holding text. Whatever a bot put in its place is
-// removed first, so the engine never writes through a link to somewhere else.
+// replaceFile makes path a regular file holding text. An existing regular file is
+// truncated in place, so it keeps its owner: a root daemon's bots run as another user, who
+// owns the directory from the sandbox's start on and must stay able to write to_server.
+// (WriteBotFile, which always creates a new file, would hand it to root.) Whatever else a
+// bot put there is removed first, so the engine never writes through a link; a new file is
+// created 0666 for the same reason of ownership.
 func replaceFile(path, text string) error {
 	// Truncate only once the file is known to be the bot's own: O_TRUNC would empty a
 	// hard link to a file outside before openRegular could refuse it.
-	f, err := openRegular(path, os.O_WRONLY|os.O_CREATE)
+	f, err := openRegular(path, os.O_WRONLY)
 	if err == nil {
 		if err = f.Truncate(0); err != nil {
 			f.Close()
@@ -270,7 +221,11 @@ func replaceFile(path, text string) error {
 		if err := os.RemoveAll(path); err != nil {
 			return err
 		}
-		if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644); err != nil {
+		if f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o666); err != nil {
+			return err
+		}
+		if err = f.Chmod(0o666); err != nil { // through the descriptor: no umask
+			f.Close()
 			return err
 		}
 	}

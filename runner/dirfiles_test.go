@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -50,10 +49,11 @@ func TestDirPoolAnswers(t *testing.T) {
 		"echo \"said: $line\" > to_server\n" +
 		"echo x >> memory\n"})
 	py := dirBot(t, "Pyth", map[string]string{
-		RunFile:   "#!/bin/sh\n./bot.py < from_server > to_server\n",
+		RunFile:  "#!/bin/sh\n./bot.py < from_server > to_server\n",
 		"bot.py": "#!/usr/bin/env python3\nimport sys\nplayers = open('players').read().split('\\n')\nprint('vote ' + players[-1])\n",
 	})
 	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 10 * time.Second}, []DirBot{bash, py})
+	defer pool.Close()
 	ctx := context.Background()
 	for i := range 2 {
 		if err := pool.Setup(i, []string{"Alice", "Bob", "Echo"}); err != nil {
@@ -92,15 +92,37 @@ func TestDirPoolAnswers(t *testing.T) {
 	}
 }
 
-// running reports whether a process exists and is not a zombie.
-func running(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
+// running reports whether a live (not zombie) process has exactly this command line. Bots
+// may run in a PID namespace, so the pids they see are not the host's: tests find their
+// processes by a unique command line instead.
+func running(argv ...string) bool {
+	want := strings.Join(argv, "\x00") + "\x00"
+	procs, _ := os.ReadDir("/proc")
+	for _, d := range procs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err != nil || string(cmdline) != want {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
+			continue
+		}
+		return true
 	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
+	return false
+}
+
+// gone waits (boundedly: a kill is asynchronous) until no process has this command line.
+func gone(argv ...string) bool {
+	deadline := time.Now().Add(5 * time.Second)
+	for running(argv...) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	return true
 }
@@ -108,11 +130,11 @@ func running(pid int) bool {
 func TestDirPoolTimeoutKillsEverything(t *testing.T) {
 	b := dirBot(t, "Sleepy", map[string]string{RunFile: "#!/bin/bash\n" +
 		"echo 'vote Alice' > to_server\n" + // half an answer, then it hangs
-		"sleep 300 &\necho $! > child\n" +
-		"echo $$ > self\n" +
+		"sleep 3141 &\n" +
 		"echo 'going to sleep' >&2\n" +
-		"sleep 300\n"})
+		"sleep 2718\n"})
 	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 300 * time.Millisecond}, []DirBot{b})
+	defer pool.Close()
 	_ = pool.Setup(0, []string{"Alice", "Sleepy"})
 	out, f := pool.Run(context.Background(), 0, true)
 	if f == nil || f.Outcome != engine.Timeout || out != "" {
@@ -124,18 +146,9 @@ func TestDirPoolTimeoutKillsEverything(t *testing.T) {
 	if got := readFile(t, filepath.Join(b.Dir, ToServer)); got != "" {
 		t.Errorf("to_server not emptied after a timeout: %q", got)
 	}
-	for _, f := range []string{"self", "child"} {
-		pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, filepath.Join(b.Dir, f))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		deadline := time.Now().Add(5 * time.Second)
-		for running(pid) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if running(pid) {
-			t.Errorf("process %s (%d) still running after the timeout", f, pid)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+	for _, s := range []string{"3141", "2718"} {
+		if !gone("sleep", s) {
+			t.Errorf("sleep %s still running after the timeout", s)
 		}
 	}
 	if pool.Stats(0).Counts()[engine.Timeout] != 1 {
@@ -146,20 +159,15 @@ func TestDirPoolTimeoutKillsEverything(t *testing.T) {
 func TestDirPoolBackgroundChildDoesNotHoldTheRun(t *testing.T) {
 	// The bot leaves a child behind that keeps stderr open; the run must end when the bot
 	// does, and the child must die with it.
-	b := dirBot(t, "Leaver", map[string]string{RunFile: "#!/bin/bash\n(sleep 300) &\necho $! > child\necho 'say 1' > to_server\n"})
+	b := dirBot(t, "Leaver", map[string]string{RunFile: "#!/bin/bash\n(sleep 1618) &\necho 'say 1' > to_server\n"})
 	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 20 * time.Second}, []DirBot{b})
+	defer pool.Close()
 	out, f := pool.Run(context.Background(), 0, true)
 	if f != nil || out != "say 1\n" {
 		t.Fatalf("Run = %q, %v", out, f)
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(readFile(t, filepath.Join(b.Dir, "child"))))
-	deadline := time.Now().Add(5 * time.Second)
-	for running(pid) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if running(pid) {
-		t.Errorf("background child %d survived the run", pid)
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+	if !gone("sleep", "1618") {
+		t.Error("the background child survived the run")
 	}
 }
 
@@ -178,7 +186,7 @@ func TestDirPoolFaults(t *testing.T) {
 		{"crash keeps its answer", map[string]string{RunFile: "#!/bin/bash\necho 'say 2' > to_server\necho boom >&2\nexit 3\n"}, "say 2\n", engine.Crash, 3},
 		{"python traceback", map[string]string{RunFile: "#!/bin/sh\npython3 bot.py < from_server > to_server\n", "bot.py": "raise SystemExit(undefined_name)\n"}, "", engine.Crash, 1},
 		{"missing helper", map[string]string{RunFile: "#!/bin/sh\n./real_bot.py\n"}, "", engine.Crash, 127},
-		{"killed by a signal", map[string]string{RunFile: "#!/bin/bash\nkill -KILL $$\n"}, "", engine.Killed, -1},
+		{"killed by a signal", map[string]string{RunFile: "#!/bin/bash\nkill -KILL $$\n"}, "", engine.Killed, 137}, // the shell reports its killed child
 		{"garbage", map[string]string{RunFile: "#!/bin/bash\nprintf 'v\\x00o\\xfft\\te !!!\\n' > to_server\n"}, "v\x00o\xfft\te !!!\n", "", 0},
 		{"megabytes", map[string]string{RunFile: "#!/bin/bash\nyes 'vote for me!' | head -c 2000000 > to_server\n"}, "", engine.OutputLimit, 0},
 		{"to_server is a directory", map[string]string{RunFile: "#!/bin/bash\nrm -f to_server; mkdir -p to_server/x\n"}, "", engine.BadOutput, 0},
@@ -191,6 +199,7 @@ func TestDirPoolFaults(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			b := dirBot(t, "Bot", c.files)
 			pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 10 * time.Second, MaxOutput: 4096}, []DirBot{b})
+			defer pool.Close()
 			if err := pool.Setup(0, []string{"Bot", "Other"}); err != nil {
 				t.Fatal(err)
 			}
@@ -229,6 +238,7 @@ func TestDirPoolDoesNotWriteThroughLinks(t *testing.T) {
 	_ = os.WriteFile(outside, []byte("host data"), 0o644)
 	b := dirBot(t, "Linker", map[string]string{RunFile: "#!/bin/bash\nrm -f from_server players; ln -s " + outside + " from_server; ln " + outside + " players 2>/dev/null || ln -s " + outside + " players\n"})
 	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{b})
+	defer pool.Close()
 	if _, f := pool.Run(context.Background(), 0, true); f != nil {
 		t.Fatal(f)
 	}
@@ -243,6 +253,38 @@ func TestDirPoolDoesNotWriteThroughLinks(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(b.Dir, PlayersFile)); got != "A\nB" {
 		t.Errorf("players = %q", got)
+	}
+}
+
+// Under bwrap a root daemon's bots run as another user, who owns the bot directory from
+// the sandbox's start; the files the engine writes later, for the next game, must stay
+// writable by the bot, even when the bot deleted one of them.
+func TestDirPoolBwrapOwnership(t *testing.T) {
+	sb, err := NewSandbox("bwrap", nil)
+	if err != nil {
+		t.Skip(err)
+	}
+	b := dirBot(t, "Owner", map[string]string{RunFile: "#!/bin/bash\n" +
+		"read -r l < from_server\necho \"said $l\" > to_server\n" +
+		"[[ $l == delete ]] && rm -f to_server from_server players\n" +
+		"exit 0\n"})
+	pool := NewDirPool(sb, DirConfig{Timeout: 10 * time.Second}, []DirBot{b})
+	defer pool.Close()
+	for game, msg := range []string{"one", "delete", "three", "four"} {
+		if err := pool.Setup(0, []string{"Owner", "Other"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := pool.Deliver(0, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		out, f := pool.Run(context.Background(), 0, true)
+		want := "said " + msg + "\n"
+		if msg == "delete" {
+			want = ""
+		}
+		if f != nil || out != want {
+			t.Errorf("game %d: Run = %q, %v; want %q", game+1, out, f, want)
+		}
 	}
 }
 
@@ -263,10 +305,12 @@ func TestDirPoolHostFault(t *testing.T) {
 		if out, f := pool.Run(context.Background(), 0, true); f == nil || f.Outcome != engine.HostFault || out != "" {
 			t.Errorf("%v: Run = %q, %v; want a host fault", sb, out, f)
 		}
+		pool.Close()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{b})
+	defer pool.Close()
 	if _, f := pool.Run(ctx, 0, true); f == nil || f.Outcome != engine.HostFault {
 		t.Errorf("cancelled run: %v; want a host fault", f)
 	}
@@ -274,32 +318,46 @@ func TestDirPoolHostFault(t *testing.T) {
 
 func TestInstallShims(t *testing.T) {
 	b := dirBot(t, "Old", map[string]string{
-		RunFile:     "#!/bin/sh\n./randy.py > to_server\n",
+		RunFile:    "#!/bin/sh\n./randy.py > to_server\n",
 		"randy.py": "#!/usr/bin/env python\nimport sys\nprint('say %d' % sys.version_info[0])\n",
 	})
 	if err := InstallShims(b.Dir, map[string]string{"python": "/usr/bin/python3"}); err != nil {
 		t.Fatal(err)
 	}
 	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{b})
+	defer pool.Close()
 	if out, f := pool.Run(context.Background(), 0, true); f != nil || out != "say 3\n" {
 		t.Fatalf("Run = %q, %v; want the linked interpreter to run the bot", out, f)
 	}
 }
 
-// BenchmarkDirPoolLaunch measures bot launches per second: a bash bot that reads
-// from_server and answers, the whole protocol included.
+// BenchmarkDirPoolLaunch measures bot launches per second, one after another: a bash bot
+// that reads from_server and answers, the whole protocol included, unsandboxed and (where
+// it works) in bwrap.
 func BenchmarkDirPoolLaunch(b *testing.B) {
-	dir := filepath.Join(b.TempDir(), "Bench")
-	_ = os.MkdirAll(dir, 0o755)
-	_ = os.WriteFile(filepath.Join(dir, RunFile), []byte("#!/bin/bash\nread -r l < from_server\necho \"say 1\" > to_server\n"), 0o755)
-	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{{Name: "Bench", Dir: dir}})
-	ctx := context.Background()
-	b.ResetTimer()
-	for b.Loop() {
-		_ = pool.Deliver(0, "Rise and shine! Today is day 0.\n")
-		if out, f := pool.Run(ctx, 0, true); f != nil || out != "say 1\n" {
-			b.Fatalf("Run = %q, %v", out, f)
-		}
+	sandboxes := map[string]func() (Sandbox, error){
+		"none":  func() (Sandbox, error) { return Unsandboxed{}, nil },
+		"bwrap": func() (Sandbox, error) { return NewSandbox("bwrap", nil) },
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "launches/s")
+	for _, name := range []string{"none", "bwrap"} {
+		b.Run(name, func(b *testing.B) {
+			sb, err := sandboxes[name]()
+			if err != nil {
+				b.Skip(err)
+			}
+			dir := filepath.Join(b.TempDir(), "Bench")
+			_ = os.MkdirAll(dir, 0o755)
+			_ = os.WriteFile(filepath.Join(dir, RunFile), []byte("#!/bin/bash\nread -r l < from_server\necho \"say 1\" > to_server\n"), 0o755)
+			pool := NewDirPool(sb, DirConfig{}, []DirBot{{Name: "Bench", Dir: dir}})
+			defer pool.Close()
+			ctx := context.Background()
+			for b.Loop() {
+				_ = pool.Deliver(0, "Rise and shine! Today is day 0.\n")
+				if out, f := pool.Run(ctx, 0, true); f != nil || out != "say 1\n" {
+					b.Fatalf("Run = %q, %v", out, f)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "launches/s")
+		})
+	}
 }

@@ -5,8 +5,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -47,12 +45,10 @@ type PyBot struct {
 	Seed uint64 // seeds the process's random and numpy.random, for reproducible runs
 }
 
-// InstallHarness copies the embedded harness files into dir/.harness.
+// InstallHarness copies the embedded harness files into dir/.harness. The directory is
+// the bot's, writable by it: WriteBotFile replaces whatever the bot left there (a link to a
+// host file) instead of writing through it.
 func InstallHarness(dir string) error {
-	target := filepath.Join(dir, HarnessDir)
-	if err := os.MkdirAll(target, 0o755); err != nil {
-		return err
-	}
 	entries, err := harnessFS.ReadDir("harness")
 	if err != nil {
 		return err
@@ -62,7 +58,7 @@ func InstallHarness(dir string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(target, e.Name()), b, 0o644); err != nil {
+		if err := WriteBotFile(dir, HarnessDir+"/"+e.Name(), b, 0o644); err != nil {
 			return err
 		}
 	}

@@ -17,9 +17,13 @@ import (
 // Dir, the bot's private writable directory; Argv names files relative to it (the runner
 // copies harness files into Dir, so nothing outside it needs to be visible to the bot).
 type ProcSpec struct {
-	Dir    string
-	Argv   []string
-	Env    []string // extra KEY=VALUE pairs on top of the sandbox's scrubbed environment
+	Dir  string
+	Argv []string
+	Env  []string // extra KEY=VALUE pairs on top of the sandbox's scrubbed environment
+	// Mount is where Dir appears inside a sandbox that relocates it (bwrap; default
+	// /bot). Mafia bots learn their name from their directory's name, so they get
+	// /players/<name>, the original controller's layout.
+	Mount  string
 	Limits Limits
 }
 

@@ -1,0 +1,420 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"kothd/engine"
+)
+
+// The hostile-bot suite: real attacks by real processes under real bwrap. Each bot tries
+// one thing a stranger's code might (steal the daemon's tokens, phone home, read other
+// bots' files or the database, write outside its directory, fork-bomb, exhaust memory,
+// spin, sleep, flood, close stdout, leave children behind, kill its parent). Every attack
+// must fail, be recorded with the right outcome, leave no process behind, and leave the
+// other bots' results intact.
+//
+// These attacks are real: a fork bomb or `kill -9` outside a sandbox would hurt the
+// machine. The suite therefore runs only under a working bwrap sandbox, and fails (it
+// does not skip) when bwrap cannot run, unless KOTHD_NO_BWRAP=1 says so explicitly.
+
+var (
+	bwrapOnce sync.Once
+	bwrapSB   *Bwrap
+	bwrapErr  error
+)
+
+// needBwrap returns the bwrap sandbox, probed once per test binary.
+func needBwrap(t testing.TB) *Bwrap {
+	t.Helper()
+	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
+		t.Skip("KOTHD_NO_BWRAP=1: sandbox tests skipped on request")
+	}
+	bwrapOnce.Do(func() {
+		var sb Sandbox
+		sb, bwrapErr = NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if bwrapErr == nil {
+			bwrapSB = sb.(*Bwrap)
+		}
+	})
+	if bwrapErr != nil {
+		t.Fatalf("the bwrap sandbox does not work on this host (set KOTHD_NO_BWRAP=1 to skip sandbox tests explicitly): %v", bwrapErr)
+	}
+	return bwrapSB
+}
+
+// hostileWorld is a data directory with things worth stealing, a listener worth calling,
+// and a token in the daemon's environment.
+type hostileWorld struct {
+	root, data string
+	marker     string            // in the command line of every process the bots start
+	secrets    []string          // text that must never reach a bot
+	files      map[string]string // host files that must not change, with their content
+	ln         *net.TCPListener
+}
+
+func newHostileWorld(t *testing.T) *hostileWorld {
+	t.Helper()
+	root := t.TempDir()
+	w := &hostileWorld{root: root, data: filepath.Join(root, "data"), files: map[string]string{},
+		marker: strconv.Itoa(313370000 + rand.IntN(10000))}
+	token, key := "ghp_kothdTestToken"+w.marker, "sekey"+w.marker
+	t.Setenv("GITHUB_TOKEN", token)
+	t.Setenv("SE_API_KEY", key)
+	w.secrets = []string{token, key, "db-secret-" + w.marker, "config-secret-" + w.marker, "victim-secret-" + w.marker}
+	victim := filepath.Join(w.data, "bots", "victim")
+	if err := os.MkdirAll(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.files[filepath.Join(w.data, "kothd.db")] = "SQLite format 3\x00" + w.secrets[2]
+	w.files[filepath.Join(w.data, "config.yaml")] = "github:\n  token: " + w.secrets[3] + "\n"
+	w.files[filepath.Join(victim, "secret.txt")] = w.secrets[4] + "\n"
+	w.files[filepath.Join(victim, "bot.py")] = "print('the victim')\n"
+	for p, content := range w.files {
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	w.ln = ln
+	return w
+}
+
+// botDir makes a bot's directory holding what its attacks aim at, as targets.json (for
+// Python) and targets.sh (for shell).
+func (w *hostileWorld) botDir(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(w.data, "bots", name)
+	if name == "victim" {
+		return dir
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secrets := []string{filepath.Join(w.data, "kothd.db"), filepath.Join(w.data, "config.yaml"),
+		filepath.Join(w.data, "bots", "victim", "secret.txt")}
+	writes := []string{
+		filepath.Join(w.data, "config.yaml"), filepath.Join(w.data, "bots", "victim", "bot.py"),
+		"../victim/bot.py", filepath.Join(w.root, "escaped"), "/tmp/kothd-pwned-" + w.marker,
+		"/usr/kothd-pwned-" + w.marker, "/etc/kothd-pwned-" + w.marker, "/kothd-pwned-" + w.marker,
+	}
+	targets := map[string]any{"port": w.ln.Addr().(*net.TCPAddr).Port, "host_pid": os.Getpid(), "marker": w.marker,
+		"data_dir": w.data, "secrets": secrets, "writes": writes}
+	js, _ := json.Marshal(targets)
+	sh := fmt.Sprintf("PORT=%d\nHOST_PID=%d\nMARKER=%s\nDATA_DIR=%s\nSECRETS=%q\nWRITES=%q\n",
+		targets["port"], os.Getpid(), w.marker, w.data, strings.Join(secrets, " "), strings.Join(writes, " "))
+	if err := os.WriteFile(filepath.Join(dir, "targets.json"), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "targets.sh"), []byte(sh), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// leaks reports the secrets text contains.
+func (w *hostileWorld) leaks(text string) []string {
+	var found []string
+	for _, s := range w.secrets {
+		if strings.Contains(text, s) {
+			found = append(found, s)
+		}
+	}
+	return found
+}
+
+// checkAftermath verifies that no attack had an effect outside its own directory.
+func (w *hostileWorld) checkAftermath(t *testing.T) {
+	t.Helper()
+	waitNoLeftovers(t, w.marker)
+
+	_ = w.ln.SetDeadline(time.Now().Add(200 * time.Millisecond))
+	if c, err := w.ln.Accept(); err == nil {
+		b, _ := io.ReadAll(io.LimitReader(c, 200))
+		c.Close()
+		t.Errorf("a bot reached the test's listener on 127.0.0.1 and sent %q", b)
+	}
+
+	for p, want := range w.files {
+		if got, err := os.ReadFile(p); err != nil || string(got) != want {
+			t.Errorf("host file %s changed: %q, %v", p, got, err)
+		}
+	}
+	for _, p := range []string{filepath.Join(w.root, "escaped"), "/tmp/kothd-pwned-" + w.marker,
+		"/usr/kothd-pwned-" + w.marker, "/etc/kothd-pwned-" + w.marker, "/kothd-pwned-" + w.marker} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("a bot wrote %s outside its directory", p)
+			os.Remove(p)
+		}
+	}
+
+	// Whatever the bots could read, they put in their own directories.
+	err := filepath.WalkDir(filepath.Join(w.data, "bots"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || strings.Contains(p, "/victim/") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if found := w.leaks(string(b)); len(found) > 0 {
+			t.Errorf("%s holds secrets %v", p, found)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// waitNoLeftovers waits for every process carrying marker in its command line to be gone
+// (the kernel tears a killed sandbox down asynchronously) and fails if one is still
+// running after ten seconds, killing it so the machine is left clean.
+func waitNoLeftovers(t *testing.T, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := processesWith(marker)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("processes left running: %v", left)
+			for pid := range left {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processesWith lists the live (non-zombie) processes whose command line contains s.
+func processesWith(s string) map[int]string {
+	out := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || !strings.Contains(string(cmdline), s) {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if i := strings.LastIndexByte(string(stat), ')'); err != nil || (i > 0 && i+2 < len(stat) && stat[i+2] == 'Z') {
+			continue
+		}
+		out[pid] = strings.ReplaceAll(string(cmdline), "\x00", " ")
+	}
+	return out
+}
+
+func TestHostilePyclassBots(t *testing.T) {
+	sb := needBwrap(t)
+	w := newHostileWorld(t)
+	src, err := os.ReadFile("testdata/hostile/forty_bots.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		class string
+		want  engine.Outcome
+		died  bool // the process is gone after the call
+	}{
+		{"Honest", engine.OK, false},
+		{"EnvThief", engine.OK, false},
+		{"NetCaller", engine.Crash, false},
+		{"Snoop", engine.Crash, false},
+		{"Vandal", engine.Crash, false},
+		{"ForkBomb", engine.Timeout, true},
+		{"Hog", engine.MemoryLimit, false},
+		{"Spinner", engine.Timeout, false},
+		{"Sleeper", engine.Timeout, false},
+		{"Flood", engine.OutputLimit, true},
+		{"Chatter", engine.Timeout, false},
+		{"StdoutCloser", engine.Timeout, true},
+		{"Orphaner", engine.OK, false},
+		{"Parricide", engine.Crash, false},
+	}
+	base, _ := strconv.ParseUint(w.marker, 10, 64)
+	var bots []PyBot
+	for i, c := range cases {
+		name := c.class
+		if c.class == "Honest" {
+			name = "victim"
+		}
+		dir := w.botDir(t, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "bot.py"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := InstallHarness(dir); err != nil {
+			t.Fatal(err)
+		}
+		// The seed is on the harness's command line: it carries the marker.
+		bots = append(bots, PyBot{Name: c.class, Dir: dir, Seed: base*100 + uint64(i)})
+	}
+	w.files[filepath.Join(w.data, "bots", "victim", "bot.py")] = string(src)
+	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: 500 * time.Millisecond,
+		StartTimeout: 60 * time.Second, MaxRestarts: 3,
+		Limits: Limits{MemoryMB: 256, Procs: 16, OpenFiles: 64, OutputBytes: 1 << 20, FileSizeMB: 8}}
+	pool := NewPyPool(sb, cfg, bots)
+	defer pool.Close()
+
+	turn := func(bot, game int) []engine.Call {
+		return []engine.Call{
+			{Bot: bot, Game: game, Method: "new", Args: map[string]any{"seat": 0}},
+			{Bot: bot, Game: game, Method: "start", Args: map[string]any{"throws": []int{3}, "scores": []int{0, 0, 0, 0}, "last": false}},
+		}
+	}
+	var calls []engine.Call
+	for i := range cases {
+		calls = append(calls, turn(i, 1)...)
+	}
+	replies := pool.Exchange(context.Background(), calls)
+	for i, c := range cases {
+		newR, start := replies[2*i], replies[2*i+1]
+		if c.class != "StdoutCloser" && c.class != "ForkBomb" && c.class != "Flood" && newR.Fault != nil {
+			t.Errorf("%s: new game: %v", c.class, newR.Fault)
+		}
+		got := engine.OK
+		if start.Fault != nil {
+			got = start.Fault.Outcome
+			if found := w.leaks(start.Fault.Detail); len(found) > 0 {
+				t.Errorf("%s: fault detail holds secrets %v", c.class, found)
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: outcome %q, want %q (%v)", c.class, got, c.want, start.Fault)
+			continue
+		}
+		if start.Fault != nil && start.Fault.ProcessDied != c.died {
+			t.Errorf("%s: process died = %v, want %v (%v)", c.class, start.Fault.ProcessDied, c.died, start.Fault)
+		}
+		if c.want == engine.OK && string(start.Result) != "true" {
+			t.Errorf("%s: answered %s, want true", c.class, start.Result)
+		}
+		t.Logf("%-12s %-12s %.120s", c.class, got, detail(start.Fault))
+	}
+
+	// The attacks changed nothing for the others: the control plays on, and bots whose
+	// process survived its own timeout still answer.
+	replies = pool.Exchange(context.Background(), append(turn(0, 2), engine.Call{Bot: 7, Game: 2, Method: "new", Args: map[string]any{"seat": 1}}))
+	for i, r := range replies {
+		if r.Fault != nil {
+			t.Errorf("second round, call %d: %v", i, r.Fault)
+		}
+	}
+	if st := pool.Stats(0).Counts(); st[engine.OK] != 4 || len(st) != 1 {
+		t.Errorf("control's accounting: %v, want 4 OK", st)
+	}
+	for i, c := range cases {
+		// A process that died takes the whole batch (new and start) with it.
+		if c.want != engine.OK && pool.Stats(i).Counts()[c.want] < 1 {
+			t.Errorf("%s: accounting %v lacks %q", c.class, pool.Stats(i).Counts(), c.want)
+		}
+	}
+	pool.Close()
+	w.checkAftermath(t)
+}
+
+func detail(f *engine.Fault) string {
+	if f == nil {
+		return ""
+	}
+	return strings.ReplaceAll(f.Detail, "\n", " | ")
+}
+
+func TestHostileOneShot(t *testing.T) {
+	sb := needBwrap(t)
+	w := newHostileWorld(t)
+	lim := Limits{MemoryMB: 256, Procs: 16, OpenFiles: 64, OutputBytes: 64 << 10, FileSizeMB: 8}
+	cases := []struct {
+		script  string
+		cpu     time.Duration
+		timeout time.Duration
+		want    engine.Outcome
+		answer  string
+	}{
+		{script: "env.sh", want: engine.OK, answer: "done"},
+		{script: "net.sh", want: engine.Crash},
+		{script: "snoop.sh", want: engine.Crash},
+		{script: "vandal.sh", want: engine.Crash},
+		{script: "forkbomb.py", want: engine.Crash},
+		{script: "hog.py", want: engine.MemoryLimit},
+		{script: "spin.sh", cpu: time.Second, timeout: time.Minute, want: engine.Timeout},
+		{script: "sleep.sh", timeout: time.Second, want: engine.Timeout},
+		{script: "flood.sh", want: engine.OutputLimit},
+		{script: "diskfill.sh", want: engine.OutputLimit},
+		{script: "closeout.sh", timeout: time.Second, want: engine.Timeout},
+		{script: "orphan.sh", want: engine.OK, answer: "1"},
+		{script: "parricide.sh", want: engine.OK, answer: "survived"},
+	}
+	t.Run("attacks", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.script, func(t *testing.T) {
+				t.Parallel()
+				name := strings.TrimSuffix(strings.TrimSuffix(c.script, ".sh"), ".py")
+				dir := w.botDir(t, name)
+				src, err := os.ReadFile(filepath.Join("testdata/hostile/oneshot", c.script))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, c.script), src, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				interp := "bash"
+				if strings.HasSuffix(c.script, ".py") {
+					interp = "/usr/bin/python3"
+				}
+				l := lim
+				l.CPUTime = c.cpu
+				timeout := c.timeout
+				if timeout == 0 {
+					timeout = 30 * time.Second
+				}
+				ans, f := RunArgv(context.Background(), sb, ProcSpec{Dir: dir, Argv: []string{interp, c.script}, Limits: l}, []string{w.marker}, timeout)
+				got := engine.OK
+				if f != nil {
+					got = f.Outcome
+				}
+				if found := w.leaks(ans + detail(f)); len(found) > 0 {
+					t.Errorf("output or fault detail holds secrets %v", found)
+				}
+				if got != c.want {
+					t.Errorf("outcome %q, want %q (%.300s)", got, c.want, detail(f))
+				}
+				if c.want == engine.OK && !strings.HasSuffix(ans, c.answer) {
+					t.Errorf("answer %q, want it to end in %q", ans, c.answer)
+				}
+				if st, err := os.Stat(filepath.Join(dir, "big")); err == nil && st.Size() > int64(lim.FileSizeMB)<<20 {
+					t.Errorf("a file of %d bytes was written past the %d MiB limit", st.Size(), lim.FileSizeMB)
+				}
+				t.Logf("%-12s %-12s %.160s", c.script, got, detail(f))
+			})
+		}
+	})
+	w.checkAftermath(t)
+}

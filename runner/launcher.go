@@ -1,0 +1,440 @@
+package runner
+
+import (
+	"context"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"kothd/engine"
+)
+
+// A Launcher runs one-shot bot processes (the argv and dirfiles protocols) without building
+// a sandbox per decision. Building a bwrap sandbox costs tens of milliseconds, more than
+// most bots take to answer; a Bank Heist tournament launches bots tens of thousands of
+// times. So a launcher process is started once per bot through the bot's Sandbox (inside
+// the bot's sandbox, with its limits and scrubbed environment) and spawns each decision's
+// process on request, reporting how it ended over JSON lines (the lineProc pattern).
+//
+// The launcher program is launch/launcher.py, run by LauncherPython. Python because the
+// pyclass protocol already requires a Python 3 visible in every sandbox, and because it
+// has fork, exec, setrlimit, poll and (through ctypes) unshare and prctl in its standard
+// library; re-executing the kothd binary instead would need that binary bound into every
+// sandbox (a bwrap change) and would not exist in package tests. Its one start per bot
+// per run costs about as much as one sandboxed launch. The source is sent as the first
+// line of the launcher's stdin rather than installed as a file, so nothing is written to
+// the bot's directory and the bot cannot replace the launcher between restarts.
+//
+// The launcher is pid 1 of a PID namespace of its own inside the sandbox (see
+// launcher.py): when a decision ends, every process it started is killed, and the bot can
+// neither signal the launcher nor forge its report. What a decision sees differs from a
+// fresh sandbox only in what persists between decisions of the same bot: /tmp, like the
+// bot's directory, is kept for the launcher's life.
+//
+// Nothing a bot does can hang the runner: every request has a hard deadline (the
+// decision's timeout plus launcherSlack); on breach, or if the launcher dies, its whole
+// sandbox is killed, the decision is the bot's fault, and a new launcher serves the next
+// one. A launcher that cannot start at all is a HostFault.
+type Launcher struct {
+	sb   Sandbox
+	spec ProcSpec
+	// isolation is passed to the launcher: "" lets it choose (PID namespaces when the
+	// host allows them), "group" forces the process-group fallback (tests).
+	isolation string
+	// direct: every decision builds its own sandbox (RunArgv), because the bot's
+	// interpreter lies outside what a sandbox shows unless its command starts with it.
+	direct bool
+	// slack replaces launcherSlack when set (tests).
+	slack time.Duration
+
+	mu      sync.Mutex
+	idle    []*launcherProc
+	closed  bool
+	seq     atomic.Uint64
+	started atomic.Int64
+}
+
+// LauncherPython is the interpreter that runs the launcher program inside the sandbox.
+var LauncherPython = "/usr/bin/python3"
+
+//go:embed launch/launcher.py
+var launcherSource string
+
+// launcherBoot reads the launcher's source from the first line of stdin and runs it.
+const launcherBoot = `import json,sys;exec(compile(json.loads(sys.stdin.buffer.readline()),"kothd-launcher","exec"))`
+
+const (
+	// launcherSlack is how much longer than a decision's timeout the runner waits for the
+	// launcher's report before it kills the sandbox: the launcher itself enforces the
+	// timeout, then kills and reaps the decision's processes.
+	launcherSlack = 5 * time.Second
+	// launcherStartTimeout bounds a launcher's start (sandbox, interpreter, namespaces).
+	launcherStartTimeout = 30 * time.Second
+	// launcherProcs is what the launcher adds to the sandbox's process count: its first
+	// process and the server, pid 1 of its namespace.
+	launcherProcs = 2
+)
+
+// NewLauncher prepares the launcher of one bot; nothing starts until the first Run. spec
+// is the bot's: Dir its directory, Argv its run command, Env and Limits as for RunArgv.
+// Limits.CPUTime bounds each decision's processes; the other limits bound the sandbox.
+func NewLauncher(sb Sandbox, spec ProcSpec) *Launcher {
+	l := &Launcher{sb: sb, spec: spec}
+	// Bwrap binds the installation prefix of an interpreter named by absolute path
+	// outside its usual binds (/opt/python3.12/bin/python3) only when the sandbox's
+	// command starts with it; a launcher's command starts with LauncherPython.
+	if b, ok := sb.(*Bwrap); ok && len(spec.Argv) > 0 && b.interpreterPrefix(spec.Argv[0]) != "" {
+		l.direct = true
+	}
+	return l
+}
+
+// Job is one decision: the arguments appended to the bot's command, its stdin (empty:
+// /dev/null), its wall-clock limit (<= 0: 10s), and whether stdout is of no interest
+// (the dirfiles protocol answers in a file).
+type Job struct {
+	Args          []string
+	Stdin         []byte
+	Timeout       time.Duration
+	DiscardStdout bool
+}
+
+// Launched is how a decision ended: what it printed (stdout up to Limits.OutputBytes,
+// the tail of stderr), its exit status (-1 when it did not exit by itself: a signal, a
+// timeout, a process that never started), and its fault, nil when it exited with 0.
+type Launched struct {
+	Stdout string
+	Stderr string
+	Exit   int
+	Fault  *engine.Fault
+}
+
+// Run runs the bot's command followed by args once, like RunArgv, and returns its stdout
+// with surrounding whitespace removed. Outcomes are those of RunArgv: Timeout (the
+// decision's processes all killed), OutputLimit, Crash (a non-zero exit, a fatal signal,
+// a program that cannot be executed), MemoryLimit (a runtime's out-of-memory message),
+// Killed, and HostFault when the launcher or the sandbox failed or ctx was cancelled.
+// No process of the decision outlives the call.
+func (l *Launcher) Run(ctx context.Context, args []string, timeout time.Duration) (string, *engine.Fault) {
+	if l.direct {
+		return RunArgv(ctx, l.sb, l.spec, args, timeout)
+	}
+	r := l.Launch(ctx, Job{Args: args, Timeout: timeout})
+	if r.Fault != nil {
+		return "", r.Fault
+	}
+	return strings.Trim(r.Stdout, " \t\n\r\v\f"), nil
+}
+
+// Launch runs one decision and reports everything about how it ended. It may be called
+// concurrently: each concurrent decision gets a launcher process of its own (started on
+// demand and kept for later decisions), so concurrent decisions of one bot never wait for
+// each other.
+func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
+	if ctx.Err() != nil {
+		return Launched{Exit: -1, Fault: &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"}}
+	}
+	timeout := job.Timeout
+	if timeout <= 0 {
+		timeout = defaultArgvTimeout
+	}
+	lp, err := l.get(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Launched{Exit: -1, Fault: &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"}}
+		}
+		return Launched{Exit: -1, Fault: &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}}
+	}
+	req := launchRequest{
+		ID: l.seq.Add(1), Args: job.Args, Timeout: timeout.Seconds(), CPU: cpuSeconds(l.spec.Limits.CPUTime),
+		Out: l.outputLimit(), Discard: job.DiscardStdout,
+	}
+	if len(job.Stdin) > 0 {
+		req.Stdin = base64.StdEncoding.EncodeToString(job.Stdin)
+	}
+	slack := launcherSlack
+	if l.slack > 0 {
+		slack = l.slack
+	}
+	rep, f := lp.exchange(ctx, req, timeout+slack)
+	if f != nil {
+		lp.close()
+		return Launched{Exit: -1, Fault: f}
+	}
+	l.put(lp)
+	return rep.launched(timeout, req.Out)
+}
+
+// Close stops the bot's launcher processes. Decisions still running finish first; their
+// launchers stop when they do.
+func (l *Launcher) Close() {
+	l.mu.Lock()
+	idle := l.idle
+	l.idle, l.closed = nil, true
+	l.mu.Unlock()
+	for _, lp := range idle {
+		lp.close()
+	}
+}
+
+// Started reports how many launcher processes this Launcher has started: one per
+// concurrent decision at most, plus one per restart.
+func (l *Launcher) Started() int { return int(l.started.Load()) }
+
+func (l *Launcher) outputLimit() int64 {
+	if l.spec.Limits.OutputBytes > 0 {
+		return l.spec.Limits.OutputBytes
+	}
+	return defaultArgvOutput
+}
+
+// get returns an idle launcher process, or starts one.
+func (l *Launcher) get(ctx context.Context) (*launcherProc, error) {
+	for {
+		l.mu.Lock()
+		if l.closed {
+			l.mu.Unlock()
+			return nil, errors.New("launcher closed")
+		}
+		n := len(l.idle)
+		if n == 0 {
+			l.mu.Unlock()
+			return l.start(ctx)
+		}
+		lp := l.idle[n-1]
+		l.idle = l.idle[:n-1]
+		l.mu.Unlock()
+		select {
+		case <-lp.p.exited: // died between decisions (the machine's OOM killer, …)
+			lp.close()
+		default:
+			return lp, nil
+		}
+	}
+}
+
+func (l *Launcher) put(lp *launcherProc) {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		lp.close()
+		return
+	}
+	l.idle = append(l.idle, lp)
+	l.mu.Unlock()
+}
+
+// start starts a launcher process in the bot's sandbox and waits for its greeting.
+func (l *Launcher) start(ctx context.Context) (*launcherProc, error) {
+	spec := l.spec
+	isolation := l.isolation
+	if isolation == "" {
+		isolation = "auto"
+	}
+	spec.Argv = append([]string{LauncherPython, "-I", "-S", "-c", launcherBoot, "--isolation=" + isolation}, l.spec.Argv...)
+	// CPU time is per decision (set by the launcher on each one); the launcher's own
+	// processes must not eat into the bot's process budget.
+	spec.Limits.CPUTime = 0
+	spec.Limits.Procs = spec.Limits.withDefaults().Procs + launcherProcs
+	// One reply line carries the stdout in base64 and the stderr tail JSON-escaped.
+	spec.Limits.OutputBytes = 2*l.outputLimit() + 64<<10
+	p, err := startLineProc(ctx, l.sb, spec)
+	if err != nil {
+		return nil, fmt.Errorf("start the launcher in sandbox %s: %w", l.sb.Name(), err)
+	}
+	l.started.Add(1)
+	lp := &launcherProc{p: p}
+	src, _ := json.Marshal(launcherSource)
+	if _, err := p.stdin.Write(append(src, '\n')); err != nil {
+		lp.close()
+		return nil, fmt.Errorf("start the launcher: %w; stderr: %s", err, p.stderr.String())
+	}
+	timer := time.NewTimer(launcherStartTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-p.lines:
+		var hello struct {
+			Hello     int    `json:"hello"`
+			Isolation string `json:"isolation"`
+			Error     string `json:"error"`
+		}
+		if r.err == nil {
+			err = json.Unmarshal(r.line, &hello)
+		} else {
+			err = r.err
+		}
+		if err == nil && hello.Hello != 1 {
+			err = fmt.Errorf("launcher refused: %q", hello.Error)
+		}
+		if err != nil {
+			lp.close()
+			return nil, fmt.Errorf("start the launcher in sandbox %s: %w; stderr: %s", l.sb.Name(), err, p.stderr.String())
+		}
+		lp.isolation = hello.Isolation
+		return lp, nil
+	case <-timer.C:
+		lp.close()
+		return nil, fmt.Errorf("the launcher did not start within %s in sandbox %s; stderr: %s", launcherStartTimeout, l.sb.Name(), p.stderr.String())
+	case <-ctx.Done():
+		lp.close()
+		return nil, ctx.Err()
+	}
+}
+
+// launcherProc is one running launcher.
+type launcherProc struct {
+	p         *lineProc
+	isolation string // "pidns" or "group"
+}
+
+func (lp *launcherProc) close() { lp.p.close() }
+
+type launchRequest struct {
+	ID      uint64   `json:"id"`
+	Args    []string `json:"args"`
+	Timeout float64  `json:"timeout"`
+	CPU     int64    `json:"cpu"`
+	Out     int64    `json:"out"`
+	Discard bool     `json:"discard"`
+	Stdin   string   `json:"stdin,omitempty"`
+}
+
+type launchReply struct {
+	ID    uint64 `json:"id"`
+	End   string `json:"end"`
+	Code  int    `json:"code"`
+	Sig   int    `json:"sig"`
+	Errno int    `json:"errno"`
+	Out   string `json:"out"`
+	Err   string `json:"err"`
+	Why   string `json:"why"`
+}
+
+// exchange sends one request and waits for its reply until the hard deadline. A fault
+// means the launcher is unusable; the caller kills it.
+func (lp *launcherProc) exchange(ctx context.Context, req launchRequest, deadline time.Duration) (*launchReply, *engine.Fault) {
+	line, err := json.Marshal(req)
+	if err != nil {
+		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("launcher request: %v", err)}
+	}
+	if _, err := lp.p.stdin.Write(append(line, '\n')); err != nil {
+		return nil, lp.died(fmt.Sprintf("its stdin is closed (%v)", err))
+	}
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case r := <-lp.p.lines:
+		if errors.Is(r.err, errLineTooLong) {
+			return nil, &engine.Fault{Outcome: engine.OutputLimit, Detail: "the launcher's report exceeded its bound; sandbox killed"}
+		}
+		if r.err != nil {
+			return nil, lp.died("its stdout closed")
+		}
+		var rep launchReply
+		if err := json.Unmarshal(r.line, &rep); err != nil || rep.ID != req.ID {
+			return nil, &engine.Fault{Outcome: engine.Killed, Detail: fmt.Sprintf("the launcher's report is unreadable (%q); sandbox killed", truncate(string(r.line), 200))}
+		}
+		return &rep, nil
+	case <-timer.C:
+		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no report from the launcher within %s; sandbox killed", deadline)}
+	case <-ctx.Done():
+		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"}
+	}
+}
+
+// died names a launcher that stopped answering: a sandbox that failed is the host's
+// fault; anything else happened during the bot's decision and is counted as the bot's.
+func (lp *launcherProc) died(what string) *engine.Fault {
+	select {
+	case <-lp.p.exited:
+	case <-time.After(2 * time.Second):
+		lp.p.kill()
+		<-lp.p.exited
+	}
+	if sandboxFailed(lp.p.cmd, lp.p.err) {
+		return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("the sandbox failed: %v; %s", lp.p.err, lp.p.stderr.String())}
+	}
+	return &engine.Fault{Outcome: engine.Killed, Detail: fmt.Sprintf("the launcher died during the decision: %s (%v)%s; restarted",
+		what, lp.p.err, stderrNote(lp.p.stderr))}
+}
+
+// launched classifies a reply exactly as RunArgv classifies a process's end.
+func (r *launchReply) launched(timeout time.Duration, limit int64) Launched {
+	out, err := base64.StdEncoding.DecodeString(r.Out)
+	res := Launched{Stdout: string(out), Stderr: r.Err, Exit: -1}
+	if err != nil {
+		res.Fault = &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("launcher: stdout: %v", err)}
+		return res
+	}
+	note := ""
+	if r.Err != "" {
+		note = "; stderr: " + r.Err
+	}
+	switch r.End {
+	case "exit":
+		res.Exit = r.Code
+		if r.Code == 0 {
+			return res
+		}
+		res.Fault = &engine.Fault{Outcome: statusOutcome(false, r.Code, 0, r.Err),
+			Detail: fmt.Sprintf("exit status %d; stdout: %q%s", r.Code, truncate(res.Stdout, 200), note)}
+	case "signal":
+		sig := syscall.Signal(r.Sig)
+		res.Fault = &engine.Fault{Outcome: statusOutcome(true, 0, sig, r.Err),
+			Detail: fmt.Sprintf("signal: %v; stdout: %q%s", sig, truncate(res.Stdout, 200), note)}
+	case "timeout":
+		res.Fault = &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no answer within %s; process group killed%s", timeout, note)}
+	case "output":
+		res.Fault = &engine.Fault{Outcome: engine.OutputLimit, Detail: fmt.Sprintf("printed more than %d bytes; process killed", limit)}
+	case "noexec":
+		res.Fault = &engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("cannot start: %s%s", r.Why, note)}
+	case "error":
+		res.Fault = &engine.Fault{Outcome: engine.HostFault, Detail: "launcher: " + r.Why}
+	default:
+		res.Fault = &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("launcher: unknown end %q", r.End)}
+	}
+	return res
+}
+
+// statusOutcome is exitOutcome and classifyExit's out-of-memory test for a wait status
+// the launcher reported: the same signals mean the same limits, an exit status of 128+n
+// is read as signal n (as bwrap and shells report a killed child), and a crash whose
+// stderr ends in a runtime's out-of-memory message is a MemoryLimit.
+func statusOutcome(signaled bool, code int, sig syscall.Signal, stderrTail string) engine.Outcome {
+	if !signaled {
+		if code <= 128 || code > 128+64 {
+			if outOfMemory(stderrTail) {
+				return engine.MemoryLimit
+			}
+			return engine.Crash
+		}
+		sig = syscall.Signal(code - 128)
+	}
+	switch sig {
+	case syscall.SIGXCPU:
+		return engine.Timeout
+	case syscall.SIGXFSZ:
+		return engine.OutputLimit
+	case syscall.SIGKILL, syscall.SIGTERM:
+		return engine.Killed
+	}
+	if outOfMemory(stderrTail) {
+		return engine.MemoryLimit
+	}
+	return engine.Crash
+}
+
+// cpuSeconds is RLIMIT_CPU's soft limit for d, rounded up as prlimit is given it.
+func cpuSeconds(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return max(int64((d+time.Second-1)/time.Second), 1)
+}

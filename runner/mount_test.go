@@ -1,0 +1,28 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A bot can be shown its directory under a chosen name (Mafia bots learn their player
+// name from it); odd mount points fall back to /bot.
+func TestMountPoint(t *testing.T) {
+	sb := needBwrap(t)
+	dir := filepath.Join(t.TempDir(), "Alice")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for mount, want := range map[string]string{"/players/Alice": "/players/Alice", "": "/bot", "/usr/x": "/bot", "players/rel": "/bot"} {
+		out, f := RunArgv(context.Background(), sb, ProcSpec{Dir: dir, Mount: mount, Argv: []string{"/bin/sh", "-c", "pwd; echo $HOME"}}, nil, 10*time.Second)
+		if f != nil {
+			t.Fatalf("mount %q: %v", mount, f)
+		}
+		if out != want+"\n"+want {
+			t.Errorf("mount %q: pwd/HOME = %q, want %q", mount, out, want)
+		}
+	}
+}
