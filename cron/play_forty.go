@@ -39,7 +39,7 @@ func (fortyAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, error) {
 	defer pool.Close()
 	start := time.Now()
 	tally, err := forty.Run(ctx, pool, entrants(env), forty.Options{
-		Games: games, Seed: env.Seed, Concurrency: firstPositive(env.Challenge.Concurrency, 256), Progress: env.Progress,
+		Games: games, Seed: env.Seed, Concurrency: firstPositive(env.Challenge.Concurrency, 1024), Progress: env.Progress,
 	})
 	if err != nil {
 		return nil, err
