@@ -121,7 +121,7 @@ func TestBankHeistLauncherSameAsSandboxPerLaunch(t *testing.T) {
 func benchBankHeist(b *testing.B, options string) {
 	sb := bankheistBwrap(b)
 	env := bankheistSnapshotEnv(b, sb, "games_per_tournament: 10\nworkers: 2\n"+options)
-	games := 0
+	games, launches := 0, 0
 	start := time.Now()
 	for i := 0; b.Loop(); i++ {
 		env.Seed, env.Games = uint64(i), 20
@@ -130,8 +130,15 @@ func benchBankHeist(b *testing.B, options string) {
 			b.Fatal(err)
 		}
 		games += played.Result.Games
+		for _, st := range played.Stats {
+			for _, n := range st.Counts() {
+				launches += n
+			}
+		}
 	}
-	b.ReportMetric(float64(games)/time.Since(start).Seconds(), "games/s")
+	sec := time.Since(start).Seconds()
+	b.ReportMetric(float64(games)/sec, "games/s")
+	b.ReportMetric(float64(launches)/sec, "launches/s")
 }
 
 func BenchmarkBankHeistSnapshotLauncher(b *testing.B) { benchBankHeist(b, "") }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"kothd/engine"
@@ -51,8 +50,10 @@ type Launcher struct {
 	// direct: every decision builds its own sandbox (RunArgv), because the bot's
 	// interpreter lies outside what a sandbox shows unless its command starts with it.
 	direct bool
-	// slack replaces launcherSlack when set (tests).
-	slack time.Duration
+	// python runs the launcher program (LauncherPython); slack replaces launcherSlack
+	// when set (tests).
+	python string
+	slack  time.Duration
 
 	mu      sync.Mutex
 	idle    []*launcherProc
@@ -80,13 +81,16 @@ const (
 	// launcherProcs is what the launcher adds to the sandbox's process count: its first
 	// process and the server, pid 1 of its namespace.
 	launcherProcs = 2
+	// launcherFiles is the fewest descriptors a launcher works with (a decision's pipes,
+	// pidfd, protocol); a bot allowed fewer gets its own limit back on its process.
+	launcherFiles = 32
 )
 
 // NewLauncher prepares the launcher of one bot; nothing starts until the first Run. spec
 // is the bot's: Dir its directory, Argv its run command, Env and Limits as for RunArgv.
 // Limits.CPUTime bounds each decision's processes; the other limits bound the sandbox.
 func NewLauncher(sb Sandbox, spec ProcSpec) *Launcher {
-	l := &Launcher{sb: sb, spec: spec}
+	l := &Launcher{sb: sb, spec: spec, python: LauncherPython}
 	// Bwrap binds the installation prefix of an interpreter named by absolute path
 	// outside its usual binds (/opt/python3.12/bin/python3) only when the sandbox's
 	// command starts with it; a launcher's command starts with LauncherPython.
@@ -136,7 +140,8 @@ func (l *Launcher) Run(ctx context.Context, args []string, timeout time.Duration
 // Launch runs one decision and reports everything about how it ended. It may be called
 // concurrently: each concurrent decision gets a launcher process of its own (started on
 // demand and kept for later decisions), so concurrent decisions of one bot never wait for
-// each other.
+// each other. Unlike Run it always goes through a launcher, even for a command whose
+// interpreter only a sandbox of its own would show (see NewLauncher).
 func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 	if ctx.Err() != nil {
 		return Launched{Exit: -1, Fault: &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"}}
@@ -155,6 +160,9 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 	req := launchRequest{
 		ID: l.seq.Add(1), Args: job.Args, Timeout: timeout.Seconds(), CPU: cpuSeconds(l.spec.Limits.CPUTime),
 		Out: l.outputLimit(), Discard: job.DiscardStdout,
+	}
+	if n := l.spec.Limits.OpenFiles; n > 0 && n < launcherFiles {
+		req.NoFile = n
 	}
 	if len(job.Stdin) > 0 {
 		req.Stdin = base64.StdEncoding.EncodeToString(job.Stdin)
@@ -238,11 +246,12 @@ func (l *Launcher) start(ctx context.Context) (*launcherProc, error) {
 	if isolation == "" {
 		isolation = "auto"
 	}
-	spec.Argv = append([]string{LauncherPython, "-I", "-S", "-c", launcherBoot, "--isolation=" + isolation}, l.spec.Argv...)
+	spec.Argv = append([]string{l.python, "-I", "-S", "-c", launcherBoot, "--isolation=" + isolation}, l.spec.Argv...)
 	// CPU time is per decision (set by the launcher on each one); the launcher's own
 	// processes must not eat into the bot's process budget.
 	spec.Limits.CPUTime = 0
 	spec.Limits.Procs = spec.Limits.withDefaults().Procs + launcherProcs
+	spec.Limits.OpenFiles = max(spec.Limits.OpenFiles, launcherFiles)
 	// One reply line carries the stdout in base64 and the stderr tail JSON-escaped.
 	spec.Limits.OutputBytes = 2*l.outputLimit() + 64<<10
 	p, err := startLineProc(ctx, l.sb, spec)
@@ -296,27 +305,6 @@ type launcherProc struct {
 
 func (lp *launcherProc) close() { lp.p.close() }
 
-type launchRequest struct {
-	ID      uint64   `json:"id"`
-	Args    []string `json:"args"`
-	Timeout float64  `json:"timeout"`
-	CPU     int64    `json:"cpu"`
-	Out     int64    `json:"out"`
-	Discard bool     `json:"discard"`
-	Stdin   string   `json:"stdin,omitempty"`
-}
-
-type launchReply struct {
-	ID    uint64 `json:"id"`
-	End   string `json:"end"`
-	Code  int    `json:"code"`
-	Sig   int    `json:"sig"`
-	Errno int    `json:"errno"`
-	Out   string `json:"out"`
-	Err   string `json:"err"`
-	Why   string `json:"why"`
-}
-
 // exchange sends one request and waits for its reply until the hard deadline. A fault
 // means the launcher is unusable; the caller kills it.
 func (lp *launcherProc) exchange(ctx context.Context, req launchRequest, deadline time.Duration) (*launchReply, *engine.Fault) {
@@ -363,78 +351,4 @@ func (lp *launcherProc) died(what string) *engine.Fault {
 	}
 	return &engine.Fault{Outcome: engine.Killed, Detail: fmt.Sprintf("the launcher died during the decision: %s (%v)%s; restarted",
 		what, lp.p.err, stderrNote(lp.p.stderr))}
-}
-
-// launched classifies a reply exactly as RunArgv classifies a process's end.
-func (r *launchReply) launched(timeout time.Duration, limit int64) Launched {
-	out, err := base64.StdEncoding.DecodeString(r.Out)
-	res := Launched{Stdout: string(out), Stderr: r.Err, Exit: -1}
-	if err != nil {
-		res.Fault = &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("launcher: stdout: %v", err)}
-		return res
-	}
-	note := ""
-	if r.Err != "" {
-		note = "; stderr: " + r.Err
-	}
-	switch r.End {
-	case "exit":
-		res.Exit = r.Code
-		if r.Code == 0 {
-			return res
-		}
-		res.Fault = &engine.Fault{Outcome: statusOutcome(false, r.Code, 0, r.Err),
-			Detail: fmt.Sprintf("exit status %d; stdout: %q%s", r.Code, truncate(res.Stdout, 200), note)}
-	case "signal":
-		sig := syscall.Signal(r.Sig)
-		res.Fault = &engine.Fault{Outcome: statusOutcome(true, 0, sig, r.Err),
-			Detail: fmt.Sprintf("signal: %v; stdout: %q%s", sig, truncate(res.Stdout, 200), note)}
-	case "timeout":
-		res.Fault = &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no answer within %s; process group killed%s", timeout, note)}
-	case "output":
-		res.Fault = &engine.Fault{Outcome: engine.OutputLimit, Detail: fmt.Sprintf("printed more than %d bytes; process killed", limit)}
-	case "noexec":
-		res.Fault = &engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("cannot start: %s%s", r.Why, note)}
-	case "error":
-		res.Fault = &engine.Fault{Outcome: engine.HostFault, Detail: "launcher: " + r.Why}
-	default:
-		res.Fault = &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("launcher: unknown end %q", r.End)}
-	}
-	return res
-}
-
-// statusOutcome is exitOutcome and classifyExit's out-of-memory test for a wait status
-// the launcher reported: the same signals mean the same limits, an exit status of 128+n
-// is read as signal n (as bwrap and shells report a killed child), and a crash whose
-// stderr ends in a runtime's out-of-memory message is a MemoryLimit.
-func statusOutcome(signaled bool, code int, sig syscall.Signal, stderrTail string) engine.Outcome {
-	if !signaled {
-		if code <= 128 || code > 128+64 {
-			if outOfMemory(stderrTail) {
-				return engine.MemoryLimit
-			}
-			return engine.Crash
-		}
-		sig = syscall.Signal(code - 128)
-	}
-	switch sig {
-	case syscall.SIGXCPU:
-		return engine.Timeout
-	case syscall.SIGXFSZ:
-		return engine.OutputLimit
-	case syscall.SIGKILL, syscall.SIGTERM:
-		return engine.Killed
-	}
-	if outOfMemory(stderrTail) {
-		return engine.MemoryLimit
-	}
-	return engine.Crash
-}
-
-// cpuSeconds is RLIMIT_CPU's soft limit for d, rounded up as prlimit is given it.
-func cpuSeconds(d time.Duration) int64 {
-	if d <= 0 {
-		return 0
-	}
-	return max(int64((d+time.Second-1)/time.Second), 1)
 }

@@ -70,6 +70,11 @@ echo "$1" >> memory
 			if n := l.Started(); n != 1 {
 				t.Fatalf("%d launcher processes started for 3 sequential decisions, want 1", n)
 			}
+			// Where bwrap works, a nested user namespace does too: the process-group
+			// fallback there would be a silent loss of isolation.
+			if iso := l.idle[0].isolation; iso != "pidns" && name == "bwrap" {
+				t.Fatalf("launcher isolation %q, want pidns", iso)
+			}
 		})
 	}
 }
@@ -284,6 +289,18 @@ func TestLauncherCPUTimePerDecision(t *testing.T) {
 	}
 }
 
+// Orphans that exit during a decision are reaped while it runs: their zombies must not
+// use up the bot's process limit (a fresh sandbox's init reaps them too).
+func TestLauncherReapsOrphansDuringDecision(t *testing.T) {
+	sb := needBwrap(t)
+	spec := argvBot(t, `for i in $(seq 60); do (true &); sleep 0.03; done; echo done`)
+	spec.Limits.Procs = 12
+	l := newTestLauncher(t, sb, spec)
+	if ans, f := l.Run(context.Background(), nil, 30*time.Second); f != nil || ans != "done" {
+		t.Fatalf("answer %q, fault %v", ans, f)
+	}
+}
+
 // In its own PID namespace a bot cannot reach the launcher: killing its parent, pid 1 or
 // every process it may signal leaves the launcher serving.
 func TestLauncherParricide(t *testing.T) {
@@ -356,14 +373,13 @@ func TestLauncherHostFaults(t *testing.T) {
 	if _, f := NewLauncher(argvBrokenSandbox{}, spec).Run(context.Background(), nil, time.Second); f == nil || f.Outcome != engine.HostFault {
 		t.Fatalf("fault %v; want a host fault (no sandbox)", f)
 	}
-	defer func(p string) { LauncherPython = p }(LauncherPython)
-	LauncherPython = "/nonexistent/python3"
-	if _, f := NewLauncher(Unsandboxed{}, spec).Run(context.Background(), nil, time.Second); f == nil || f.Outcome != engine.HostFault {
+	l := NewLauncher(Unsandboxed{}, spec)
+	l.python = "/nonexistent/python3"
+	if _, f := l.Run(context.Background(), nil, time.Second); f == nil || f.Outcome != engine.HostFault {
 		t.Fatalf("fault %v; want a host fault (no interpreter for the launcher)", f)
 	}
-	LauncherPython = "/usr/bin/python3"
 
-	l := newTestLauncher(t, Unsandboxed{}, spec)
+	l = newTestLauncher(t, Unsandboxed{}, spec)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, f := l.Run(ctx, nil, time.Second); f == nil || f.Outcome != engine.HostFault {
@@ -387,6 +403,40 @@ func TestLauncherHostFaults(t *testing.T) {
 	waitNoLeftovers(t, m)
 	if ans, f := l.Run(context.Background(), nil, 10*time.Second); f != nil || ans != "" || l.Started() != 2 {
 		t.Fatalf("after a cancel: answer %q, fault %v, %d launchers", ans, f, l.Started())
+	}
+}
+
+// A launcher that fails on its own (here: a request it cannot read) reports a host fault
+// and goes on serving.
+func TestLauncherOwnFailureIsHostFault(t *testing.T) {
+	l := newTestLauncher(t, Unsandboxed{}, argvBot(t, "echo ok"))
+	lp, err := l.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, f := lp.exchange(context.Background(), launchRequest{ID: 7, Timeout: 5, Stdin: "not base64!"}, 10*time.Second)
+	if f != nil {
+		t.Fatalf("exchange: %v", f)
+	}
+	if r := rep.launched(5*time.Second, 1<<20); outcome(r.Fault) != engine.HostFault {
+		t.Fatalf("%+v; want a host fault", r)
+	}
+	l.put(lp)
+	if ans, f := l.Run(context.Background(), nil, 10*time.Second); f != nil || ans != "ok" || l.Started() != 1 {
+		t.Fatalf("next decision: answer %q, fault %v, %d launchers", ans, f, l.Started())
+	}
+}
+
+// A bot allowed fewer descriptors than the launcher needs keeps its own limit.
+func TestLauncherFewOpenFiles(t *testing.T) {
+	sb := needBwrap(t)
+	spec := argvBot(t, "ulimit -n")
+	spec.Limits.OpenFiles = 10
+	l := newTestLauncher(t, sb, spec)
+	for range 2 {
+		if ans, f := l.Run(context.Background(), nil, 10*time.Second); f != nil || ans != "10" {
+			t.Fatalf("answer %q, fault %v", ans, f)
+		}
 	}
 }
 
@@ -498,7 +548,8 @@ func TestLauncherHostileOneShot(t *testing.T) {
 	w.checkAftermath(t)
 }
 
-// benchLauncher measures decisions per second of a bot through a Launcher.
+// benchLaunches measures decisions per second of a bot, through a Launcher or through
+// RunArgv (a sandbox per decision).
 func benchLaunches(b *testing.B, sb Sandbox, interp, file, src string, viaLauncher bool) {
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, file), []byte(src), 0o644); err != nil {

@@ -10,7 +10,8 @@ bot's directory as working directory, and ends when the bot's main process exits
 Protocol, one JSON object per line on the launcher's own stdin/stdout:
   launcher -> runner, once: {"hello": 1, "isolation": "pidns"|"group"}
   runner -> launcher: {"id": n, "args": [...], "timeout": seconds, "cpu": seconds or 0,
-                       "out": stdout byte limit, "discard": bool, "stdin": base64 or absent}
+                       "nofile": descriptors or 0, "out": stdout byte limit,
+                       "discard": bool, "stdin": base64 or absent}
   launcher -> runner: {"id": n, "end": END, "code": exit status, "sig": signal, "errno": n,
                        "out": base64 stdout, "err": stderr tail, "why": text, "ms": n}
 END is "exit" (code), "signal" (sig), "timeout", "output" (more than "out" bytes),
@@ -34,8 +35,9 @@ directly. The bot leads its own session; once it exits its group is killed, and 
 launcher, a child subreaper, kills every process re-parented to it. A bot can kill or stop
 a group-mode launcher; the runner then kills the sandbox and starts a new launcher.
 
-Per-decision limits (CPU time) are set on the bot's process; the sandbox-wide ones
-(memory, processes, files) were set on the launcher by the sandbox and are inherited.
+Per-decision limits (CPU time, and open files when the launcher needed more than the
+bot may have) are set on the bot's process; the sandbox-wide ones (memory, processes, file
+size) were set on the launcher by the sandbox and are inherited.
 """
 import base64
 import ctypes
@@ -55,6 +57,7 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 STDERR_TAIL = 2048
 CHUNK = 65536
+REAP_MS = 20  # pidns: how often orphans are reaped while a decision runs
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -154,7 +157,15 @@ class Launcher:
             line = self.proto_in.readline()
             if not line:
                 return
-            self.send(self.run(json.loads(line)))
+            req = json.loads(line)
+            try:
+                rep = self.run(req)
+            except Exception as e:
+                # The launcher's own failure (no descriptor or memory left, …) is the
+                # host's, not the bot's: report it, and leave nothing of the decision.
+                self.kill_decision(Decision(req))
+                rep = self.reply(Decision(req), ("error", "%s: %s" % (type(e).__name__, e)), time.monotonic())
+            self.send(rep)
 
     def run(self, req):
         d = Decision(req)
@@ -198,17 +209,26 @@ class Launcher:
         poll.register(proto, 0)  # POLLHUP only: the runner went away
         pidfd = os.pidfd_open(d.pid)
         poll.register(pidfd, select.POLLIN)
+        pidns = self.isolation == "pidns"
         forced = None
         while d.end is None and forced is None:
             left = deadline - time.monotonic()
             if left <= 0:
                 forced = "timeout"
                 break
-            for fd, _ in poll.poll(int(left * 1000) + 1):
+            wait = int(left * 1000) + 1
+            events = poll.poll(min(wait, REAP_MS) if pidns else wait)
+            if pidns:
+                # Orphans of the bot are the server's children (it is pid 1); zombies count
+                # against the bot's process limit, so they are reaped as they come. The
+                # bot's main process is reaped here too, which gives its status.
+                self.reap(d)
+            for fd, _ in events:
                 if fd == proto:
                     forced = "gone"
                 elif fd == pidfd:
-                    d.end = self.main_status(d.pid)
+                    if not pidns:
+                        d.end = self.main_status(d.pid)
                 elif fd in names:
                     chunk = os.read(fd, CHUNK)
                     if not chunk:
@@ -251,9 +271,24 @@ class Launcher:
             # exec failed; the process exits with 127 next, which must not hide why.
             d.exec_errno = struct.unpack("<i", chunk[:4])[0]
 
+    def reap(self, d):
+        """pidns: reap every exited child; note the bot's main process's end."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == d.pid:
+                if os.WIFEXITED(status):
+                    d.end = ("exit", os.WEXITSTATUS(status))
+                else:
+                    d.end = ("signal", os.WTERMSIG(status))
+
     def main_status(self, pid):
-        """The bot's main process has exited: its status, read without reaping it (in
-        group mode its pid is its group's id, which must stay its until the kill)."""
+        """Group mode: the bot's main process has exited. Its status, read without reaping
+        it: its pid is its group's id, which must stay its until the group is killed."""
         info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
         if info is None:
             return None
@@ -272,9 +307,10 @@ class Launcher:
                     os.waitpid(-1, 0)
                 except ChildProcessError:
                     return
-        kill(d.pid, group=True)
-        kill(d.pid)
-        os.waitpid(d.pid, 0)
+        if d.pid:
+            kill(d.pid, group=True)
+            kill(d.pid)
+            os.waitpid(d.pid, 0)
         # Orphans of the decision were re-parented to the launcher (a subreaper).
         while True:
             try:
@@ -318,11 +354,21 @@ class Launcher:
             cpu = int(req.get("cpu") or 0)
             if cpu > 0:
                 resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            nofile = int(req.get("nofile") or 0)
+            if nofile > 0:
+                # The launcher was given more descriptors than the bot may have.
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
             if out_w is None:
                 out_w = os.open(os.devnull, os.O_WRONLY)
             os.dup2(stdin, 0)
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
+            # Only 0-2 and the exec-error pipe (close-on-exec, now 3) stay open: a low
+            # descriptor limit must leave the bot its descriptors, and exec a free one.
+            if st_w != 3:
+                os.dup2(st_w, 3, inheritable=False)
+                st_w = 3
+            os.closerange(4, 1 << 16)
             # Ignored dispositions survive exec, and Python ignores SIGPIPE and SIGXFSZ: a
             # bot must meet a closed pipe and RLIMIT_FSIZE as signals, as if run directly.
             for s in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
