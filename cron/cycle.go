@@ -172,6 +172,15 @@ func (c *Cycle) progressPrinter(name string) engine.Progress {
 		el := now.Sub(start).Seconds()
 		rate := float64(done) / max(el, 1e-9)
 		eta := time.Duration(float64(total-done)/max(rate, 1e-9)) * time.Second
-		c.printf("%s: games %d/%d (%.0f%%), %.0f games/s, ETA %s\n", name, done, total, 100*float64(done)/float64(max(total, 1)), rate, eta.Round(time.Second))
+		c.printf("%s: games %d/%d (%.0f%%), %s games/s, ETA %s\n", name, done, total, 100*float64(done)/float64(max(total, 1)), rateText(rate), eta.Round(time.Second))
 	}
+}
+
+// rateText shows a rate with the precision it deserves: Mafia plays a game in seconds,
+// the forty game hundreds a second.
+func rateText(r float64) string {
+	if r < 10 {
+		return fmt.Sprintf("%.2f", r)
+	}
+	return fmt.Sprintf("%.0f", r)
 }

@@ -62,7 +62,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		c.Log.Warn("games voided by host faults", "challenge", ch.Name, "run", runID, "voided", v)
 		c.printf("%s: %d games voided by host faults (not scored)\n", ch.Name, v)
 	}
-	c.printf("%s: %d games in %s (%.0f games/s)\n", ch.Name, rep.Games, rep.Elapsed.Round(time.Millisecond), float64(rep.Games)/max(rep.Elapsed.Seconds(), 1e-9))
+	c.printf("%s: %d games in %s (%s games/s)\n", ch.Name, rep.Games, rep.Elapsed.Round(time.Millisecond), rateText(float64(rep.Games)/max(rep.Elapsed.Seconds(), 1e-9)))
 	board := c.board(env, played, rep)
 	now := standings(env, played)
 	moves, err := c.rankMoves(ctx, last, now)
