@@ -7,31 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
-	"kothd/config"
 	"kothd/engine"
-	"kothd/runner"
 	"kothd/scraper"
 )
-
-// bankheistEnv is a play environment over the repository's config, with short tournaments.
-func bankheistEnv(t *testing.T, options string) *PlayEnv {
-	t.Helper()
-	cfg, err := config.Load("../config.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DataDir = t.TempDir()
-	ch, err := cfg.Challenge("bankheist")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal([]byte(options), &ch.Options); err != nil {
-		t.Fatal(err)
-	}
-	return &PlayEnv{Challenge: ch, Config: cfg, Sandbox: runner.Unsandboxed{}}
-}
 
 // The bundled Bank Heist snapshot through the adapter: answers in Python 3, Python 2, C
 // (one of them two files) and Bash are built and validated, the broken ones are refused
@@ -41,7 +19,7 @@ func TestBankHeistSnapshot(t *testing.T) {
 		t.Skip("the configured Python 2 is not installed")
 	}
 	ctx := context.Background()
-	env := bankheistEnv(t, "games_per_tournament: 3\nworkers: 2\n")
+	env := adapterEnv(t, "bankheist", "games_per_tournament: 3\nworkers: 2\n")
 	answers, err := scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"}.Answers(ctx, 115303)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +88,7 @@ func TestBankHeistSnapshot(t *testing.T) {
 // accounting with the input that broke it.
 func TestBankHeistBuiltinsAndFaults(t *testing.T) {
 	ctx := context.Background()
-	env := bankheistEnv(t, "games_per_tournament: 5\n")
+	env := adapterEnv(t, "bankheist", "games_per_tournament: 5\n")
 	env.Challenge.Baselines = true
 	builtins, err := bankheistAdapter{}.Builtins(ctx, env)
 	if err != nil || len(builtins) != 11 {

@@ -7,31 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
-	"kothd/config"
 	"kothd/engine"
 	"kothd/runner"
 	"kothd/scraper"
 )
-
-// mafiaEnv is a play environment over the repository's config.
-func mafiaEnv(t *testing.T, options string) *PlayEnv {
-	t.Helper()
-	cfg, err := config.Load("../config.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DataDir = t.TempDir()
-	ch, err := cfg.Challenge("mafia")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal([]byte(options), &ch.Options); err != nil {
-		t.Fatal(err)
-	}
-	return &PlayEnv{Challenge: ch, Config: cfg, Sandbox: runner.Unsandboxed{}}
-}
 
 // The bundled Mafia snapshot through the adapter: bots in Python 2 (the question's Randy,
 // through the `python` shim), Bash, Python 3 with a helper file, and C (built by Prepare)
@@ -42,7 +21,7 @@ func TestMafiaSnapshot(t *testing.T) {
 		t.Skip("the configured Python 2 is not installed")
 	}
 	ctx := context.Background()
-	env := mafiaEnv(t, "parallel: 2\n")
+	env := adapterEnv(t, "mafia", "parallel: 2\n")
 	answers, err := scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"}.Answers(ctx, 151341)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +114,7 @@ func TestMafiaSnapshot(t *testing.T) {
 
 // An answer without `run` gets one that starts its language's run command.
 func TestMafiaPrepareWritesRun(t *testing.T) {
-	env := mafiaEnv(t, "")
+	env := adapterEnv(t, "mafia", "")
 	dir := t.TempDir()
 	src := "import os\nopen('to_server', 'w').write('say 4\\n' if os.path.exists('players') else '')\n"
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(src), 0o644); err != nil {
