@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"kothd/config"
@@ -56,9 +58,19 @@ type Report struct {
 // RunAll runs the cycle for every configured challenge (or the one named). A failure in one
 // challenge is reported and the others still run.
 func (c *Cycle) RunAll(ctx context.Context, only string, opts Options) ([]*Report, error) {
+	var names []string
+	if only != "" {
+		names = []string{only}
+	}
+	return c.RunSome(ctx, names, opts)
+}
+
+// RunSome runs the cycle for the named challenges (all when names is empty), in config
+// order, after one probe of the API for all of them.
+func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*Report, error) {
 	var chs []*config.Challenge
 	for i := range c.Config.Challenges {
-		if only == "" || c.Config.Challenges[i].Name == only {
+		if len(names) == 0 || slices.Contains(names, c.Config.Challenges[i].Name) {
 			chs = append(chs, &c.Config.Challenges[i])
 		}
 	}
@@ -97,8 +109,8 @@ func (c *Cycle) RunAll(ctx context.Context, only string, opts Options) ([]*Repor
 			return reports, ctx.Err()
 		}
 	}
-	if only != "" && len(reports) == 0 && firstErr == nil {
-		return nil, fmt.Errorf("no challenge named %q in the config", only)
+	if len(names) > 0 && len(reports) == 0 && firstErr == nil {
+		return nil, fmt.Errorf("no challenge named %s in the config", strings.Join(names, ", "))
 	}
 	return reports, firstErr
 }
