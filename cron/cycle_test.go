@@ -113,3 +113,43 @@ func TestEngineNotAvailable(t *testing.T) {
 		t.Fatalf("rep %+v err %v", rep, err)
 	}
 }
+
+// A run the daemon did not finish is played again with its seed by the next cycle, even
+// though no answer changed; a run that finished is not played again.
+func TestInterruptedRunReplaysItsSeed(t *testing.T) {
+	ctx := context.Background()
+	cy := testCycle(t, t.TempDir())
+	ch, _ := cy.Config.Challenge("forty")
+	ch.Games = 30
+	cancelled, cancel := context.WithCancel(ctx)
+	cy.Out = cancelAfterPlaying{cancel}
+	rep, err := cy.Run(cancelled, ch, Options{})
+	if err == nil {
+		t.Fatalf("a cancelled run did not fail: %+v", rep)
+	}
+	cut, _ := cy.Store.GetRun(ctx, rep.RunID)
+	if cut == nil || !cut.Interrupted() {
+		t.Fatalf("the cancelled run is not marked interrupted: %+v", cut)
+	}
+	cy.Out = io.Discard
+	again, err := cy.Run(ctx, ch, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.RunID == 0 || again.Seed != cut.Seed {
+		t.Fatalf("interrupted run %d (seed %d) not replayed: %+v", cut.ID, cut.Seed, again)
+	}
+	if third, _ := cy.Run(ctx, ch, Options{}); third.RunID != 0 {
+		t.Errorf("a finished run was played again: %+v", third)
+	}
+}
+
+// cancelAfterPlaying cancels the cycle as soon as it prints that a run started.
+type cancelAfterPlaying struct{ cancel context.CancelFunc }
+
+func (c cancelAfterPlaying) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), ": run ") {
+		c.cancel()
+	}
+	return len(p), nil
+}

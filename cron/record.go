@@ -22,7 +22,14 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	if err != nil {
 		return err
 	}
-	if !opts.Force && opts.Seed == nil && last != nil && last.BotSet == botset {
+	// A run the daemon did not finish (killed, stopped) is played again with its own seed,
+	// so the table it publishes is the one the run would have produced.
+	prev, err := c.Store.LastAttempt(ctx, ch.Name)
+	if err != nil {
+		return err
+	}
+	resume := opts.Seed == nil && prev != nil && prev.Interrupted() && prev.BotSet == botset
+	if !resume && !opts.Force && opts.Seed == nil && last != nil && last.BotSet == botset {
 		rep.Skipped = fmt.Sprintf("nothing changed since run %d; its leaderboard stands", last.ID)
 		c.printf("%s: %s\n", ch.Name, rep.Skipped)
 		return nil
@@ -32,9 +39,14 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		c.printf("%s: %s\n", ch.Name, rep.Skipped)
 		return nil
 	}
-	env.Seed = newSeed()
-	if opts.Seed != nil {
+	switch {
+	case opts.Seed != nil:
 		env.Seed = *opts.Seed
+	case resume:
+		env.Seed = prev.Seed
+		c.printf("%s: run %d was interrupted; playing it again with its seed %d\n", ch.Name, prev.ID, prev.Seed)
+	default:
+		env.Seed = newSeed()
 	}
 	for i := range env.Bots {
 		env.Bots[i].Seed = engine.SubSeed(env.Seed, env.Bots[i].Name)
@@ -50,7 +62,11 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	played, err := a.Play(ctx, env)
 	rep.Elapsed = time.Since(start)
 	if err != nil {
-		if ferr := c.Store.FailRun(context.WithoutCancel(ctx), runID, err.Error()); ferr != nil {
+		reason := err.Error()
+		if ctx.Err() != nil {
+			reason = store.InterruptedReason
+		}
+		if ferr := c.Store.FailRun(context.WithoutCancel(ctx), runID, reason); ferr != nil {
 			c.Log.Error("record failed run", "err", ferr)
 		}
 		return fmt.Errorf("run %d: %w", runID, err)

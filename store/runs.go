@@ -39,14 +39,24 @@ type Standing struct {
 	FirstFault string // JSON, '' if none
 }
 
+// InterruptedReason is the error of a run the daemon did not finish: killed, or stopped
+// during the run. The next cycle replays such a run with its seed.
+const InterruptedReason = "interrupted (the daemon stopped during the run)"
+
+// Interrupted reports whether the run was cut short by the daemon stopping (as opposed to
+// failing on its own); a run still marked running when read by a new daemon is one.
+func (r *Run) Interrupted() bool {
+	return r.State == "running" || (r.State == "failed" && r.Error == InterruptedReason)
+}
+
 // StartRun records a run that is about to play. Runs left 'running' by a killed daemon are
 // marked failed first, so they are never mistaken for results.
 func (s *Store) StartRun(ctx context.Context, challenge string, seed uint64, concurrency int, botset string, planned int) (int64, error) {
 	now := s.now().Unix()
 	var id int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = 'failed', error = 'interrupted (the daemon stopped during the run)', finished = ?
-			WHERE challenge = ? AND state = 'running'`, now, challenge); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = 'failed', error = ?, finished = ?
+			WHERE challenge = ? AND state = 'running'`, InterruptedReason, now, challenge); err != nil {
 			return err
 		}
 		r, err := tx.ExecContext(ctx, `INSERT INTO runs (challenge, seed, concurrency, botset, started, games_planned, state) VALUES (?, ?, ?, ?, ?, ?, 'running')`,
@@ -97,6 +107,11 @@ func (s *Store) FailRun(ctx context.Context, runID int64, reason string) error {
 // LastRun returns the newest finished ('done') run of a challenge, or nil.
 func (s *Store) LastRun(ctx context.Context, challenge string) (*Run, error) {
 	return s.run(ctx, `WHERE challenge = ? AND state = 'done' ORDER BY id DESC LIMIT 1`, challenge)
+}
+
+// LastAttempt returns the newest run of a challenge whatever its state, or nil.
+func (s *Store) LastAttempt(ctx context.Context, challenge string) (*Run, error) {
+	return s.run(ctx, `WHERE challenge = ? ORDER BY id DESC LIMIT 1`, challenge)
 }
 
 // GetRun returns a run by id.
