@@ -153,3 +153,36 @@ func (c cancelAfterPlaying) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// One game of a finished run can be replayed alone, with a trace, the same every time.
+func TestReplay(t *testing.T) {
+	ctx := context.Background()
+	cy := testCycle(t, t.TempDir())
+	ch, _ := cy.Config.Challenge("forty")
+	seed := uint64(5)
+	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b strings.Builder
+	if err := cy.Replay(ctx, rep.RunID, 7, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := cy.Replay(ctx, rep.RunID, 7, &b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"game 7", "seat 0: ", "pass 1, seat 0: throws", "points"} {
+		if !strings.Contains(a.String(), want) {
+			t.Errorf("trace lacks %q:\n%s", want, a.String())
+		}
+	}
+	if a.String() != b.String() {
+		t.Errorf("two replays differ:\n%s\n---\n%s", a.String(), b.String())
+	}
+	if err := cy.Replay(ctx, rep.RunID, 30, io.Discard); err == nil {
+		t.Error("a game beyond the run was replayed")
+	}
+	if err := cy.Replay(ctx, 999, 0, io.Discard); err == nil {
+		t.Error("a missing run was replayed")
+	}
+}

@@ -2,6 +2,8 @@ package cron
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"time"
 
 	"kothd/engine"
@@ -46,6 +48,20 @@ func (fortyAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, error) {
 	}
 	res := forty.Table(tally, entrants(env), time.Since(start).Seconds())
 	return &Played{Result: res, Stats: poolStats(pool, len(env.Bots)), Games: games}, nil
+}
+
+// Replay plays one game of a past run again with a turn-by-turn trace.
+func (fortyAdapter) Replay(ctx context.Context, env *PlayEnv, game int, w io.Writer) error {
+	pool := pyPool(env, "forty")
+	defer pool.Close()
+	res, err := forty.Replay(ctx, pool, entrants(env), env.Seed, game, func(line string) { fmt.Fprintln(w, line) })
+	if err != nil {
+		return err
+	}
+	for i, s := range res.Seats {
+		fmt.Fprintf(w, "seat %d: %d points%s\n", i, s.Score, map[bool]string{true: " (won)"}[s.Won])
+	}
+	return nil
 }
 
 // firstPositive returns the first of its arguments above zero.

@@ -57,6 +57,9 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		return err
 	}
 	rep.RunID, rep.Seed = runID, env.Seed
+	if err := c.Store.RecordRunBots(ctx, runID, runBots(env.Bots)); err != nil {
+		return err
+	}
 	c.printf("%s: run %d, seed %d, %d bots\n", ch.Name, runID, env.Seed, len(env.Bots))
 	start := time.Now()
 	played, err := a.Play(ctx, env)
@@ -232,4 +235,12 @@ func (c *Cycle) rankMoves(ctx context.Context, last *store.Run, now []store.Stan
 		}
 	}
 	return out, nil
+}
+
+func runBots(entries []Entry) []store.RunBot {
+	out := make([]store.RunBot, len(entries))
+	for i, e := range entries {
+		out[i] = store.RunBot{Name: e.Name, AnswerID: e.AnswerID, Author: e.Author, Baseline: e.Baseline, Dir: e.Dir, Seed: e.Seed}
+	}
+	return out
 }

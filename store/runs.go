@@ -168,3 +168,46 @@ func nullable(id int64) any {
 	}
 	return id
 }
+
+// RunBot is one bot of a run, as it was played.
+type RunBot struct {
+	Name     string
+	AnswerID int64
+	Author   string
+	Baseline bool
+	Dir      string
+	Seed     uint64
+}
+
+// RecordRunBots stores the bots of a run in tournament order.
+func (s *Store) RecordRunBots(ctx context.Context, runID int64, bots []RunBot) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		for i, b := range bots {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO run_bots (run_id, idx, name, answer_id, author, baseline, dir, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				runID, i, b.Name, nullable(b.AnswerID), b.Author, b.Baseline, b.Dir, int64(b.Seed)); err != nil {
+				return fmt.Errorf("record bots of run %d: %w", runID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// RunBots returns the bots of a run in tournament order.
+func (s *Store) RunBots(ctx context.Context, runID int64) ([]RunBot, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, COALESCE(answer_id, 0), author, baseline, dir, seed FROM run_bots WHERE run_id = ? ORDER BY idx`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []RunBot
+	for rows.Next() {
+		var b RunBot
+		var seed int64
+		if err := rows.Scan(&b.Name, &b.AnswerID, &b.Author, &b.Baseline, &b.Dir, &seed); err != nil {
+			return nil, err
+		}
+		b.Seed = uint64(seed)
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}

@@ -138,6 +138,18 @@ var migrations = []string{
 		commit_id TEXT NOT NULL,
 		at        INTEGER NOT NULL
 	);`,
+	// The bots a run played, in tournament order, so one of its games can be replayed.
+	`CREATE TABLE run_bots (
+		run_id    INTEGER NOT NULL REFERENCES runs(id),
+		idx       INTEGER NOT NULL,
+		name      TEXT NOT NULL,
+		answer_id INTEGER,
+		author    TEXT NOT NULL,
+		baseline  INTEGER NOT NULL,
+		dir       TEXT NOT NULL,
+		seed      INTEGER NOT NULL,
+		PRIMARY KEY (run_id, idx)
+	);`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

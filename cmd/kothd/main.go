@@ -5,6 +5,7 @@
 //	kothd daemon [--config F] [--snapshot DIR]
 //	kothd status [--config F] [--challenge NAME]
 //	kothd record [--config F] DIR
+//	kothd replay [--config F] RUN GAME
 //	kothd bench  [--config F] --snapshot DIR [--challenge NAME] [--games N]
 //
 // The CLI is thin: it parses flags, loads the config and calls the packages.
@@ -27,6 +28,7 @@ commands:
   daemon   run cycles on each challenge's schedule until interrupted
   status   show answers, accepted bots, last fetch and changes per challenge
   record   write a snapshot of the live API's answers to a directory
+  replay   play one game of a past run again and print its trace (forty)
   bench    play a challenge on a snapshot in a scratch directory and report games/s
   engines  list the available game engines
 
@@ -51,6 +53,8 @@ func main() {
 		err = runStatus(ctx, log, args)
 	case "record":
 		err = runRecord(ctx, log, args)
+	case "replay":
+		err = runReplay(ctx, log, args)
 	case "bench":
 		err = runBench(ctx, log, args)
 	case "engines":

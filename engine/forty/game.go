@@ -3,7 +3,11 @@
 // The rules are those of ../shared/specs/forty.md; section numbers below refer to it.
 package forty
 
-import "kothd/engine"
+import (
+	"fmt"
+
+	"kothd/engine"
+)
 
 const (
 	endScore  = 40
@@ -48,9 +52,12 @@ type GameResult struct {
 }
 
 // Play plays one game with the given seats (in seat order) and die (§2.2, §2.3).
-func Play(seats []Seat, die Dice) GameResult {
+func Play(seats []Seat, die Dice) GameResult { return PlayTraced(seats, die, nil) }
+
+// PlayTraced is Play that reports every turn to trace (nil: no trace), for replays.
+func PlayTraced(seats []Seat, die Dice, trace func(string)) GameResult {
 	k := len(seats)
-	g := &game{seats: seats, die: die, scores: make([]int, k), res: GameResult{Seats: make([]SeatStats, k)}, broken: make([]bool, k)}
+	g := &game{seats: seats, die: die, scores: make([]int, k), res: GameResult{Seats: make([]SeatStats, k)}, broken: make([]bool, k), trace: trace}
 	for i := range seats {
 		g.begin(i)
 	}
@@ -88,6 +95,7 @@ type game struct {
 	scores []int
 	broken []bool // constructor raised: automatic throw, then stop (§4)
 	res    GameResult
+	trace  func(string)
 }
 
 // begin creates seat i's instance; a constructor fault costs one error for the game.
@@ -131,8 +139,10 @@ func (g *game) turn(i int, last bool) {
 		}
 		if err != nil {
 			g.fault(i, err)
+			g.tracef("  seat %d fault: %v", i, err)
 		}
 	}
+	before := g.scores[i]
 	t, six := 0, throws[len(throws)-1] == 6
 	for _, d := range throws {
 		if d != 6 {
@@ -145,11 +155,18 @@ func (g *game) turn(i int, last bool) {
 	case g.scores[i]+t >= endScore:
 		g.scores[i] = 0
 	}
+	g.tracef("pass %d, seat %d%s: throws %v → %d (was %d)", g.res.Passes+1, i, map[bool]string{true: " (last round)"}[last], throws, g.scores[i], before)
 	st := &g.res.Seats[i]
 	st.Turns++
 	st.Throws += len(throws)
 	if !six {
 		st.Successes++
+	}
+}
+
+func (g *game) tracef(format string, args ...any) {
+	if g.trace != nil {
+		g.trace(fmt.Sprintf(format, args...))
 	}
 }
 

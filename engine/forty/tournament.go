@@ -71,19 +71,7 @@ func Run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts O
 	seatings := make([][]int, opts.Games)
 	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Progress: opts.Progress}
 	err := ls.Run(ctx, opts.Games, func(t *engine.Table) {
-		r := engine.NewRand(engine.GameSeed(opts.Seed, t.Game))
-		order := Seating(r, n, k)
-		seats := make([]Seat, k)
-		for i, b := range order {
-			seats[i] = &remoteSeat{t: t, bot: b}
-		}
-		results[t.Game] = Play(seats, func() int { return r.IntN(6) + 1 })
-		seatings[t.Game] = order
-		ends := make([]engine.Call, k)
-		for i, b := range order {
-			ends[i] = engine.Call{Bot: b, Method: "end"}
-		}
-		t.Ask(ends...)
+		results[t.Game], seatings[t.Game] = playOne(t, n, k, engine.GameSeed(opts.Seed, t.Game), nil, nil)
 	})
 	if err != nil {
 		return nil, err
@@ -92,6 +80,44 @@ func Run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts O
 		return nil, fmt.Errorf("forty tournament interrupted: %w", ctx.Err())
 	}
 	return tally(n, results, seatings), nil
+}
+
+// playOne plays one game on a lockstep table: seating and dice from the game's seed.
+func playOne(t *engine.Table, n, k int, seed uint64, bots []engine.Entrant, trace func(string)) (GameResult, []int) {
+	r := engine.NewRand(seed)
+	order := Seating(r, n, k)
+	if trace != nil {
+		for i, b := range order {
+			trace(fmt.Sprintf("seat %d: %s", i, bots[b].Name))
+		}
+	}
+	seats := make([]Seat, k)
+	for i, b := range order {
+		seats[i] = &remoteSeat{t: t, bot: b}
+	}
+	res := PlayTraced(seats, func() int { return r.IntN(6) + 1 }, trace)
+	ends := make([]engine.Call, k)
+	for i, b := range order {
+		ends[i] = engine.Call{Bot: b, Method: "end"}
+	}
+	t.Ask(ends...)
+	return res, order
+}
+
+// Replay plays game number game of a run with master seed seed again, alone, reporting
+// every turn to trace. The seating and the dice are the run's; bots that keep no state
+// across games decide as they did in the run.
+func Replay(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, seed uint64, game int, trace func(string)) (GameResult, error) {
+	n := len(bots)
+	if n < 2 {
+		return GameResult{}, fmt.Errorf("forty: at least 2 bots are needed, have %d", n)
+	}
+	k := GroupSize(n)
+	var res GameResult
+	err := engine.Lockstep{Exchanger: ex, Concurrency: 1}.Run(ctx, 1, func(t *engine.Table) {
+		res, _ = playOne(t, n, k, engine.GameSeed(seed, game), bots, trace)
+	})
+	return res, err
 }
 
 // tally folds the games, in game order, into the run's statistics.
