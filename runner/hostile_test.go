@@ -347,72 +347,89 @@ func detail(f *engine.Fault) string {
 	return strings.ReplaceAll(f.Detail, "\n", " | ")
 }
 
+// oneshotAttack is one hostile one-shot bot (runner/testdata/hostile/oneshot) and how its
+// decision must end.
+type oneshotAttack struct {
+	script  string
+	cpu     time.Duration // CPU limit, when the attack needs one
+	timeout time.Duration // wall limit (default 30 s)
+	want    engine.Outcome
+	answer  string // the end of the answer, when want is OK
+}
+
+var oneshotAttacks = []oneshotAttack{
+	{script: "env.sh", want: engine.OK, answer: "done"},
+	{script: "net.sh", want: engine.Crash},
+	{script: "snoop.sh", want: engine.Crash},
+	{script: "vandal.sh", want: engine.Crash},
+	{script: "forkbomb.py", want: engine.Crash},
+	{script: "hog.py", want: engine.MemoryLimit},
+	{script: "spin.sh", cpu: time.Second, timeout: time.Minute, want: engine.Timeout},
+	{script: "sleep.sh", timeout: time.Second, want: engine.Timeout},
+	{script: "flood.sh", want: engine.OutputLimit},
+	{script: "diskfill.sh", want: engine.OutputLimit},
+	{script: "closeout.sh", timeout: time.Second, want: engine.Timeout},
+	{script: "orphan.sh", want: engine.OK, answer: "1"},
+	{script: "parricide.sh", want: engine.OK, answer: "survived"},
+}
+
+// install puts the attack's script in a fresh bot directory and returns the spec that runs
+// it under lim, and its wall limit.
+func (w *hostileWorld) install(t *testing.T, c oneshotAttack, lim Limits) (ProcSpec, time.Duration) {
+	t.Helper()
+	name := strings.TrimSuffix(strings.TrimSuffix(c.script, ".sh"), ".py")
+	dir := w.botDir(t, name)
+	src, err := os.ReadFile(filepath.Join("testdata/hostile/oneshot", c.script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, c.script), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	interp := "bash"
+	if strings.HasSuffix(c.script, ".py") {
+		interp = "/usr/bin/python3"
+	}
+	if c.cpu > 0 {
+		lim.CPUTime = c.cpu
+	}
+	timeout := c.timeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	return ProcSpec{Dir: dir, Argv: []string{interp, c.script}, Limits: lim}, timeout
+}
+
+// judge checks one decision of an attack: its outcome, its answer, and that nothing secret
+// reached the bot's output or the fault shown to participants.
+func (w *hostileWorld) judge(t *testing.T, c oneshotAttack, ans string, f *engine.Fault) {
+	t.Helper()
+	if found := w.leaks(ans + detail(f)); len(found) > 0 {
+		t.Errorf("output or fault detail holds secrets %v", found)
+	}
+	if got := outcome(f); got != c.want {
+		t.Errorf("outcome %q, want %q (%.300s)", got, c.want, detail(f))
+	}
+	if c.want == engine.OK && !strings.HasSuffix(ans, c.answer) {
+		t.Errorf("answer %q, want it to end in %q", ans, c.answer)
+	}
+}
+
 func TestHostileOneShot(t *testing.T) {
 	sb := needBwrap(t)
 	w := newHostileWorld(t)
 	lim := Limits{MemoryMB: 256, Procs: 16, OpenFiles: 64, OutputBytes: 64 << 10, FileSizeMB: 8}
-	cases := []struct {
-		script  string
-		cpu     time.Duration
-		timeout time.Duration
-		want    engine.Outcome
-		answer  string
-	}{
-		{script: "env.sh", want: engine.OK, answer: "done"},
-		{script: "net.sh", want: engine.Crash},
-		{script: "snoop.sh", want: engine.Crash},
-		{script: "vandal.sh", want: engine.Crash},
-		{script: "forkbomb.py", want: engine.Crash},
-		{script: "hog.py", want: engine.MemoryLimit},
-		{script: "spin.sh", cpu: time.Second, timeout: time.Minute, want: engine.Timeout},
-		{script: "sleep.sh", timeout: time.Second, want: engine.Timeout},
-		{script: "flood.sh", want: engine.OutputLimit},
-		{script: "diskfill.sh", want: engine.OutputLimit},
-		{script: "closeout.sh", timeout: time.Second, want: engine.Timeout},
-		{script: "orphan.sh", want: engine.OK, answer: "1"},
-		{script: "parricide.sh", want: engine.OK, answer: "survived"},
-	}
 	t.Run("attacks", func(t *testing.T) {
-		for _, c := range cases {
+		for _, c := range oneshotAttacks {
 			t.Run(c.script, func(t *testing.T) {
 				t.Parallel()
-				name := strings.TrimSuffix(strings.TrimSuffix(c.script, ".sh"), ".py")
-				dir := w.botDir(t, name)
-				src, err := os.ReadFile(filepath.Join("testdata/hostile/oneshot", c.script))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, c.script), src, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				interp := "bash"
-				if strings.HasSuffix(c.script, ".py") {
-					interp = "/usr/bin/python3"
-				}
-				l := lim
-				l.CPUTime = c.cpu
-				timeout := c.timeout
-				if timeout == 0 {
-					timeout = 30 * time.Second
-				}
-				ans, f := RunArgv(context.Background(), sb, ProcSpec{Dir: dir, Argv: []string{interp, c.script}, Limits: l}, []string{w.marker}, timeout)
-				got := engine.OK
-				if f != nil {
-					got = f.Outcome
-				}
-				if found := w.leaks(ans + detail(f)); len(found) > 0 {
-					t.Errorf("output or fault detail holds secrets %v", found)
-				}
-				if got != c.want {
-					t.Errorf("outcome %q, want %q (%.300s)", got, c.want, detail(f))
-				}
-				if c.want == engine.OK && !strings.HasSuffix(ans, c.answer) {
-					t.Errorf("answer %q, want it to end in %q", ans, c.answer)
-				}
-				if st, err := os.Stat(filepath.Join(dir, "big")); err == nil && st.Size() > int64(lim.FileSizeMB)<<20 {
+				spec, timeout := w.install(t, c, lim)
+				ans, f := RunArgv(context.Background(), sb, spec, []string{w.marker}, timeout)
+				w.judge(t, c, ans, f)
+				if st, err := os.Stat(filepath.Join(spec.Dir, "big")); err == nil && st.Size() > int64(lim.FileSizeMB)<<20 {
 					t.Errorf("a file of %d bytes was written past the %d MiB limit", st.Size(), lim.FileSizeMB)
 				}
-				t.Logf("%-12s %-12s %.160s", c.script, got, detail(f))
+				t.Logf("%-12s %-12s %.160s", c.script, outcome(f), detail(f))
 			})
 		}
 	})

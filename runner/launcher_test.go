@@ -477,61 +477,17 @@ func TestLauncherHostileOneShot(t *testing.T) {
 	sb := needBwrap(t)
 	w := newHostileWorld(t)
 	lim := Limits{MemoryMB: 256, Procs: 16, OpenFiles: 64, OutputBytes: 64 << 10, FileSizeMB: 8, CPUTime: time.Second}
-	cases := []struct {
-		script  string
-		timeout time.Duration
-		want    engine.Outcome
-		answer  string
-	}{
-		{script: "env.sh", want: engine.OK, answer: "done"},
-		{script: "net.sh", want: engine.Crash},
-		{script: "snoop.sh", want: engine.Crash},
-		{script: "vandal.sh", want: engine.Crash},
-		{script: "forkbomb.py", want: engine.Crash},
-		{script: "hog.py", want: engine.MemoryLimit},
-		{script: "spin.sh", want: engine.Timeout},
-		{script: "sleep.sh", timeout: time.Second, want: engine.Timeout},
-		{script: "flood.sh", want: engine.OutputLimit},
-		{script: "diskfill.sh", want: engine.OutputLimit},
-		{script: "closeout.sh", timeout: time.Second, want: engine.Timeout},
-		{script: "orphan.sh", want: engine.OK, answer: "1"},
-		{script: "parricide.sh", want: engine.OK, answer: "survived"},
-	}
 	t.Run("attacks", func(t *testing.T) {
-		for _, c := range cases {
+		for _, c := range oneshotAttacks {
 			t.Run(c.script, func(t *testing.T) {
 				t.Parallel()
-				name := strings.TrimSuffix(strings.TrimSuffix(c.script, ".sh"), ".py")
-				dir := w.botDir(t, name)
-				src, err := os.ReadFile(filepath.Join("testdata/hostile/oneshot", c.script))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, c.script), src, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				interp := "bash"
-				if strings.HasSuffix(c.script, ".py") {
-					interp = "/usr/bin/python3"
-				}
-				timeout := c.timeout
-				if timeout == 0 {
-					timeout = 30 * time.Second
-				}
-				l := NewLauncher(sb, ProcSpec{Dir: dir, Argv: []string{interp, c.script}, Limits: lim})
+				spec, timeout := w.install(t, c, lim)
+				l := NewLauncher(sb, spec)
 				defer l.Close()
 				// Twice: the second decision meets whatever the first left of the sandbox.
 				for range 2 {
 					ans, f := l.Run(context.Background(), []string{w.marker}, timeout)
-					if found := w.leaks(ans + detail(f)); len(found) > 0 {
-						t.Errorf("output or fault detail holds secrets %v", found)
-					}
-					if got := outcome(f); got != c.want {
-						t.Errorf("outcome %q, want %q (%.300s)", got, c.want, detail(f))
-					}
-					if c.want == engine.OK && !strings.HasSuffix(ans, c.answer) {
-						t.Errorf("answer %q, want it to end in %q", ans, c.answer)
-					}
+					w.judge(t, c, ans, f)
 					// Other attacks run meanwhile: only this bot's processes count.
 					for pid, cmd := range processesWith(w.marker) {
 						if strings.Contains(cmd, c.script) {
