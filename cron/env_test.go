@@ -1,11 +1,13 @@
 package cron
 
 import (
+	"context"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
 	"kothd/config"
+	"kothd/scraper"
 )
 
 // adapterEnv is a play environment for one challenge of the repository's config, with the
@@ -25,4 +27,44 @@ func adapterEnv(t *testing.T, challenge, options string) *PlayEnv {
 		t.Fatal(err)
 	}
 	return &PlayEnv{Challenge: ch, Config: cfg, Sandbox: testSandbox(t)}
+}
+
+// enterSnapshot takes a bundled snapshot's answers through what a cycle does before play
+// (extraction, materialisation, Prepare, Validate) and appends the bots that enter to
+// env.Bots. It returns the refused answers with their reasons.
+func enterSnapshot(t *testing.T, env *PlayEnv, a Adapter, questionID int64) map[int64]string {
+	t.Helper()
+	ctx := context.Background()
+	answers, err := scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"}.Answers(ctx, questionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cy := &Cycle{Config: env.Config}
+	refused := map[int64]string{}
+	for _, s := range scraper.ExtractAll(answers, scraper.RulesFromConfig(env.Config, env.Challenge)) {
+		if s.Reject != "" {
+			refused[s.AnswerID] = s.Reject
+			continue
+		}
+		dir, err := cy.materialise(env, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
+		if err == nil {
+			if v, ok := a.(Validator); ok {
+				for _, e := range entries {
+					if err = v.Validate(ctx, env, e); err != nil {
+						break
+					}
+				}
+			}
+		}
+		if err != nil {
+			refused[s.AnswerID] = err.Error()
+			continue
+		}
+		env.Bots = append(env.Bots, entries...)
+	}
+	return refused
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"kothd/engine"
-	"kothd/scraper"
 )
 
 // The bundled Bank Heist snapshot through the adapter: answers in Python 3, Python 2, C
@@ -20,36 +19,8 @@ func TestBankHeistSnapshot(t *testing.T) {
 	}
 	ctx := context.Background()
 	env := adapterEnv(t, "bankheist", "games_per_tournament: 3\nworkers: 2\n")
-	answers, err := scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"}.Answers(ctx, 115303)
-	if err != nil {
-		t.Fatal(err)
-	}
 	a := bankheistAdapter{}
-	refused := map[int64]string{} // by answer id
-	for _, s := range scraper.ExtractAll(answers, scraper.RulesFromConfig(env.Config, env.Challenge)) {
-		if s.Reject != "" {
-			refused[s.AnswerID] = s.Reject
-			continue
-		}
-		dir := filepath.Join(env.Config.DataDir, "bots", s.Title)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range s.Files {
-			if err := os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
-		if err == nil {
-			err = a.Validate(ctx, env, entries[0])
-		}
-		if err != nil {
-			refused[s.AnswerID] = err.Error()
-			continue
-		}
-		env.Bots = append(env.Bots, entries...)
-	}
+	refused := enterSnapshot(t, env, a, 115303)
 	for id, want := range map[int64]string{
 		115853: "compile error",                                                                                                              // Overflower, C
 		115901: "no code block",                                                                                                              // Pacifist, Python 3

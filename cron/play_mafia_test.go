@@ -9,7 +9,6 @@ import (
 
 	"kothd/engine"
 	"kothd/runner"
-	"kothd/scraper"
 )
 
 // The bundled Mafia snapshot through the adapter: bots in Python 2 (the question's Randy,
@@ -22,36 +21,8 @@ func TestMafiaSnapshot(t *testing.T) {
 	}
 	ctx := context.Background()
 	env := adapterEnv(t, "mafia", "parallel: 2\n")
-	answers, err := scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"}.Answers(ctx, 151341)
-	if err != nil {
-		t.Fatal(err)
-	}
 	a := mafiaAdapter{}
-	refused := map[int64]string{}
-	for _, s := range scraper.ExtractAll(answers, scraper.RulesFromConfig(env.Config, env.Challenge)) {
-		if s.Reject != "" {
-			refused[s.AnswerID] = s.Reject
-			continue
-		}
-		dir := filepath.Join(env.Config.DataDir, "bots", s.Title)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range s.Files {
-			if err := os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
-		if err == nil {
-			err = a.Validate(ctx, env, entries[0])
-		}
-		if err != nil {
-			refused[s.AnswerID] = err.Error()
-			continue
-		}
-		env.Bots = append(env.Bots, entries...)
-	}
+	refused := enterSnapshot(t, env, a, 151341)
 	for id, want := range map[int64]string{
 		151677: "exit status 127", // Mastermind: run starts a file the answer never posted
 		151734: "output limit",    // Megaphone: a megabyte of votes
