@@ -48,12 +48,12 @@ type Rejected struct {
 func Markdown(b *Board) []byte {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# %s: leaderboard\n\n", b.Title)
-	fmt.Fprintf(&w, "Question: https://codegolf.stackexchange.com/q/%d · run %d · seed `%d` · %d games",
-		b.QuestionID, b.RunID, b.Seed, b.Result.Games)
+	fmt.Fprintf(&w, "Question: https://codegolf.stackexchange.com/q/%d · run %d · seed `%d` · %s",
+		b.QuestionID, b.RunID, b.Seed, plural(b.Result.Games, "game"))
 	if b.Result.Voided > 0 {
 		fmt.Fprintf(&w, " (+%d voided by host faults)", b.Result.Voided)
 	}
-	fmt.Fprintf(&w, " · %d bots · %s UTC · sandbox %s\n\n", len(b.Result.Rows), b.Date.UTC().Format("2006-01-02 15:04"), b.Sandbox)
+	fmt.Fprintf(&w, " · %s · %s UTC · sandbox %s\n\n", plural(len(b.Result.Rows), "bot"), b.Date.UTC().Format("2006-01-02 15:04"), b.Sandbox)
 	for _, l := range b.Result.Summary {
 		fmt.Fprintf(&w, "%s  \n", l)
 	}
@@ -142,4 +142,11 @@ func cell(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
