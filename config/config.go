@@ -14,14 +14,17 @@ import (
 
 // Config is the whole of config.yaml.
 type Config struct {
-	DataDir    string              `yaml:"data_dir"`   // SQLite file, bot directories, build cache
-	OutputDir  string              `yaml:"output_dir"` // where leaderboards are written
-	Site       string              `yaml:"site"`       // Stack Exchange site, "codegolf"
-	APIKey     string              `yaml:"api_key"`    // optional; SE_API_KEY in the environment wins
-	APIBase    string              `yaml:"api_base"`   // default https://api.stackexchange.com/2.3
-	Sandbox    string              `yaml:"sandbox"`    // "bwrap" (default) or "none"
-	Python     string              `yaml:"python"`     // interpreter for pyclass harnesses
-	Schedule   string              `yaml:"schedule"`   // default cron expression for every challenge
+	DataDir   string `yaml:"data_dir"`   // SQLite file, bot directories, build cache
+	OutputDir string `yaml:"output_dir"` // where leaderboards are written
+	Site      string `yaml:"site"`       // Stack Exchange site, "codegolf"
+	APIKey    string `yaml:"api_key"`    // optional; SE_API_KEY in the environment wins
+	APIBase   string `yaml:"api_base"`   // default https://api.stackexchange.com/2.3
+	// MinQuota: below this many remaining requests the client stops for the day and the
+	// last good data stays (default 10).
+	MinQuota   int                 `yaml:"min_quota"`
+	Sandbox    string              `yaml:"sandbox"`  // "bwrap" (default) or "none"
+	Python     string              `yaml:"python"`   // interpreter for pyclass harnesses
+	Schedule   string              `yaml:"schedule"` // default cron expression for every challenge
 	GitHub     GitHub              `yaml:"github"`
 	Languages  map[string]Language `yaml:"languages"`
 	Challenges []Challenge         `yaml:"challenges"`

@@ -28,7 +28,7 @@ func runRecord(ctx context.Context, log *slog.Logger, args []string) error {
 	for _, ch := range cfg.Challenges {
 		ids = append(ids, ch.QuestionID)
 	}
-	c := scraper.New(cfg.APIBase, cfg.Site, cfg.APIKey)
+	c := apiClient(cfg, log)
 	if err := scraper.Record(ctx, c, fs.Arg(0), cfg.Site, ids); err != nil {
 		return err
 	}

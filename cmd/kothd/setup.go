@@ -59,16 +59,24 @@ func (c *common) cycle(ctx context.Context, log *slog.Logger, out io.Writer) (*c
 		}
 		sinks = append(sinks, g)
 	}
-	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
+	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
 	return cy, func() { st.Close() }, nil
 }
 
 // source is the snapshot when one is named, else the live API.
-func (c *common) source(cfg *config.Config) scraper.Source {
+func (c *common) source(cfg *config.Config, log *slog.Logger) scraper.Source {
 	if c.snapshot != "" {
 		return scraper.Snapshot{Dir: c.snapshot, Site: cfg.Site}
 	}
-	return scraper.New(cfg.APIBase, cfg.Site, cfg.APIKey)
+	return apiClient(cfg, log)
+}
+
+// apiClient is the live Stack Exchange API client the config describes.
+func apiClient(cfg *config.Config, log *slog.Logger) *scraper.Client {
+	c := scraper.New(cfg.APIBase, cfg.Site, cfg.APIKey)
+	c.MinQuota = cfg.MinQuota
+	c.Log = log
+	return c
 }
 
 // openSandbox returns the configured sandbox; the runner refuses bwrap-less hosts unless
