@@ -140,7 +140,7 @@ func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*R
 func (c *Cycle) fetch(ctx context.Context, ch *config.Challenge, rep *Report) ([]scraper.Submission, error) {
 	answers, err := c.Source.Answers(ctx, ch.QuestionID)
 	if err != nil {
-		return nil, fmt.Errorf("fetch answers of question %d: %w", ch.QuestionID, err)
+		return nil, err // the sources name the question and the page in their errors
 	}
 	subs := scraper.ExtractAll(answers, scraper.RulesFromConfig(c.Config, ch))
 	rep.Answers = len(answers)
