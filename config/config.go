@@ -78,6 +78,7 @@ type Limits struct {
 	OutputKB     int      `yaml:"output_kb"`
 	DiskMB       int      `yaml:"disk_mb"`
 	BuildTimeout Duration `yaml:"build_timeout"`
+	RunBudget    Duration `yaml:"run_budget"` // wall time a pyclass bot may spend over a whole run
 }
 
 // Extract says how an answer becomes bot files.

@@ -23,6 +23,7 @@ func pyConfig(env *PlayEnv, harness string) runner.PyConfig {
 		CallTimeout:  l.CallTimeout.D(time.Second),
 		StartTimeout: l.StartTimeout.D(20 * time.Second),
 		MaxRestarts:  20,
+		Budget:       l.RunBudget.D(0),
 		Limits:       processLimits(env),
 	}
 }

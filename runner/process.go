@@ -85,11 +85,24 @@ func (p *lineProc) readLines(r io.Reader, maxLine int) {
 
 // roundTrip writes one request line and waits for one reply line until the deadline.
 func (p *lineProc) roundTrip(req []byte, deadline time.Duration) ([]byte, *engine.Fault) {
-	if _, err := p.stdin.Write(append(req, '\n')); err != nil {
-		return nil, p.died("stdin closed")
-	}
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
+	// The write is under the deadline too: a bot that stopped itself (SIGSTOP) never drains
+	// its stdin, and a request larger than the pipe buffer would block here for ever.
+	written := make(chan error, 1)
+	go func() {
+		_, err := p.stdin.Write(append(req, '\n'))
+		written <- err
+	}()
+	select {
+	case err := <-written:
+		if err != nil {
+			return nil, p.died("stdin closed")
+		}
+	case <-timer.C:
+		p.kill() // the blocked write then fails and its goroutine ends
+		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("did not read its request within %s; process killed", deadline), ProcessDied: true}
+	}
 	select {
 	case l := <-p.lines:
 		if l.err == errLineTooLong {

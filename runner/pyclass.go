@@ -35,6 +35,10 @@ type PyConfig struct {
 	CallTimeout  time.Duration // per decision; the harness interrupts a call that exceeds it
 	StartTimeout time.Duration // allowance for importing and executing the answer
 	MaxRestarts  int           // a bot whose process dies more often is given up on
+	// Budget is the wall time one bot may spend answering over the whole run (0: no
+	// budget). Games run in lockstep, so a slow bot holds every other game up; past its
+	// budget its calls get the rules' default at once, counted as timeouts.
+	Budget time.Duration
 	Limits       Limits
 }
 
@@ -63,6 +67,15 @@ func InstallHarness(dir string) error {
 		}
 	}
 	return nil
+}
+
+// batchDeadline is how long a bot may take over a batch of n calls before its process is
+// killed. The harness interrupts each call at CallTimeout; this is the backstop for a bot
+// that defeats that (a stopped process, a call stuck in C code), capped so that such a bot
+// costs the tournament a bounded wait per restart however large the batch.
+func (c PyConfig) batchDeadline(n int) time.Duration {
+	d := c.CallTimeout * time.Duration(n)
+	return min(d, max(30*c.CallTimeout, time.Minute)) + time.Second
 }
 
 func (c PyConfig) argv(class string, seed uint64) []string {
@@ -125,6 +138,7 @@ type pyProc struct {
 	PyBot
 	proc     *lineProc
 	restarts int
+	used     time.Duration // wall time spent in this bot's batches
 	stats    *Stats
 }
 
@@ -207,7 +221,12 @@ func (b *pyProc) exchange(ctx context.Context, pool *PyPool, batch []engine.Call
 	if ctx.Err() != nil {
 		return fail(&engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"})
 	}
-	deadline := pool.cfg.CallTimeout*time.Duration(len(batch)) + time.Second
+	if budget := pool.cfg.Budget; budget > 0 && b.used >= budget {
+		return fail(&engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("spent its time budget for this run (%s); calls get the default", budget)})
+	}
+	started := time.Now()
+	defer func() { b.used += time.Since(started) }()
+	deadline := pool.cfg.batchDeadline(len(batch))
 	if b.proc == nil {
 		if b.restarts > pool.cfg.MaxRestarts {
 			return fail(&engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("gave up after %d restarts", b.restarts-1), ProcessDied: true})
@@ -256,11 +275,23 @@ func (b *pyProc) exchange(ctx context.Context, pool *PyPool, batch []engine.Call
 			b.stats.record(nil, batch[i])
 			continue
 		}
-		f := &engine.Fault{Outcome: engine.Outcome(r.F), Detail: r.D, ProcessDied: r.Lost}
+		f := &engine.Fault{Outcome: wireOutcome(r.F), Detail: r.D, ProcessDied: r.Lost}
 		out[i] = engine.Reply{Fault: f}
 		b.stats.record(f, batch[i])
 	}
 	return out
+}
+
+// wireOutcome maps an outcome the harness reported to one a bot may claim. The harness runs
+// inside the bot's own interpreter, so its report is the bot's word: it may say it timed
+// out, crashed, answered badly or ran out of memory, but never that the host failed (that
+// would void the games it is losing) nor that all was well. Anything else is bad output.
+func wireOutcome(s string) engine.Outcome {
+	switch o := engine.Outcome(s); o {
+	case engine.Timeout, engine.Crash, engine.BadOutput, engine.MemoryLimit:
+		return o
+	}
+	return engine.BadOutput
 }
 
 func truncate(s string, n int) string {
