@@ -39,7 +39,7 @@ type PyConfig struct {
 	// budget). Games run in lockstep, so a slow bot holds every other game up; past its
 	// budget its calls get the rules' default at once, counted as timeouts.
 	Budget time.Duration
-	Limits       Limits
+	Limits Limits
 }
 
 // PyBot is one competing class in a prepared directory (holding the answer as bot.py).
