@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"kothd/engine"
 	"kothd/engine/bankheist"
 	"kothd/runner"
+	"kothd/store"
 )
 
 // bankheistAdapter plugs Bank Heist (codegolf 115303) into the cycle: any-language bots
@@ -215,4 +217,52 @@ func clipAnswer(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// Replay plays game GAME of a past run again and prints that game's log (bets, decisions,
+// the standings after it) with the standings before it. GAME numbers the run's games
+// across its tournaments in order (tournament 0's games, then tournament 1's, …), as the
+// run's game count does. Credits carry over within a tournament, so the tournament's
+// earlier games are played again first, silently: every bot is launched again for each of
+// those decisions (up to a whole tournament's worth). The bots run in copies of their
+// directories.
+func (bankheistAdapter) Replay(ctx context.Context, env *PlayEnv, game int, w io.Writer) error {
+	o, err := bankheistOpts(env)
+	if err != nil {
+		return err
+	}
+	env, cleanup, err := replayEnv(env)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	for _, b := range env.Bots {
+		if len(b.Run) == 0 && b.Dir != "" {
+			return fmt.Errorf("bot %s: the run recorded no command for it", b.Name)
+		}
+	}
+	d := newArgvDecider(env, env.Bots)
+	defer d.close()
+	fmt.Fprintln(w, "Played again with the run's seeds (rabble, bank odds, orders): a bot that draws its own randomness, or keeps files across decisions, may decide differently than in the run, and so change the credits that follow.")
+	return bankheist.Replay(ctx, bankheistConfig(env, o), d, game, func(line string) { fmt.Fprintln(w, line) })
+}
+
+// replayGames is the number of games the run played (PlannedGames of its contest).
+func (bankheistAdapter) replayGames(env *PlayEnv, _ *store.Run) int {
+	o, err := bankheistOpts(env)
+	if err != nil {
+		return 0
+	}
+	return bankheist.PlannedGames(bankheistConfig(env, o))
+}
+
+// bankheistConfig is the contest Play plays for env (the budget env.Games, else the
+// challenge's games, in tournaments of games_per_tournament).
+func bankheistConfig(env *PlayEnv, o bankheistOptions) bankheist.Config {
+	return bankheist.Config{
+		Bots:               entrants(env),
+		Seed:               env.Seed,
+		Tournaments:        max(1, firstPositive(env.Games, env.Challenge.Games)/o.GamesPerTournament),
+		GamesPerTournament: o.GamesPerTournament,
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"kothd/engine"
 	"kothd/engine/mafia"
 	"kothd/runner"
+	"kothd/store"
 )
 
 // mafiaAdapter plugs Let's play Mafia! (codegolf 151341) into the cycle: any-language bots,
@@ -243,4 +245,40 @@ func mafiaPool(env *PlayEnv, bots []Entry, lineup mafia.Lineup) (*runner.DirPool
 	}
 	pool := runner.NewDirPool(env.Sandbox, cfg, dirs)
 	return pool, func() { pool.Close(); cleanup() }, nil
+}
+
+// Replay plays game GAME (0 to the run's games − 1) of a past run again, alone, with the
+// narrative log: the lineup, the roles, every vote and speech, lynches, the night's choices
+// and the outcome. Like Play, it plays in fresh copies of the bots' directories; in the
+// run, game GAME saw the files the bots had kept from the games before it.
+func (mafiaAdapter) Replay(ctx context.Context, env *PlayEnv, game int, w io.Writer) error {
+	o, err := mafiaOpts(env)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(env.Bots))
+	for i, b := range env.Bots {
+		names[i] = b.Name
+	}
+	lineup := mafia.NewLineup(names)
+	pool, cleanup, err := mafiaPool(env, env.Bots, lineup)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	fmt.Fprintln(w, "Played again alone, in fresh copies of the bots' directories: the roles, day orders, vote shuffles and the filler Randys are the run's; a bot that keeps files across games (in the run it had those of the earlier games) or draws its own randomness may decide differently.")
+	r, err := mafia.Replay(ctx, pool, entrants(env), env.Seed, game, mafia.Options{Games: mafiaGames(env), Parallel: o.Parallel},
+		func(line string) { fmt.Fprintln(w, line) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Outcome: %s after %d days.\n", r.Outcome, r.Days)
+	return nil
+}
+
+// replayGames is the number of games the run played: counted as Play counts them.
+func (mafiaAdapter) replayGames(env *PlayEnv, _ *store.Run) int { return mafiaGames(env) }
+
+func mafiaGames(env *PlayEnv) int {
+	return firstPositive(env.Games, env.Challenge.Games, mafia.DefaultGames)
 }

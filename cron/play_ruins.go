@@ -3,11 +3,13 @@ package cron
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 
 	"kothd/engine"
 	"kothd/engine/ruins"
 	"kothd/runner"
+	"kothd/store"
 )
 
 // ruinsAdapter plugs Adventurers in the Ruins (codegolf 183101) into the cycle: pyclass
@@ -116,4 +118,55 @@ func ruinsOrder(bots []Entry) []int {
 	}
 	sort.SliceStable(order, func(x, y int) bool { return names[order[x]] < names[order[y]] })
 	return order
+}
+
+// Replay plays game GAME of a past run again, alone, with the seating, every turn's log
+// lines and the final ranking. Games are numbered in play order, as in the run's fault
+// records: with a pool phase (more bots than game_size), pool games are 0 to P−1 and the
+// finals follow from P; without one, the finals are 0, 1, …. Replaying a final after a
+// pool phase plays the P pool games again first, silently, since they decide the
+// finalists. The bots play in copies of their directories, with fresh processes.
+func (a ruinsAdapter) Replay(ctx context.Context, env *PlayEnv, game int, w io.Writer) error {
+	o, err := a.options(env)
+	if err != nil {
+		return err
+	}
+	env, cleanup, err := replayEnv(env)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	seed := o.SeedString
+	if seed == "" {
+		seed = ruins.SeedString(env.Seed)
+	}
+	order := ruinsOrder(env.Bots) // the run's competitor order, as Play builds it
+	bots := make([]runner.PyBot, len(order))
+	ents := make([]engine.Entrant, len(order))
+	for k, i := range order {
+		b := env.Bots[i]
+		bots[k] = runner.PyBot{Name: b.Name, Dir: b.Dir, Seed: b.Seed}
+		ents[k] = engine.Entrant{Name: b.Name, Baseline: b.Baseline}
+	}
+	pool := runner.NewPyPool(env.Sandbox, pyConfig(env, "ruins"), bots)
+	defer pool.Close()
+	fmt.Fprintln(w, "Played again with fresh bot processes: the seating, the characters' names, the rooms and the seeds of the bots' own random.Random are the run's; a bot that keeps class-level state across games, or draws entropy of its own, may decide differently than in the run.")
+	return ruins.Replay(ctx, pool, ents, ruins.Options{
+		SeedString:  seed,
+		GameSize:    o.GameSize,
+		PoolGames:   o.PoolGames,
+		Lead:        o.Lead,
+		MaxFinals:   firstPositive(env.Games, o.MaxFinals, env.Challenge.Games),
+		Concurrency: firstPositive(env.Challenge.Concurrency, 32),
+	}, game, func(line string) { fmt.Fprintln(w, line) })
+}
+
+// replayGames is the number of games the run counted (scored or voided): the pool games
+// and the finals up to the one that met the stopping rule. A run that did not finish has
+// none to replay.
+func (ruinsAdapter) replayGames(env *PlayEnv, run *store.Run) int {
+	if run == nil || run.Result == nil {
+		return 0
+	}
+	return run.Result.Games + run.Result.Voided
 }

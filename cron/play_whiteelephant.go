@@ -3,9 +3,11 @@ package cron
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"kothd/engine"
 	"kothd/engine/whiteelephant"
+	"kothd/store"
 )
 
 // whiteElephantAdapter plugs the White Elephant Exchange (codegolf 169235) into the cycle:
@@ -70,4 +72,31 @@ func (a whiteElephantAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, 
 		return nil, err
 	}
 	return &Played{Result: res, Stats: poolStats(pool, len(env.Bots)), Games: games}, nil
+}
+
+// Replay plays game GAME of a past run again, alone, with the original driver's verbose log
+// (every round's turn order, openings, steals, disqualifications) and the final scores.
+// Games are numbered from 0 as the run played them; a run of the original contest has the
+// one game 0. The bots play in copies of their directories, with fresh processes.
+func (a whiteElephantAdapter) Replay(ctx context.Context, env *PlayEnv, game int, w io.Writer) error {
+	o, err := a.options(env)
+	if err != nil {
+		return err
+	}
+	env, cleanup, err := replayEnv(env)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	pool := pyPool(env, "whiteelephant")
+	defer pool.Close()
+	fmt.Fprintln(w, "Played again alone with fresh bot processes: the names, turn orders, present values and the seeds of the bots' random module are the run's; a bot that keeps class-level state across games, or draws entropy of its own, may decide differently than in the run.")
+	return whiteelephant.Replay(ctx, pool, entrants(env), whiteelephant.Options{
+		Seed: env.Seed, Games: a.replayGames(env, nil), WinningScore: o.WinningScore,
+	}, game, func(line string) { fmt.Fprintln(w, line) })
+}
+
+// replayGames is the number of games the run played: counted as Play counts them.
+func (whiteElephantAdapter) replayGames(env *PlayEnv, _ *store.Run) int {
+	return firstPositive(env.Games, env.Challenge.Games, 1)
 }

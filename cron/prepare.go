@@ -197,5 +197,10 @@ func (c *Cycle) validate(ctx context.Context, env *PlayEnv, a Adapter, s scraper
 	if status, _ := c.Store.BotStatus(ctx, s.AnswerID, e.Name); status == "ok" {
 		return nil
 	}
-	return v.Validate(ctx, env, e)
+	work, cleanup, err := workCopies(c.Config.DataDir, "validate", []Entry{e})
+	if err != nil {
+		return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
+	}
+	defer cleanup()
+	return v.Validate(ctx, env, work[0])
 }

@@ -61,9 +61,17 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		return err
 	}
 	c.printf("%s: run %d, seed %d, %d bots\n", ch.Name, runID, env.Seed, len(env.Bots))
+	prepared := env.Bots
+	work, cleanup, err := workCopies(c.Config.DataDir, "run", env.Bots)
+	if err != nil {
+		return err
+	}
+	env.Bots = work
 	start := time.Now()
 	played, err := a.Play(ctx, env)
 	rep.Elapsed = time.Since(start)
+	cleanup()
+	env.Bots = prepared
 	if err != nil {
 		reason := err.Error()
 		if ctx.Err() != nil {
@@ -240,7 +248,7 @@ func (c *Cycle) rankMoves(ctx context.Context, last *store.Run, now []store.Stan
 func runBots(entries []Entry) []store.RunBot {
 	out := make([]store.RunBot, len(entries))
 	for i, e := range entries {
-		out[i] = store.RunBot{Name: e.Name, AnswerID: e.AnswerID, Author: e.Author, Baseline: e.Baseline, Dir: e.Dir, Seed: e.Seed}
+		out[i] = store.RunBot{Name: e.Name, AnswerID: e.AnswerID, Author: e.Author, Baseline: e.Baseline, Dir: e.Dir, Seed: e.Seed, Run: e.Run}
 	}
 	return out
 }

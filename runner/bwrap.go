@@ -217,7 +217,7 @@ func (b *Bwrap) args(dir string, spec ProcSpec) (options, command []string) {
 		}
 	}
 	a = append(a,
-		"--bind", dir, mount,
+		bindFlag(spec), dir, mount,
 		// The root and /dev are tmpfs the bot could otherwise fill without bound.
 		"--remount-ro", "/dev",
 		"--remount-ro", "/",
@@ -307,6 +307,14 @@ func insidePath(arg, dir, mount string) string {
 		return mount + "/" + rest
 	}
 	return arg
+}
+
+// bindFlag binds the bot's directory writable, or read-only when the spec asks.
+func bindFlag(spec ProcSpec) string {
+	if spec.ReadOnlyDir {
+		return "--ro-bind"
+	}
+	return "--bind"
 }
 
 // mountPoint is where the bot's directory appears inside: spec.Mount when it is a clean

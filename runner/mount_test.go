@@ -26,3 +26,16 @@ func TestMountPoint(t *testing.T) {
 		}
 	}
 }
+
+// A read-only bot directory cannot be written, by the bot or anything it starts.
+func TestReadOnlyDir(t *testing.T) {
+	sb := needBwrap(t)
+	dir := t.TempDir()
+	out, f := RunArgv(context.Background(), sb, ProcSpec{Dir: dir, ReadOnlyDir: true, Argv: []string{"/bin/sh", "-c", "echo x > state 2>/dev/null && echo wrote || echo refused"}}, nil, 10*time.Second)
+	if f != nil || out != "refused" {
+		t.Fatalf("out %q fault %v", out, f)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state")); err == nil {
+		t.Fatal("a file was written into a read-only bot directory")
+	}
+}

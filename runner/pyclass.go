@@ -85,7 +85,7 @@ func (c PyConfig) argv(class string, seed uint64) []string {
 // ListClasses executes an answer (dir/bot.py) in the harness and returns its competing
 // classes in definition order, or the reason it has none (the answer's exception).
 func ListClasses(ctx context.Context, sb Sandbox, cfg PyConfig, dir string) ([]string, error) {
-	p, err := startLineProc(ctx, sb, ProcSpec{Dir: dir, Argv: cfg.argv("", 0), Limits: cfg.Limits})
+	p, err := startLineProc(ctx, sb, ProcSpec{Dir: dir, ReadOnlyDir: true, Argv: cfg.argv("", 0), Limits: cfg.Limits})
 	if err != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
@@ -232,7 +232,7 @@ func (b *pyProc) exchange(ctx context.Context, pool *PyPool, batch []engine.Call
 			return fail(&engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("gave up after %d restarts", b.restarts-1), ProcessDied: true})
 		}
 		b.restarts++
-		proc, err := startLineProc(ctx, pool.sb, ProcSpec{Dir: b.Dir, Argv: pool.cfg.argv(b.Name, b.Seed), Limits: pool.cfg.Limits})
+		proc, err := startLineProc(ctx, pool.sb, ProcSpec{Dir: b.Dir, ReadOnlyDir: true, Argv: pool.cfg.argv(b.Name, b.Seed), Limits: pool.cfg.Limits})
 		if err != nil {
 			return fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
 		}

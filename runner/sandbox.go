@@ -23,8 +23,11 @@ type ProcSpec struct {
 	// Mount is where Dir appears inside a sandbox that relocates it (bwrap; default
 	// /bot). Mafia bots learn their name from their directory's name, so they get
 	// /players/<name>, the original controller's layout.
-	Mount  string
-	Limits Limits
+	Mount string
+	// ReadOnlyDir shows Dir read-only (Python-class bots, whose harness writes nothing):
+	// such a bot can neither fill the host's disk nor leave state for its next run.
+	ReadOnlyDir bool
+	Limits      Limits
 }
 
 // Limits bound one bot process. Zero means "no limit of this kind" except where a sandbox

@@ -177,14 +177,20 @@ type RunBot struct {
 	Baseline bool
 	Dir      string
 	Seed     uint64
+	Run      []string // the command that starts it, for one-shot protocols
 }
 
 // RecordRunBots stores the bots of a run in tournament order.
 func (s *Store) RecordRunBots(ctx context.Context, runID int64, bots []RunBot) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		for i, b := range bots {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO run_bots (run_id, idx, name, answer_id, author, baseline, dir, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				runID, i, b.Name, nullable(b.AnswerID), b.Author, b.Baseline, b.Dir, int64(b.Seed)); err != nil {
+			run := ""
+			if len(b.Run) > 0 {
+				j, _ := json.Marshal(b.Run)
+				run = string(j)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO run_bots (run_id, idx, name, answer_id, author, baseline, dir, seed, run) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				runID, i, b.Name, nullable(b.AnswerID), b.Author, b.Baseline, b.Dir, int64(b.Seed), run); err != nil {
 				return fmt.Errorf("record bots of run %d: %w", runID, err)
 			}
 		}
@@ -194,7 +200,7 @@ func (s *Store) RecordRunBots(ctx context.Context, runID int64, bots []RunBot) e
 
 // RunBots returns the bots of a run in tournament order.
 func (s *Store) RunBots(ctx context.Context, runID int64) ([]RunBot, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, COALESCE(answer_id, 0), author, baseline, dir, seed FROM run_bots WHERE run_id = ? ORDER BY idx`, runID)
+	rows, err := s.db.QueryContext(ctx, `SELECT name, COALESCE(answer_id, 0), author, baseline, dir, seed, run FROM run_bots WHERE run_id = ? ORDER BY idx`, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -203,10 +209,16 @@ func (s *Store) RunBots(ctx context.Context, runID int64) ([]RunBot, error) {
 	for rows.Next() {
 		var b RunBot
 		var seed int64
-		if err := rows.Scan(&b.Name, &b.AnswerID, &b.Author, &b.Baseline, &b.Dir, &seed); err != nil {
+		var run string
+		if err := rows.Scan(&b.Name, &b.AnswerID, &b.Author, &b.Baseline, &b.Dir, &seed, &run); err != nil {
 			return nil, err
 		}
 		b.Seed = uint64(seed)
+		if run != "" {
+			if err := json.Unmarshal([]byte(run), &b.Run); err != nil {
+				return nil, fmt.Errorf("run %d, bot %s: stored command unreadable: %w", runID, b.Name, err)
+			}
+		}
 		out = append(out, b)
 	}
 	return out, rows.Err()

@@ -150,6 +150,8 @@ var migrations = []string{
 		seed      INTEGER NOT NULL,
 		PRIMARY KEY (run_id, idx)
 	);`,
+	// How each bot of a run was started (JSON argv; '' for Python-class and engine bots).
+	`ALTER TABLE run_bots ADD COLUMN run TEXT NOT NULL DEFAULT '';`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -28,7 +28,7 @@ commands:
   daemon   run cycles on each challenge's schedule until interrupted
   status   show answers, accepted bots, last fetch and changes per challenge
   record   write a snapshot of the live API's answers to a directory
-  replay   play one game of a past run again and print its trace (forty)
+  replay   play one game of a past run again and print its trace (all five engines; GAME from 0 in play order: Ruins pool games then finals, Bank Heist across tournaments)
   bench    play a challenge on a snapshot in a scratch directory and report games/s
   engines  list the available game engines
 

@@ -52,10 +52,33 @@ func (l Lineup) Play(ctx context.Context, bots Bots, seed uint64, opt Options) (
 	switch {
 	case errors.As(err, &void):
 		g.res.Outcome, g.res.Detail = Voided, void.f.Error()
+		g.log("The game is voided (not the bots' fault): " + g.res.Detail)
 	case err != nil:
 		return GameResult{}, err
+	case g.res.Outcome == MafiaVictory:
+		g.log("MAFIA VICTORY")
+	case g.res.Outcome == VillageVictory:
+		g.log("VILLAGE VICTORY")
+	case g.res.Outcome == Abandoned:
+		g.log("The game is abandoned: nobody died in " + strconv.Itoa(StalemateDays) + " days and nights.")
 	}
 	return *g.res, nil
+}
+
+// log writes a line of the narrative log (spec §2.9), when one is kept.
+func (g *game) log(line string) {
+	if g.opt.Log != nil {
+		g.opt.Log(line)
+	}
+}
+
+// nameList joins the names of players.
+func (g *game) nameList(ps []int) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = g.names[p]
+	}
+	return strings.Join(names, ", ")
 }
 
 func newGame(ctx context.Context, l Lineup, bots Bots, seed uint64, opt Options) *game {
@@ -82,6 +105,7 @@ func (g *game) play() error {
 	for g.day = 0; ; g.day++ {
 		g.res.Days = g.day + 1
 		order := g.dayOrder()
+		g.log("Day " + strconv.Itoa(g.day) + " begins.")
 		if g.day == 0 {
 			g.setupMessages()
 		} else if g.dawn(&order) {
@@ -124,6 +148,9 @@ func (g *game) setup() {
 	}
 	g.rng.Shuffle(len(players), func(i, j int) { players[i], players[j] = players[j], players[i] })
 	g.deal(players)
+	g.log("Mafia: " + g.nameList(g.mafia))
+	g.log("Cop: " + g.names[g.cop])
+	g.log("Doctor: " + g.names[g.doctor])
 	for p := 0; p < g.nBots; p++ {
 		if err := g.bots.Setup(p, g.sorted); err != nil {
 			g.res.Faults[p]++ // the bot broke its own directory; it plays on, deaf
@@ -177,11 +204,21 @@ func (g *game) dawn(order *[]int) bool {
 	g.broadcast("Dawn of day " + strconv.Itoa(g.day) + ".")
 	if v := g.victim; v != noTarget {
 		g.broadcast("Last night, " + g.names[v] + " was killed. They were " + g.role[v].Article() + ".")
+		g.log(g.names[v] + ", " + g.role[v].Article() + ", was killed.")
 		g.kill(v, order)
 		g.victim = noTarget
 		if g.over() {
 			return true
 		}
+	}
+	if g.opt.Log != nil {
+		var living []int
+		for p, a := range g.alive {
+			if a {
+				living = append(living, p)
+			}
+		}
+		g.log("These players are still alive: " + g.nameList(living))
 	}
 	if g.cop != noTarget && g.alive[g.cop] && g.copTarget != noTarget {
 		align := "village"
@@ -204,10 +241,12 @@ func (g *game) apply(p int, out string) {
 			target = g.names[c.target]
 		}
 		g.broadcast(g.names[p] + " has voted to lynch " + target + ".")
+		g.log(g.names[p] + " has voted to lynch " + target + ".")
 	case voteClear:
 		g.vote[p] = noTarget
 	case say:
 		g.broadcast(c.text)
+		g.log(c.text)
 	}
 }
 
@@ -222,9 +261,12 @@ func (g *game) lynch(order *[]int) error {
 	if x := plurality(votes, len(g.names)); x != noTarget {
 		g.broadcast("The town has killed " + g.names[x] + "!")
 		g.broadcast("They were " + g.role[x].Article() + ".")
+		g.log("The town has killed " + g.names[x] + "!")
+		g.log("They were " + g.role[x].Article() + ".")
 		g.kill(x, order)
 	} else {
 		g.broadcast(noLynchText)
+		g.log(noLynchText)
 	}
 	g.writeAll(*order)
 	outs, err := g.runAll(*order, false)
@@ -269,21 +311,40 @@ func (g *game) night() error {
 		if t, ok := g.parseNight(g.answer(m, outs[i])); ok && g.alive[t] {
 			votes[i] = t
 		}
+		g.log(g.names[m] + " votes to kill " + g.target(votes[i]) + ".")
 	}
 	g.rng.Shuffle(len(votes), func(i, j int) { votes[i], votes[j] = votes[j], votes[i] })
 	g.victim = plurality(votes, len(g.names))
+	if nm > 0 {
+		g.log("The mafia collectively decides to kill " + g.target(g.victim) + ".")
+	}
 	g.copTarget = noTarget
 	for i, p := range ps[nm:] {
 		t, ok := g.parseNight(g.answer(p, outs[nm+i]))
 		switch {
-		case !ok:
+		case p == g.cop && !ok:
+			g.log(g.names[p] + " chooses not to investigate anyone.")
 		case p == g.cop:
 			g.copTarget = t
-		case p == g.doctor && t == g.victim:
+			g.log(g.names[p] + " spends the night investigating " + g.names[t] + ".")
+		case !ok:
+			g.log(g.names[p] + " took tonight off.")
+		case t == g.victim:
 			g.victim = noTarget
+			g.log(g.names[p] + " was able to save " + g.names[t] + " from near-certain death.")
+		default:
+			g.log(g.names[p] + " tried to save " + g.names[t] + ", but they were not the target.")
 		}
 	}
 	return nil
+}
+
+// target names a vote's target for the log: a player, or no one.
+func (g *game) target(p int) string {
+	if p == noTarget {
+		return noOne
+	}
+	return g.names[p]
 }
 
 // plurality returns the value with the highest count; among tied values the first in the

@@ -50,6 +50,10 @@ type Options struct {
 	// Parallel is how many bots run at once within an action round or a night. It does not
 	// change results; 0 means 1.
 	Parallel int
+	// Log, when set, receives each game's narrative log (spec §2.9), line by line: roles,
+	// days, every vote and speech, lynches, the night's choices and the outcome. It changes
+	// nothing in the game. Lineup.Play calls it from its own goroutine.
+	Log func(line string)
 }
 
 // Lineup is the players of every game of a tournament: the listed bots under their game

@@ -55,6 +55,18 @@ type GameResult struct {
 // 1337-bit integer in tournaments). Remote seats are asked through t; Drunkards are played
 // in Go. log, if set, receives the game log.
 func PlayGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string)) GameResult {
+	return playGame(t, seats, seed, log, gameHooks{})
+}
+
+// gameHooks let a replay's trace show what the original log does not: turn numbers and
+// the faults behind invalid actions.
+type gameHooks struct {
+	turn  func(turn int)                       // before each turn's decisions (1, 2, …)
+	fault func(a *Adventurer, f *engine.Fault) // a fault of a bot's seat, as it is handled
+}
+
+// playGame is PlayGame with hooks.
+func playGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string), hooks gameHooks) GameResult {
 	g := NewGame(seed, seats)
 	g.Log = log
 	res := GameResult{Faults: map[int]int{}}
@@ -64,6 +76,9 @@ func PlayGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string)) Ga
 	drunks := make([]*Drunkard, len(g.Advs))
 	gone := make([]bool, len(g.Advs)) // the instance died with its process: nothing to end
 	fault := func(i int, f *engine.Fault) {
+		if hooks.fault != nil {
+			hooks.fault(g.Advs[i], f)
+		}
 		res.Faults[g.Advs[i].Bot]++
 		if f.ProcessDied {
 			gone[i] = true
@@ -122,6 +137,9 @@ func PlayGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string)) Ga
 
 	actions := make([]Action, len(g.Advs))
 	for !g.Over() {
+		if hooks.turn != nil {
+			hooks.turn(g.Turns + 1)
+		}
 		who, calls = nil, nil
 		for i, a := range g.Advs {
 			actions[i] = Action{}

@@ -211,17 +211,12 @@ func Play(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts 
 				}
 			}
 		}
-		ranked := slices.Clone(all)
-		sort.SliceStable(ranked, func(i, j int) bool { return pool[ranked[i].Bot] > pool[ranked[j].Bot] })
-		finalists = ranked[:opts.GameSize]
+		finalists = rankPool(all, pool, opts.GameSize)
 		res.Summary = append(res.Summary, fmt.Sprintf("Pool: %d games, %d per bot; the top %d go to the finals.", len(specs), opts.PoolGames, opts.GameSize))
 	} else {
 		tr.planned = opts.MaxFinals
 	}
-	final := slices.Clone(finalists)
-	for len(final) < opts.GameSize {
-		final = append(final, Seat{Class: DrunkardClass, Bot: -1})
-	}
+	final := fillTable(finalists, opts.GameSize)
 	if d := len(final) - len(finalists); d > 0 {
 		res.Summary = append(res.Summary, fmt.Sprintf("Filled up with %d Drunkards (never scored).", d))
 	}
@@ -268,6 +263,22 @@ func Play(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts 
 	res.Games, res.Voided = tr.scored, tr.voided
 	tr.table(res, pool, finalists, score, scoredFinals)
 	return res, nil
+}
+
+// rankPool returns the size finalists: the bots by pool score, ties in competitor order.
+func rankPool(all []Seat, pool []int, size int) []Seat {
+	ranked := slices.Clone(all)
+	sort.SliceStable(ranked, func(i, j int) bool { return pool[ranked[i].Bot] > pool[ranked[j].Bot] })
+	return ranked[:size]
+}
+
+// fillTable is the finals' table: the finalists, then Drunkards up to size seats.
+func fillTable(finalists []Seat, size int) []Seat {
+	final := slices.Clone(finalists)
+	for len(final) < size {
+		final = append(final, Seat{Class: DrunkardClass, Bot: -1})
+	}
+	return final
 }
 
 // stopReason applies §5.2 after a final game: the limit, then the lead; and the engine's

@@ -21,8 +21,13 @@ def _targets():
 
 
 def _loot(kind, data):
-    with open("loot-" + kind, "a", encoding="latin-1") as f:
-        f.write(data + "\n")
+    # Into the bot's directory when it is writable (the test then checks it for secrets);
+    # Python-class bots get it read-only, so the loot goes to stderr, the only other way out.
+    try:
+        with open("loot-" + kind, "a", encoding="latin-1") as f:
+            f.write(data + "\n")
+    except OSError:
+        sys.stderr.write(data[:200] + "\n")
 
 
 class Honest(Bot):

@@ -1,0 +1,47 @@
+package cron
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"kothd/runner"
+)
+
+// workCopies copies the bots' directories into a fresh scratch directory for one use (a
+// run, a validation game, a replay): what bots write while they play (files they keep
+// between decisions, or planted to change later runs) then never reaches the prepared
+// directory that every later use starts from, so the same seed gives the same table. It
+// returns the entries pointing at the copies and a function that removes them. Entries
+// that share a directory (classes of one answer) share its copy; entries without one
+// (bots the engine plays itself) keep none.
+func workCopies(dataDir, kind string, bots []Entry) ([]Entry, func(), error) {
+	base := filepath.Join(dataDir, "work")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create work directory: %w", err)
+	}
+	root, err := os.MkdirTemp(base, kind+"-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("create work directory: %w", err)
+	}
+	cleanup := func() { _ = os.RemoveAll(root) }
+	copies := map[string]string{}
+	out := make([]Entry, len(bots))
+	for i, b := range bots {
+		out[i] = b
+		if b.Dir == "" {
+			continue
+		}
+		dst, done := copies[b.Dir]
+		if !done {
+			dst = filepath.Join(root, fmt.Sprintf("%d-%s", len(copies), filepath.Base(b.Dir)))
+			if err := runner.CopyBotDir(dst, b.Dir); err != nil {
+				cleanup()
+				return nil, nil, fmt.Errorf("copy %s for the %s: %w", b.Name, kind, err)
+			}
+			copies[b.Dir] = dst
+		}
+		out[i].Dir = dst
+	}
+	return out, cleanup, nil
+}
