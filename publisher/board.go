@@ -5,6 +5,7 @@ package publisher
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"sort"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ func Markdown(b *Board) []byte {
 	}
 	fmt.Fprintf(&w, " · %s · %s UTC · sandbox %s\n\n", plural(len(b.Result.Rows), "bot"), b.Date.UTC().Format("2006-01-02 15:04"), b.Sandbox)
 	for _, l := range b.Result.Summary {
-		fmt.Fprintf(&w, "%s  \n", l)
+		fmt.Fprintf(&w, "%s  \n", text(l))
 	}
 	if len(b.Result.Summary) > 0 {
 		w.WriteString("\n")
@@ -69,7 +70,11 @@ func Markdown(b *Board) []byte {
 			name += " *(baseline)*"
 			author = "—"
 		}
-		fmt.Fprintf(&w, "| %d | %s | %s | %s | %s |\n", i+1, name, author, strings.Join(r.Cells, " | "), faultCell(info.Faults))
+		cells := make([]string, len(r.Cells))
+		for k, c := range r.Cells {
+			cells[k] = cell(c) // engines put bots' own words in cells (a disqualification's reason)
+		}
+		fmt.Fprintf(&w, "| %d | %s | %s | %s | %s |\n", i+1, name, author, strings.Join(cells, " | "), faultCell(info.Faults))
 	}
 	if b.Result.Appendix != "" {
 		w.WriteString("\n" + b.Result.Appendix)
@@ -91,15 +96,16 @@ func Markdown(b *Board) []byte {
 			info := b.Bots[name]
 			fmt.Fprintf(&w, "- **%s**: %s\n", cell(name), faultCell(info.Faults))
 			if info.FirstFault != "" {
-				fmt.Fprintf(&w, "  <details><summary>first fault</summary>\n\n  ```\n  %s\n  ```\n  </details>\n",
-					strings.ReplaceAll(strings.TrimSpace(info.FirstFault), "\n", "\n  "))
+				// HTML-escaped in <pre>, not a ``` fence: the text is the bot's (its
+				// exception message), and a fence it closed itself would let it write the page.
+				fmt.Fprintf(&w, "  <details><summary>first fault</summary><pre>%s</pre></details>\n", preText(info.FirstFault))
 			}
 		}
 	}
 	if len(b.Changes) > 0 {
 		w.WriteString("\n## Changes since the previous run\n\n")
 		for _, c := range b.Changes {
-			fmt.Fprintf(&w, "- %s\n", c)
+			fmt.Fprintf(&w, "- %s\n", text(c))
 		}
 	}
 	w.WriteString("\n*Published by kothd. Same seed and same bots give the same table.*\n")
@@ -134,14 +140,28 @@ func faultCell(f map[engine.Outcome]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// cell makes text safe inside a markdown table cell.
+// cell makes participant-controlled text (bot names, authors, titles, reasons) safe inside
+// a markdown table cell: one line, no table pipes, no markup, at most 300 characters.
 func cell(s string) string {
-	s = strings.ReplaceAll(s, "|", "\\|")
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:300]) + "…"
 	}
-	return s
+	return text(s)
+}
+
+// markdownSpecial are the characters with which text could turn into links, images,
+// emphasis, code, headings or table cells on a rendered page.
+var markdownSpecial = strings.NewReplacer(
+	"\\", "\\\\", "|", "\\|", "[", "\\[", "]", "\\]", "(", "\\(", ")", "\\)", "!", "\\!",
+	"*", "\\*", "_", "\\_", "`", "\\`", "#", "\\#", "~", "\\~",
+)
+
+// text makes a line of participant-controlled text inert: HTML escaped (no raw tags) and
+// markdown punctuation backslash-escaped, so it renders as the characters it holds.
+func text(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	return markdownSpecial.Replace(html.EscapeString(s))
 }
 
 func plural(n int, noun string) string {
@@ -149,4 +169,14 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// inHTML are characters a markdown renderer might still act on next to raw HTML; as
+// numeric entities they display unchanged.
+var inHTML = strings.NewReplacer("\n", "&#10;", "\r", "", "[", "&#91;", "]", "&#93;", "(", "&#40;", ")", "&#41;",
+	"`", "&#96;", "*", "&#42;", "_", "&#95;", "|", "&#124;", "!", "&#33;")
+
+// preText is multi-line participant text for a one-line <pre> element.
+func preText(s string) string {
+	return inHTML.Replace(html.EscapeString(strings.TrimSpace(s)))
 }

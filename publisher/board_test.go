@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"kothd/engine"
 )
@@ -54,5 +55,39 @@ func TestDirSink(t *testing.T) {
 	}
 	if Hash(files) == Hash(map[string][]byte{"forty.md": files["forty.md"]}) {
 		t.Error("hash ignores a file")
+	}
+}
+
+// Names, authors, reasons and fault texts are the participants' words: whatever they hold,
+// they render as text, never as links, images, HTML or page structure.
+func TestMarkdownIsInert(t *testing.T) {
+	evil := "x](http://evil.example) ![i](http://evil.example/p.png) <img src=x> `code` *em* | cell\r\n# Official leaderboard moved\n```\n</details>"
+	b := sampleBoard()
+	b.Result.Rows[0].Bot = evil
+	b.Result.Rows[0].Cells = []string{evil}
+	b.Result.Summary = []string{evil}
+	b.Bots = map[string]BotInfo{evil: {Author: evil, Faults: map[engine.Outcome]int{engine.Crash: 1}, FirstFault: "crash: " + evil}}
+	b.NotEntered[0].Name, b.NotEntered[0].Reason, b.NotEntered[0].Author = evil, evil, evil
+	b.Changes = []string{evil}
+	b.Result.Rows[0].Cells = append(b.Result.Rows[0].Cells[:0], evil)
+	b.Result.Columns = []string{"Win%"}
+	md := string(Markdown(b))
+	for _, bad := range []string{"](http://evil", "<img", "\n# Official", "\n```\n</details>", "`code`", "*em*", "\r"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("rendered page holds live markup %q:\n%s", bad, md)
+		}
+	}
+	// Every table row still has its columns.
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| 1 |") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 6 {
+			t.Errorf("row broken into other columns: %s", line)
+		}
+	}
+	if !strings.Contains(md, "Official leaderboard moved") {
+		t.Error("the text itself was dropped instead of escaped")
+	}
+	long := strings.Repeat("é", 400)
+	if c := cell(long); !utf8.ValidString(c) {
+		t.Errorf("cutting a long name broke UTF-8: %q", c)
 	}
 }
