@@ -142,6 +142,13 @@ func (c *Cycle) fetch(ctx context.Context, ch *config.Challenge, rep *Report) ([
 	if err != nil {
 		return nil, err // the sources name the question and the page in their errors
 	}
+	if len(answers) == 0 {
+		// A question that really lost every answer is rare; an API or snapshot that returns
+		// nothing by mistake is not, and recording it would retire every bot.
+		if st, err := c.Store.Status(ctx, ch.Name); err == nil && st.Answers > 0 {
+			return nil, fmt.Errorf("question %d returned no answers although %d are recorded; keeping the last good data", ch.QuestionID, st.Answers)
+		}
+	}
 	subs := scraper.ExtractAll(answers, scraper.RulesFromConfig(c.Config, ch))
 	rep.Answers = len(answers)
 	if rep.Changes, err = c.Store.RecordAnswers(ctx, ch.Name, ch.QuestionID, subs); err != nil {

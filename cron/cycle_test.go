@@ -2,6 +2,7 @@ package cron
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -184,5 +185,82 @@ func TestReplay(t *testing.T) {
 	}
 	if err := cy.Replay(ctx, 999, 0, io.Discard); err == nil {
 		t.Error("a missing run was replayed")
+	}
+}
+
+// flakySink fails its first publications, then works, keeping what it got.
+type flakySink struct {
+	fails int
+	got   map[string][]byte
+}
+
+func (f *flakySink) Target() string { return "flaky" }
+func (f *flakySink) Publish(ctx context.Context, files map[string][]byte, msg string) (string, error) {
+	if f.fails > 0 {
+		f.fails--
+		return "", fmt.Errorf("github: 502 Bad Gateway")
+	}
+	f.got = files
+	return "c0ffee", nil
+}
+
+// A publication that failed is made by the next cycle even though nothing changed, without
+// playing again; a new broken answer shows on the board at once, still without playing.
+func TestRepublish(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	good := []string{
+		"<h1>A</h1><pre><code>class A(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
+		"<h1>B</h1><pre><code>class B(Bot):\n    def make_throw(self, scores, last_round):\n        yield sum(self.current_throws) &lt; 10\n</code></pre>",
+	}
+	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, good)
+	cy := testCycle(t, dir)
+	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
+	sink := &flakySink{fails: 1}
+	cy.Sinks = []publisher.Sink{sink}
+	ch, _ := cy.Config.Challenge("forty")
+	ch.Baselines, ch.Games = false, 20
+	if _, err := cy.Run(ctx, ch, Options{}); err == nil || !strings.Contains(err.Error(), "502") {
+		t.Fatalf("the failed publication was not reported: %v", err)
+	}
+	rep, err := cy.Run(ctx, ch, Options{})
+	if err != nil || rep.RunID != 0 {
+		t.Fatalf("second cycle: %+v %v", rep, err)
+	}
+	if sink.got == nil {
+		t.Fatal("the board that failed to publish was not published by the next cycle")
+	}
+	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, append(good, "<h1>Broken</h1><p>no code yet</p>"))
+	if rep, err := cy.Run(ctx, ch, Options{}); err != nil || rep.RunID != 0 {
+		t.Fatalf("third cycle: %+v %v", rep, err)
+	}
+	if md := string(sink.got["forty.md"]); !strings.Contains(md, "no code block in the answer") {
+		t.Errorf("the new broken answer is not on the board:\n%s", md)
+	}
+}
+
+// A fetch that returns no answers at all, when answers are recorded, is refused: nothing is
+// retired and the board stays.
+func TestEmptyFetchKeepsData(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+		"<h1>A</h1><pre><code>class A(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
+		"<h1>B</h1><pre><code>class B(Bot):\n    def make_throw(self, scores, last_round):\n        yield True\n</code></pre>",
+	})
+	cy := testCycle(t, dir)
+	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
+	ch, _ := cy.Config.Challenge("forty")
+	ch.Games = 10
+	if _, err := cy.Run(ctx, ch, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, nil)
+	seed := uint64(1)
+	if _, err := cy.Run(ctx, ch, Options{Seed: &seed}); err == nil || !strings.Contains(err.Error(), "no answers") {
+		t.Fatalf("an empty fetch was accepted: %v", err)
+	}
+	if st, _ := cy.Store.Status(ctx, "forty"); st.Deleted != 0 || st.Answers != 2 {
+		t.Errorf("answers retired by an empty fetch: %+v", st)
 	}
 }

@@ -32,7 +32,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	if !resume && !opts.Force && opts.Seed == nil && last != nil && last.BotSet == botset {
 		rep.Skipped = fmt.Sprintf("nothing changed since run %d; its leaderboard stands", last.ID)
 		c.printf("%s: %s\n", ch.Name, rep.Skipped)
-		return nil
+		return c.republish(ctx, last, rep)
 	}
 	if len(env.Bots) < 2 {
 		rep.Skipped = fmt.Sprintf("only %d bot(s) entered; at least 2 are needed", len(env.Bots))
@@ -100,6 +100,9 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	if err := c.Store.FinishRun(ctx, runID, played.Result, now); err != nil {
 		return err
 	}
+	if err := c.Store.SetRunBoard(ctx, runID, publisher.JSON(board)); err != nil {
+		return err
+	}
 	return c.publish(ctx, board, rep)
 }
 
@@ -161,12 +164,26 @@ func (c *Cycle) board(env *PlayEnv, p *Played, rep *Report) *publisher.Board {
 		}
 		b.Bots[e.Name] = info
 	}
-	for _, ch := range rep.Changes {
-		if ch.Kind != "unchanged" {
-			b.Changes = append(b.Changes, fmt.Sprintf("%s: answer %d, %s by %s", ch.Kind, ch.AnswerID, ch.Title, ch.Author))
-		}
-	}
+	b.Changes = append(b.Changes, changeLines(rep.Changes)...)
 	return b
+}
+
+// republish brings the last run's board up to date without playing: the answers not
+// entered as they stand now (a new broken answer must learn why at once) and this fetch's
+// changes. Sinks that already hold exactly that are left alone; one whose last publication
+// failed gets it now.
+func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) error {
+	raw, err := c.Store.RunBoard(ctx, last.ID)
+	if err != nil || raw == nil {
+		return err
+	}
+	var b publisher.Board
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return fmt.Errorf("board of run %d unreadable: %w", last.ID, err)
+	}
+	b.NotEntered = rep.Rejected
+	b.Changes = append(b.Changes, changeLines(rep.Changes)...)
+	return c.publish(ctx, &b, rep)
 }
 
 // publish writes the board to every sink whose last publication differs.
@@ -249,6 +266,17 @@ func runBots(entries []Entry) []store.RunBot {
 	out := make([]store.RunBot, len(entries))
 	for i, e := range entries {
 		out[i] = store.RunBot{Name: e.Name, AnswerID: e.AnswerID, Author: e.Author, Baseline: e.Baseline, Dir: e.Dir, Seed: e.Seed, Run: e.Run}
+	}
+	return out
+}
+
+// changeLines describes a fetch's changes for the board.
+func changeLines(changes []store.Change) []string {
+	var out []string
+	for _, ch := range changes {
+		if ch.Kind != "unchanged" {
+			out = append(out, fmt.Sprintf("%s: answer %d, %s by %s", ch.Kind, ch.AnswerID, ch.Title, ch.Author))
+		}
 	}
 	return out
 }

@@ -223,3 +223,25 @@ func (s *Store) RunBots(ctx context.Context, runID int64) ([]RunBot, error) {
 	}
 	return out, rows.Err()
 }
+
+// SetRunBoard stores the board published for a finished run.
+func (s *Store) SetRunBoard(ctx context.Context, runID int64, board []byte) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE runs SET board = ? WHERE id = ?`, string(board), runID)
+	if err != nil {
+		return fmt.Errorf("store board of run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// RunBoard returns the board stored for a run, or nil.
+func (s *Store) RunBoard(ctx context.Context, runID int64) ([]byte, error) {
+	var b sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT board FROM runs WHERE id = ?`, runID).Scan(&b)
+	if err == sql.ErrNoRows || !b.Valid {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read board of run %d: %w", runID, err)
+	}
+	return []byte(b.String), nil
+}

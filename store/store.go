@@ -152,6 +152,9 @@ var migrations = []string{
 	);`,
 	// How each bot of a run was started (JSON argv; '' for Python-class and engine bots).
 	`ALTER TABLE run_bots ADD COLUMN run TEXT NOT NULL DEFAULT '';`,
+	// The published board of a finished run (publisher JSON), to publish again what a
+	// failed publication missed, without replaying the games.
+	`ALTER TABLE runs ADD COLUMN board TEXT;`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
