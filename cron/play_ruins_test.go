@@ -47,7 +47,7 @@ func TestRuinsCycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Seed: " + ruins.SeedString(seed) + " (derived from the run seed 5)",
+		"Seed: " + ruins.SeedString(seed) + ` \(derived from the run seed 5\)`, // markdown-escaped
 		"Filled up with 3 Drunkards",
 		"| Score | Mean Score | Finals | Faults |",
 		"| DeepDiver | Priya Raman |",
