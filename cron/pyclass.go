@@ -38,6 +38,7 @@ func processLimits(env *PlayEnv) runner.Limits {
 		OpenFiles:   l.OpenFiles,
 		OutputBytes: int64(l.OutputKB) << 10,
 		FileSizeMB:  l.DiskMB,
+		DirMB:       l.DiskMB,
 	}
 }
 

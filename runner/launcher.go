@@ -128,7 +128,11 @@ type Launched struct {
 // No process of the decision outlives the call.
 func (l *Launcher) Run(ctx context.Context, args []string, timeout time.Duration) (string, *engine.Fault) {
 	if l.direct {
-		return RunArgv(ctx, l.sb, l.spec, args, timeout)
+		out, f := RunArgv(ctx, l.sb, l.spec, args, timeout)
+		if f == nil {
+			f = overDisk(l.spec)
+		}
+		return out, f
 	}
 	r := l.Launch(ctx, Job{Args: args, Timeout: timeout})
 	if r.Fault != nil {
@@ -177,7 +181,11 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 		return Launched{Exit: -1, Fault: f}
 	}
 	l.put(lp)
-	return rep.launched(timeout, req.Out)
+	r := rep.launched(timeout, req.Out)
+	if r.Fault == nil {
+		r.Fault = overDisk(l.spec)
+	}
+	return r
 }
 
 // Close stops the bot's launcher processes. Decisions still running finish first; their

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"kothd/engine"
 )
 
 // A bot can be shown its directory under a chosen name (Mafia bots learn their player
@@ -37,5 +39,19 @@ func TestReadOnlyDir(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "state")); err == nil {
 		t.Fatal("a file was written into a read-only bot directory")
+	}
+}
+
+// Many files each under the per-file limit still cannot fill the disk: past the
+// directory's allowance the decision is an output-limit fault.
+func TestDirAllowance(t *testing.T) {
+	sb := needBwrap(t)
+	dir := t.TempDir()
+	lim := Limits{FileSizeMB: 1, DirMB: 2}
+	l := NewLauncher(sb, ProcSpec{Dir: dir, Argv: []string{"/bin/sh", "-c", `for i in 1 2 3 4; do head -c 900000 /dev/zero > f$i; done; echo ok`}, Limits: lim})
+	defer l.Close()
+	out, f := l.Run(context.Background(), nil, 10*time.Second)
+	if f == nil || f.Outcome != engine.OutputLimit {
+		t.Fatalf("4 × 900 KB under a 2 MB allowance: out %q fault %v", out, f)
 	}
 }

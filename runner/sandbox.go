@@ -39,6 +39,10 @@ type Limits struct {
 	OpenFiles   int           // RLIMIT_NOFILE
 	OutputBytes int64         // bytes the runner reads from stdout before cutting the bot off
 	FileSizeMB  int           // largest file the bot may write (RLIMIT_FSIZE), and its /tmp
+	// DirMB bounds what a one-shot bot keeps in its directory, checked after each decision
+	// (RLIMIT_FSIZE bounds one file, not how many): over it, the decision is an output
+	// limit fault until the bot deletes files.
+	DirMB int
 }
 
 // Sandbox turns a ProcSpec into a command ready to start. Implementations must put the
