@@ -89,6 +89,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		c.Log.Warn("games voided by host faults", "challenge", ch.Name, "run", runID, "voided", v)
 		c.printf("%s: %d games voided by host faults (not scored)\n", ch.Name, v)
 	}
+	c.Log.Info("run finished", "challenge", ch.Name, "run", runID, "seed", env.Seed, "games", rep.Games, "elapsed", rep.Elapsed.Round(time.Millisecond))
 	c.printf("%s: %d games in %s (%s games/s)\n", ch.Name, rep.Games, rep.Elapsed.Round(time.Millisecond), rateText(float64(rep.Games)/max(rep.Elapsed.Seconds(), 1e-9)))
 	board := c.board(env, played, rep)
 	now := standings(env, played)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"io"
 	"log/slog"
 	"os"
 
@@ -16,7 +17,9 @@ func runDaemon(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cy, closeFn, err := c.cycle(ctx, log, os.Stdout)
+	// The daemon reports through the log (run finished, skipped, failed), not progress lines.
+	log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cy, closeFn, err := c.cycle(ctx, log, io.Discard)
 	if err != nil {
 		return err
 	}
