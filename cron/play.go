@@ -71,6 +71,17 @@ type Submission struct {
 	Dir      string
 }
 
+// decodeOptions reads the challenge's engine-specific `options:` block (if any) into o.
+func decodeOptions(env *PlayEnv, o any) error {
+	if env.Challenge.Options.Kind == 0 {
+		return nil
+	}
+	if err := env.Challenge.Options.Decode(o); err != nil {
+		return fmt.Errorf("options of challenge %s: %w", env.Challenge.Name, err)
+	}
+	return nil
+}
+
 var adapters = map[string]Adapter{}
 
 // register makes an engine available under its config name; each adapter file calls it

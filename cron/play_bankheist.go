@@ -41,10 +41,8 @@ type bankheistOptions struct {
 
 func bankheistOpts(env *PlayEnv) (bankheistOptions, error) {
 	var o bankheistOptions
-	if env.Challenge.Options.Kind != 0 {
-		if err := env.Challenge.Options.Decode(&o); err != nil {
-			return o, fmt.Errorf("bankheist options: %w", err)
-		}
+	if err := decodeOptions(env, &o); err != nil {
+		return o, err
 	}
 	o.GamesPerTournament = firstPositive(o.GamesPerTournament, bankheist.DefaultGamesPerTournament)
 	o.Workers = firstPositive(o.Workers, env.Challenge.Concurrency, 2)

@@ -35,10 +35,8 @@ type mafiaOptions struct {
 
 func mafiaOpts(env *PlayEnv) (mafiaOptions, error) {
 	var o mafiaOptions
-	if env.Challenge.Options.Kind != 0 {
-		if err := env.Challenge.Options.Decode(&o); err != nil {
-			return o, fmt.Errorf("mafia options: %w", err)
-		}
+	if err := decodeOptions(env, &o); err != nil {
+		return o, err
 	}
 	o.Parallel = firstPositive(o.Parallel, env.Challenge.Concurrency, 2)
 	return o, nil

@@ -32,10 +32,8 @@ type ruinsOptions struct {
 
 func (ruinsAdapter) options(env *PlayEnv) (ruinsOptions, error) {
 	var o ruinsOptions
-	if env.Challenge.Options.Kind != 0 {
-		if err := env.Challenge.Options.Decode(&o); err != nil {
-			return o, fmt.Errorf("options of challenge %s: %w", env.Challenge.Name, err)
-		}
+	if err := decodeOptions(env, &o); err != nil {
+		return o, err
 	}
 	return o, nil
 }

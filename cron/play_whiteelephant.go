@@ -24,10 +24,8 @@ type whiteElephantOptions struct {
 
 func (whiteElephantAdapter) options(env *PlayEnv) (whiteElephantOptions, error) {
 	var o whiteElephantOptions
-	if env.Challenge.Options.Kind != 0 {
-		if err := env.Challenge.Options.Decode(&o); err != nil {
-			return o, fmt.Errorf("options of challenge %s: %w", env.Challenge.Name, err)
-		}
+	if err := decodeOptions(env, &o); err != nil {
+		return o, err
 	}
 	return o, nil
 }
