@@ -42,7 +42,7 @@ func testCycle(t *testing.T, dir string) *Cycle {
 
 // testSandbox is the real bwrap sandbox: the cycle tests run bots exactly as a host does.
 // KOTHD_NO_BWRAP=1 opts out explicitly on a machine without user namespaces.
-func testSandbox(t *testing.T) runner.Sandbox {
+func testSandbox(t testing.TB) runner.Sandbox {
 	t.Helper()
 	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
 		return runner.Unsandboxed{}

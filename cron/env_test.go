@@ -2,6 +2,7 @@ package cron
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -12,7 +13,7 @@ import (
 
 // adapterEnv is a play environment for one challenge of the repository's config, with the
 // given engine options (YAML), a scratch data directory and the real sandbox.
-func adapterEnv(t *testing.T, challenge, options string) *PlayEnv {
+func adapterEnv(t testing.TB, challenge, options string) *PlayEnv {
 	t.Helper()
 	cfg, err := config.Load("../config.yaml")
 	if err != nil {
@@ -32,7 +33,7 @@ func adapterEnv(t *testing.T, challenge, options string) *PlayEnv {
 // enterSnapshot takes a bundled snapshot's answers through what a cycle does before play
 // (extraction, materialisation, Prepare, Validate) and appends the bots that enter to
 // env.Bots. It returns the refused answers with their reasons.
-func enterSnapshot(t *testing.T, env *PlayEnv, a Adapter, questionID int64) map[int64]string {
+func enterSnapshot(t testing.TB, env *PlayEnv, a Adapter, questionID int64) map[int64]string {
 	t.Helper()
 	ctx := context.Background()
 	answers, err := scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"}.Answers(ctx, questionID)
@@ -67,4 +68,17 @@ func enterSnapshot(t *testing.T, env *PlayEnv, a Adapter, questionID int64) map[
 		env.Bots = append(env.Bots, entries...)
 	}
 	return refused
+}
+
+// needLanguage skips a test when the interpreter the config names for a language is not
+// installed on this machine (the snapshot's answers in it could not run).
+func needLanguage(t testing.TB, env *PlayEnv, lang string) {
+	t.Helper()
+	l, ok := env.Config.Languages[lang]
+	if !ok || len(l.Run) == 0 {
+		t.Fatalf("no language %q in the config", lang)
+	}
+	if _, err := os.Stat(l.Run[0]); err != nil {
+		t.Skipf("%s (%s) is not installed here", lang, l.Run[0])
+	}
 }

@@ -2,20 +2,13 @@ package cron
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
-	"kothd/config"
 	"kothd/runner"
-	"kothd/scraper"
 )
 
 // bankheistBwrap is the real sandbox for the launcher comparisons (KOTHD_NO_BWRAP=1 skips).
@@ -24,62 +17,18 @@ func bankheistBwrap(tb testing.TB) runner.Sandbox {
 	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
 		tb.Skip("KOTHD_NO_BWRAP=1")
 	}
-	sb, err := runner.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		tb.Fatalf("sandbox: %v (set KOTHD_NO_BWRAP=1 to skip)", err)
-	}
-	return sb
+	return testSandbox(tb)
 }
 
 // bankheistSnapshotEnv builds and validates the bundled Bank Heist answers in sb and
 // returns a play environment holding the eleven that enter.
 func bankheistSnapshotEnv(tb testing.TB, sb runner.Sandbox, options string) *PlayEnv {
 	tb.Helper()
-	if _, err := os.Stat("/root/.pyenv/versions/2.7.18/bin/python2.7"); err != nil {
-		tb.Skip("the configured Python 2 is not installed")
-	}
-	ctx := context.Background()
-	cfg, err := config.Load("../config.yaml")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg.DataDir = tb.TempDir()
-	ch, err := cfg.Challenge("bankheist")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := yaml.Unmarshal([]byte(options), &ch.Options); err != nil {
-		tb.Fatal(err)
-	}
-	env := &PlayEnv{Challenge: ch, Config: cfg, Sandbox: sb}
-	answers, err := scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"}.Answers(ctx, 115303)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	a := bankheistAdapter{}
-	for _, s := range scraper.ExtractAll(answers, scraper.RulesFromConfig(env.Config, env.Challenge)) {
-		if s.Reject != "" {
-			continue
-		}
-		dir := filepath.Join(env.Config.DataDir, "bots", s.Title)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		for _, f := range s.Files {
-			if err := os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Content), 0o644); err != nil {
-				tb.Fatal(err)
-			}
-		}
-		entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
-		if err == nil {
-			err = a.Validate(ctx, env, entries[0])
-		}
-		if err == nil {
-			env.Bots = append(env.Bots, entries...)
-		}
-	}
-	if len(env.Bots) != 11 {
-		tb.Fatalf("%d bots entered, want 11", len(env.Bots))
+	env := adapterEnv(tb, "bankheist", options)
+	env.Sandbox = sb
+	needLanguage(tb, env, "python2")
+	if refused := enterSnapshot(tb, env, bankheistAdapter{}, 115303); len(env.Bots) != 11 {
+		tb.Fatalf("%d bots entered, want 11 (refused: %v)", len(env.Bots), refused)
 	}
 	return env
 }

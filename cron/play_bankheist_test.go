@@ -14,11 +14,9 @@ import (
 // (one of them two files) and Bash are built and validated, the broken ones are refused
 // with a reason, and the rest play two short tournaments as real processes.
 func TestBankHeistSnapshot(t *testing.T) {
-	if _, err := os.Stat("/root/.pyenv/versions/2.7.18/bin/python2.7"); err != nil {
-		t.Skip("the configured Python 2 is not installed")
-	}
 	ctx := context.Background()
 	env := adapterEnv(t, "bankheist", "games_per_tournament: 3\nworkers: 2\n")
+	needLanguage(t, env, "python2")
 	a := bankheistAdapter{}
 	refused := enterSnapshot(t, env, a, 115303)
 	for id, want := range map[int64]string{

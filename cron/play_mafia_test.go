@@ -16,11 +16,9 @@ import (
 // are validated; the broken answers are refused with a reason; the rest play a game as
 // real processes, in copies of their directories named after their game names.
 func TestMafiaSnapshot(t *testing.T) {
-	if _, err := os.Stat("/root/.pyenv/versions/2.7.18/bin/python2.7"); err != nil {
-		t.Skip("the configured Python 2 is not installed")
-	}
 	ctx := context.Background()
 	env := adapterEnv(t, "mafia", "parallel: 2\n")
+	needLanguage(t, env, "python2")
 	a := mafiaAdapter{}
 	refused := enterSnapshot(t, env, a, 151341)
 	for id, want := range map[int64]string{

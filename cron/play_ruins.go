@@ -32,10 +32,8 @@ type ruinsOptions struct {
 
 func (ruinsAdapter) options(env *PlayEnv) (ruinsOptions, error) {
 	var o ruinsOptions
-	if err := decodeOptions(env, &o); err != nil {
-		return o, err
-	}
-	return o, nil
+	err := decodeOptions(env, &o)
+	return o, err
 }
 
 func (ruinsAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
@@ -57,44 +55,63 @@ func (ruinsAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
 }
 
 func (a ruinsAdapter) Play(ctx context.Context, env *PlayEnv) (*Played, error) {
+	t, err := a.table(env)
+	if err != nil {
+		return nil, err
+	}
+	defer t.pool.Close()
+	t.opts.Progress = env.Progress
+	res, err := ruins.Play(ctx, t.pool, t.ents, t.opts)
+	if err != nil {
+		return nil, err
+	}
+	if t.derived {
+		res.Summary[0] += fmt.Sprintf(" (derived from the run seed %d)", env.Seed)
+	}
+	stats := make([]*runner.Stats, len(env.Bots))
+	for k, i := range t.order {
+		stats[i] = t.pool.Stats(k)
+	}
+	return &Played{Result: res, Stats: stats, Games: res.Games + res.Voided}, nil
+}
+
+// ruinsTable is what Play and Replay share: the competitors in the original's loading
+// order, their processes and the engine's options.
+type ruinsTable struct {
+	order   []int // order[k] = index in env.Bots of competitor k
+	ents    []engine.Entrant
+	pool    *runner.PyPool // the caller closes it
+	opts    ruins.Options
+	derived bool // the seed string was derived from the run seed
+}
+
+func (a ruinsAdapter) table(env *PlayEnv) (*ruinsTable, error) {
 	o, err := a.options(env)
 	if err != nil {
 		return nil, err
 	}
+	t := &ruinsTable{order: ruinsOrder(env.Bots), derived: o.SeedString == ""}
 	seed := o.SeedString
-	if seed == "" {
+	if t.derived {
 		seed = ruins.SeedString(env.Seed)
 	}
-	order := ruinsOrder(env.Bots)
-	bots := make([]runner.PyBot, len(order))
-	ents := make([]engine.Entrant, len(order))
-	for k, i := range order {
+	bots := make([]runner.PyBot, len(t.order))
+	t.ents = make([]engine.Entrant, len(t.order))
+	for k, i := range t.order {
 		b := env.Bots[i]
 		bots[k] = runner.PyBot{Name: b.Name, Dir: b.Dir, Seed: b.Seed}
-		ents[k] = engine.Entrant{Name: b.Name, Baseline: b.Baseline}
+		t.ents[k] = engine.Entrant{Name: b.Name, Baseline: b.Baseline}
 	}
-	pool := runner.NewPyPool(env.Sandbox, pyConfig(env, "ruins"), bots)
-	defer pool.Close()
-	res, err := ruins.Play(ctx, pool, ents, ruins.Options{
+	t.pool = runner.NewPyPool(env.Sandbox, pyConfig(env, "ruins"), bots)
+	t.opts = ruins.Options{
 		SeedString:  seed,
 		GameSize:    o.GameSize,
 		PoolGames:   o.PoolGames,
 		Lead:        o.Lead,
 		MaxFinals:   firstPositive(env.Games, o.MaxFinals, env.Challenge.Games),
 		Concurrency: firstPositive(env.Challenge.Concurrency, 32),
-		Progress:    env.Progress,
-	})
-	if err != nil {
-		return nil, err
 	}
-	if o.SeedString == "" {
-		res.Summary[0] += fmt.Sprintf(" (derived from the run seed %d)", env.Seed)
-	}
-	stats := make([]*runner.Stats, len(env.Bots))
-	for k, i := range order {
-		stats[i] = pool.Stats(k)
-	}
-	return &Played{Result: res, Stats: stats, Games: res.Games + res.Voided}, nil
+	return t, nil
 }
 
 // ruinsOrder returns the indices of bots in the original's loading order: by module name,
@@ -125,38 +142,18 @@ func ruinsOrder(bots []Entry) []int {
 // pool phase plays the P pool games again first, silently, since they decide the
 // finalists. The bots play in copies of their directories, with fresh processes.
 func (a ruinsAdapter) Replay(ctx context.Context, env *PlayEnv, game int, w io.Writer) error {
-	o, err := a.options(env)
-	if err != nil {
-		return err
-	}
 	env, cleanup, err := replayEnv(env)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	seed := o.SeedString
-	if seed == "" {
-		seed = ruins.SeedString(env.Seed)
+	t, err := a.table(env) // the run's competitor order, as Play builds it
+	if err != nil {
+		return err
 	}
-	order := ruinsOrder(env.Bots) // the run's competitor order, as Play builds it
-	bots := make([]runner.PyBot, len(order))
-	ents := make([]engine.Entrant, len(order))
-	for k, i := range order {
-		b := env.Bots[i]
-		bots[k] = runner.PyBot{Name: b.Name, Dir: b.Dir, Seed: b.Seed}
-		ents[k] = engine.Entrant{Name: b.Name, Baseline: b.Baseline}
-	}
-	pool := runner.NewPyPool(env.Sandbox, pyConfig(env, "ruins"), bots)
-	defer pool.Close()
+	defer t.pool.Close()
 	fmt.Fprintln(w, "Played again with fresh bot processes: the seating, the characters' names, the rooms and the seeds of the bots' own random.Random are the run's; a bot that keeps class-level state across games, or draws entropy of its own, may decide differently than in the run.")
-	return ruins.Replay(ctx, pool, ents, ruins.Options{
-		SeedString:  seed,
-		GameSize:    o.GameSize,
-		PoolGames:   o.PoolGames,
-		Lead:        o.Lead,
-		MaxFinals:   firstPositive(env.Games, o.MaxFinals, env.Challenge.Games),
-		Concurrency: firstPositive(env.Challenge.Concurrency, 32),
-	}, game, func(line string) { fmt.Fprintln(w, line) })
+	return ruins.Replay(ctx, t.pool, t.ents, t.opts, game, func(line string) { fmt.Fprintln(w, line) })
 }
 
 // replayGames is the number of games the run counted (scored or voided): the pool games

@@ -24,10 +24,8 @@ type whiteElephantOptions struct {
 
 func (whiteElephantAdapter) options(env *PlayEnv) (whiteElephantOptions, error) {
 	var o whiteElephantOptions
-	if err := decodeOptions(env, &o); err != nil {
-		return o, err
-	}
-	return o, nil
+	err := decodeOptions(env, &o)
+	return o, err
 }
 
 func (whiteElephantAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {

@@ -2,6 +2,7 @@ package cron
 
 import (
 	"context"
+	"slices"
 
 	"kothd/config"
 	"kothd/scraper"
@@ -34,17 +35,23 @@ func (c *Cycle) probe(ctx context.Context, chs []*config.Challenge, force bool) 
 	if force {
 		return now, unchanged
 	}
+	// What the last complete fetch of each question saw; scraper.Changed compares.
+	known := map[int64]scraper.QuestionInfo{}
 	for _, ch := range chs {
-		in, ok := now[ch.QuestionID]
-		if !ok {
+		if count, last, err := c.Store.QuestionState(ctx, ch.Name); err == nil && count >= 0 {
+			known[ch.QuestionID] = scraper.QuestionInfo{QuestionID: ch.QuestionID, AnswerCount: count, LastActivityDate: last}
+		}
+	}
+	changed := scraper.Changed(known, infos)
+	for _, ch := range chs {
+		if _, ok := now[ch.QuestionID]; !ok {
 			// The API does not know the question (deleted, or on another site): fetching it
 			// would return no answers and retire every bot. Keep the last good data.
 			c.Log.Warn("question not returned by the API; keeping the last good data", "challenge", ch.Name, "question", ch.QuestionID)
 			unchanged[ch.Name] = true
 			continue
 		}
-		count, last, err := c.Store.QuestionState(ctx, ch.Name)
-		if err != nil || count != in.AnswerCount || last != in.LastActivityDate {
+		if slices.Contains(changed, ch.QuestionID) {
 			continue
 		}
 		if run, err := c.Store.LastRun(ctx, ch.Name); err == nil && run != nil {

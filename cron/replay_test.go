@@ -213,10 +213,8 @@ func TestReplayRuins(t *testing.T) {
 }
 
 func TestReplayBankHeist(t *testing.T) {
-	if _, err := os.Stat("/root/.pyenv/versions/2.7.18/bin/python2.7"); err != nil {
-		t.Skip("the configured Python 2 is not installed")
-	}
 	cy := testCycle(t, t.TempDir())
+	needLanguage(t, &PlayEnv{Config: cy.Config}, "python2")
 	// MonisAddiction, OC'sRandomTpyos and RaysFive01K draw from unseeded random modules.
 	cy.Source = snapshotWithout(t, 115303, 115398, 115680, 115790)
 	runID := runFor(t, cy, "bankheist", "games_per_tournament: 3\n", 6, 11) // two tournaments of 3 games

@@ -152,6 +152,3 @@ func KillGroup(cmd *exec.Cmd) {
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	_ = cmd.Process.Kill()
 }
-
-// exists reports whether a path exists on the host.
-func exists(p string) bool { _, err := os.Stat(p); return err == nil }

@@ -15,6 +15,7 @@ import (
 
 	"kothd/scraper"
 	"kothd/scraper/fakeapi"
+	"kothd/store"
 )
 
 // fakeClock advances only when the client sleeps, and remembers every sleep.
@@ -260,22 +261,34 @@ func TestAnswerDeletedBetweenFetches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prev := map[int64]string{}
-	for _, s := range scraper.ExtractAll(first, rules) {
-		prev[s.AnswerID] = s.Hash
+	// The store owns change tracking: both fetches go into a real SQLite file.
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "kothd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.RecordAnswers(ctx, "forty", 177765, scraper.ExtractAll(first, rules)); err != nil {
+		t.Fatal(err)
 	}
 	api.Delete(177765, 177767)
 	second, err := c.Answers(ctx, 177765)
 	if err != nil {
 		t.Fatal(err)
 	}
+	changes, err := st.RecordAnswers(ctx, "forty", 177765, scraper.ExtractAll(second, rules))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var kinds []string
-	for _, ch := range scraper.Classify(prev, scraper.ExtractAll(second, rules)) {
+	for _, ch := range changes {
 		kinds = append(kinds, fmt.Sprintf("%d:%s", ch.AnswerID, ch.Kind))
 	}
 	want := []string{"177766:unchanged", "177768:unchanged", "177769:unchanged", "177767:deleted"}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Fatalf("changes %v, want %v", kinds, want)
+	}
+	if s, _ := st.Status(ctx, "forty"); s.Answers != 3 || s.Deleted != 1 {
+		t.Errorf("stored %d active and %d deleted answers, want 3 and 1", s.Answers, s.Deleted)
 	}
 }
 

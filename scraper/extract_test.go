@@ -287,34 +287,6 @@ func TestHashFollowsWhatMatters(t *testing.T) {
 	}
 }
 
-func TestClassify(t *testing.T) {
-	cur := []Submission{{AnswerID: 3, Hash: "c"}, {AnswerID: 1, Hash: "a2"}, {AnswerID: 4, Hash: "d"}, {AnswerID: 3, Hash: "zz"}}
-	prev := map[int64]string{1: "a", 2: "b", 3: "c", 9: "i"}
-	got := Classify(prev, cur)
-	want := []Change{
-		{AnswerID: 3, Kind: ChangeUnchanged, Hash: "c", PrevHash: "c"},
-		{AnswerID: 1, Kind: ChangeEdited, Hash: "a2", PrevHash: "a"},
-		{AnswerID: 4, Kind: ChangeNew, Hash: "d"},
-		{AnswerID: 2, Kind: ChangeDeleted, PrevHash: "b"},
-		{AnswerID: 9, Kind: ChangeDeleted, PrevHash: "i"},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d changes, want %d: %+v", len(got), len(want), got)
-	}
-	for i := range want {
-		g := got[i]
-		if g.AnswerID != want[i].AnswerID || g.Kind != want[i].Kind || g.Hash != want[i].Hash || g.PrevHash != want[i].PrevHash {
-			t.Errorf("change %d = %+v, want %+v", i, g, want[i])
-		}
-		if (g.Sub == nil) != (g.Kind == ChangeDeleted) || (g.Sub != nil && g.Sub.AnswerID != g.AnswerID) {
-			t.Errorf("change %d has submission %v", i, g.Sub)
-		}
-	}
-	if len(Classify(nil, nil)) != 0 {
-		t.Errorf("changes out of nothing")
-	}
-}
-
 func TestChanged(t *testing.T) {
 	known := map[int64]QuestionInfo{1: {QuestionID: 1, AnswerCount: 3, LastActivityDate: 10}, 2: {QuestionID: 2, AnswerCount: 1, LastActivityDate: 5}, 5: {QuestionID: 5}}
 	probed := []QuestionInfo{{QuestionID: 1, AnswerCount: 3, LastActivityDate: 10}, {QuestionID: 2, AnswerCount: 1, LastActivityDate: 6}, {QuestionID: 3, AnswerCount: 0}}

@@ -139,22 +139,9 @@ func TestRealFaults(t *testing.T) {
 	}
 }
 
-// BenchmarkTournament plays tournaments of real bash and python bots and reports games and
-// bot launches per second.
+// BenchmarkTournament plays tournaments of real bash and python bots, unsandboxed, and
+// reports games and bot launches per second.
 func BenchmarkTournament(b *testing.B) {
-	names := []string{"Lurker", "LimeadeSneaktar", "PassivePanga", "HeCKuSumer", "SnitcherKing"}
-	d := newProcDecider(b, names)
-	games := 0
-	start := time.Now()
-	for i := 0; b.Loop(); i++ {
-		cfg := Config{Bots: entrants(names), Seed: uint64(i), Tournaments: 2, GamesPerTournament: 10, Workers: 2}
-		res, err := Play(context.Background(), cfg, d)
-		if err != nil {
-			b.Fatal(err)
-		}
-		games += res.Games
-	}
-	sec := time.Since(start).Seconds()
-	b.ReportMetric(float64(games)/sec, "games/s")
-	b.ReportMetric(float64(d.launches.Load())/sec, "launches/s")
+	d := newProcDecider(b, benchNames)
+	benchTournamentIn(b, benchNames, d, &d.launches)
 }
