@@ -37,6 +37,8 @@ type GitHub struct {
 	Branch  string `yaml:"branch"`
 	Path    string `yaml:"path"`     // folder in the repository, e.g. "leaderboards"
 	BaseURL string `yaml:"base_url"` // for GitHub Enterprise or tests; empty = api.github.com
+	// Deadline bounds one publication, retries and rate-limit waits included (default 5m).
+	Deadline Duration `yaml:"deadline"`
 	// The token comes from the GITHUB_TOKEN environment variable, never from this file.
 }
 

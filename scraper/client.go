@@ -53,7 +53,7 @@ type Client struct {
 	Site    string // default "codegolf"
 	Key     string // optional application key (raises the daily quota from 300 to 10000)
 
-	HTTP  *http.Client // default: a client without timeout (Timeout below applies per attempt)
+	HTTP  *http.Client // default: httpclient.Default's bounds (Timeout below applies per attempt too)
 	Clock Clock        // default: the real clock
 	Log   *slog.Logger // default: discard
 

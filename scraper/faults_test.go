@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"kothd/httpclient/httpclienttest"
 	"kothd/scraper"
 	"kothd/scraper/fakeapi"
 )
@@ -198,5 +199,27 @@ func TestNetworkErrorIsRetriedAndKeyKeptOutOfErrors(t *testing.T) {
 	}
 	if len(clk.Sleeps()) != 1 {
 		t.Errorf("sleeps %v, want one retry pause", clk.Sleeps())
+	}
+}
+
+// An API that accepts connections and never answers fails the fetch within the bound of
+// attempts × Timeout, with a message saying so, instead of holding the cycle for ever.
+func TestUnresponsiveAPIFailsWithinTheBound(t *testing.T) {
+	c := scraper.New(httpclienttest.Unresponsive(t)+"/2.3", "codegolf", "")
+	clk := newClock()
+	c.Clock = clk
+	c.Timeout = 200 * time.Millisecond
+	c.Retries = 2
+	start := time.Now()
+	_, err := c.Probe(context.Background(), []int64{177765})
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "after 3 attempts") || !strings.Contains(err.Error(), "no response within 200ms") {
+		t.Fatalf("err = %v", err)
+	}
+	if took > 3*time.Second {
+		t.Errorf("took %s for 3 attempts of 200ms", took)
+	}
+	if len(clk.Sleeps()) != 2 {
+		t.Errorf("sleeps %v, want two retry pauses", clk.Sleeps())
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kothd/httpclient"
 )
 
 // How the client makes one call: wait for backoff, quota and bans; request; decode;
@@ -69,12 +71,18 @@ func retryable(err error) bool {
 	return errors.As(err, &ae) && ae.Temporary()
 }
 
+// defaultHTTP bounds every stage of a request (connect, TLS, headers, whole request), on
+// top of the per-attempt Timeout: Go's default client would wait for ever on a server
+// that accepts a connection and never answers.
+var defaultHTTP = httpclient.New(httpclient.Default)
+
 // maxBody bounds what the client reads (compressed) and inflates.
 const maxBody = 64 << 20
 
 // attempt makes one HTTP request and interprets the response.
 func (c *Client) attempt(ctx context.Context, method, u string) ([]byte, *Page, error) {
-	actx, cancel := context.WithTimeout(ctx, durOr(c.Timeout, time.Minute))
+	timeout := durOr(c.Timeout, time.Minute)
+	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, u, nil)
 	if err != nil {
@@ -90,13 +98,16 @@ func (c *Client) attempt(ctx context.Context, method, u string) ([]byte, *Page, 
 	c.mu.Unlock()
 	hc := c.HTTP
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = defaultHTTP
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			ue.URL = redactKey(ue.URL) // keys are not secret, but logs need not carry them
+		}
+		if actx.Err() != nil && ctx.Err() == nil {
+			return nil, nil, &transientError{fmt.Errorf("no response within %s: %w", timeout, err)}
 		}
 		return nil, nil, &transientError{fmt.Errorf("request: %w", err)}
 	}

@@ -57,6 +57,7 @@ func (c *common) cycle(ctx context.Context, log *slog.Logger, out io.Writer) (*c
 			st.Close()
 			return nil, nil, err
 		}
+		g.Deadline, g.Log = gh.Deadline.D(publisher.DefaultGitHubDeadline), log
 		sinks = append(sinks, g)
 	}
 	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
