@@ -4,9 +4,12 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -25,9 +28,18 @@ type Config struct {
 	Sandbox    string              `yaml:"sandbox"`  // "bwrap" (default) or "none"
 	Python     string              `yaml:"python"`   // interpreter for pyclass harnesses
 	Schedule   string              `yaml:"schedule"` // default cron expression for every challenge
+	// Timezone is the IANA zone schedules are read in ("Europe/Paris"); empty = the
+	// machine's. A schedule may still name its own with a CRON_TZ= prefix.
+	Timezone string `yaml:"timezone"`
+	// MaxConcurrentRuns bounds the cycles the daemon runs at once (default 1): bots of two
+	// challenges played together share the cores and distort each other's time limits.
+	MaxConcurrentRuns int `yaml:"max_concurrent_runs"`
 	GitHub     GitHub              `yaml:"github"`
 	Languages  map[string]Language `yaml:"languages"`
 	Challenges []Challenge         `yaml:"challenges"`
+
+	file  string         // the file it was loaded from, for messages
+	lines map[string]int // key → line of top-level keys
 }
 
 // GitHub is where leaderboards are pushed. Empty Repo means "directory only".
@@ -67,6 +79,8 @@ type Challenge struct {
 	Limits      Limits    `yaml:"limits"`
 	Extract     Extract   `yaml:"extract"`
 	Options     yaml.Node `yaml:"options"` // engine-specific settings, decoded by the engine's adapter
+
+	lines map[string]int // key → line in the file, for messages about values checked later
 }
 
 // Limits bound every bot process of a challenge.
@@ -117,16 +131,28 @@ func (d Duration) D(def time.Duration) time.Duration {
 }
 
 // Load reads and checks a config file. Relative directories are taken relative to the
-// file's own directory, so a config works from wherever kothd is started.
+// file's own directory, so a config works from wherever kothd is started. Every mistake it
+// can see without knowing the engines is an error naming file:line: an unknown key (with
+// the nearest known one), a bad schedule, time zone, extraction mode or protocol. The
+// engines are checked by Validate, which the caller gives the list of this build's engines.
 func Load(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	var c Config
-	if err := yaml.Unmarshal(b, &c); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("parse config %s: %w", path, err)
 	}
+	if errs := unknownKeys(path, &doc, reflect.TypeOf(Config{}), ""); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	var c Config
+	if err := doc.Decode(&c); err != nil {
+		return nil, fmt.Errorf("parse config %s: %w", path, err)
+	}
+	c.file = path
+	c.recordLines(&doc)
 	base := filepath.Dir(path)
 	c.DataDir = resolve(base, or(c.DataDir, "data"))
 	c.OutputDir = resolve(base, or(c.OutputDir, "leaderboards"))
@@ -135,33 +161,16 @@ func Load(path string) (*Config, error) {
 	c.Sandbox = or(c.Sandbox, "bwrap")
 	c.Python = or(c.Python, "/usr/bin/python3")
 	c.Schedule = or(c.Schedule, "0 4 * * *")
+	if c.MaxConcurrentRuns == 0 {
+		c.MaxConcurrentRuns = 1
+	}
 	if k := os.Getenv("SE_API_KEY"); k != "" {
 		c.APIKey = k
 	}
 	if err := c.check(); err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, err
 	}
 	return &c, nil
-}
-
-func (c *Config) check() error {
-	seen := map[string]bool{}
-	for i, ch := range c.Challenges {
-		if ch.Name == "" || ch.QuestionID == 0 {
-			return fmt.Errorf("challenge %d: name and question_id are required", i+1)
-		}
-		if seen[ch.Name] {
-			return fmt.Errorf("challenge %q declared twice", ch.Name)
-		}
-		seen[ch.Name] = true
-		if ch.Engine == "" {
-			c.Challenges[i].Engine = ch.Name
-		}
-	}
-	if c.Sandbox != "bwrap" && c.Sandbox != "none" {
-		return fmt.Errorf("sandbox must be bwrap or none, not %q", c.Sandbox)
-	}
-	return nil
 }
 
 // Challenge returns the challenge with the given name.
@@ -171,7 +180,21 @@ func (c *Config) Challenge(name string) (*Challenge, error) {
 			return &c.Challenges[i], nil
 		}
 	}
-	return nil, fmt.Errorf("no challenge named %q in the config", name)
+	names := c.Names()
+	msg := fmt.Sprintf("no challenge named %q in %s; the challenges are: %s", name, or(c.file, "the config"), strings.Join(names, ", "))
+	if s := nearest(name, names); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return nil, errors.New(msg)
+}
+
+// Names lists the challenges in config order.
+func (c *Config) Names() []string {
+	var out []string
+	for _, ch := range c.Challenges {
+		out = append(out, ch.Name)
+	}
+	return out
 }
 
 func or(s, def string) string {

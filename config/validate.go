@@ -1,0 +1,251 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"gopkg.in/yaml.v3"
+)
+
+// Protocols are the ways bots talk to the runner.
+var Protocols = []string{"pyclass", "argv", "dirfiles"}
+
+// ExtractModes are the ways an answer becomes bot files (see Extract.Mode).
+var ExtractModes = []string{"class-blocks", "first-block", "multi-file"}
+
+// Known is what this build offers, which the config is checked against. The config
+// package knows no engine; the CLI passes the registered ones.
+type Known struct {
+	// Engines maps each engine's name to the protocol its bots speak ("" if any).
+	Engines map[string]string
+}
+
+// Validate checks the challenges against this build's engines: an unknown engine is an
+// error (with the nearest name), a protocol that is not the engine's is an error, and an
+// empty protocol becomes the engine's.
+func (c *Config) Validate(k Known) error {
+	names := make([]string, 0, len(k.Engines))
+	for name := range k.Engines {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var errs []error
+	for i := range c.Challenges {
+		ch := &c.Challenges[i]
+		proto, ok := k.Engines[ch.Engine]
+		if !ok {
+			msg := fmt.Sprintf("challenge %s: unknown engine %q", ch.Name, ch.Engine)
+			if s := nearest(ch.Engine, names); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			errs = append(errs, c.errAt(ch.line("engine"), "%s; this build has: %s", msg, strings.Join(names, ", ")))
+			continue
+		}
+		switch {
+		case ch.Protocol == "":
+			ch.Protocol = proto
+		case proto != "" && ch.Protocol != proto:
+			errs = append(errs, c.errAt(ch.line("protocol"), "challenge %s: engine %s speaks protocol %q, not %q (leave protocol out to take the engine's)", ch.Name, ch.Engine, proto, ch.Protocol))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// check finds every mistake visible without the engines, all at once.
+func (c *Config) check() error {
+	var errs []error
+	bad := func(line int, format string, args ...any) { errs = append(errs, c.errAt(line, format, args...)) }
+	if c.Sandbox != "bwrap" && c.Sandbox != "none" {
+		bad(c.lines["sandbox"], "sandbox must be bwrap or none, not %q", c.Sandbox)
+	}
+	if c.MinQuota < 0 {
+		bad(c.lines["min_quota"], "min_quota must not be negative")
+	}
+	if c.MaxConcurrentRuns < 1 {
+		bad(c.lines["max_concurrent_runs"], "max_concurrent_runs must be at least 1, not %d", c.MaxConcurrentRuns)
+	}
+	loc, err := c.Location()
+	if err != nil {
+		bad(c.lines["timezone"], "%v", err)
+		loc = time.Local
+	}
+	if _, err := ParseSchedule(c.Schedule, loc); err != nil {
+		bad(c.lines["schedule"], "schedule: %v", err)
+	}
+	for key, l := range c.Languages {
+		if len(l.Run) == 0 {
+			bad(c.lines["languages."+key], "language %s has no run command", key)
+		}
+	}
+	seen := map[string]bool{}
+	for i := range c.Challenges {
+		ch := &c.Challenges[i]
+		at := func(key string, format string, args ...any) {
+			bad(ch.line(key), "challenge %s: "+format, append([]any{or(ch.Name, fmt.Sprint(i+1))}, args...)...)
+		}
+		if ch.Name == "" || ch.QuestionID <= 0 {
+			at("", "name and question_id are required")
+		}
+		if ch.Name != "" && seen[ch.Name] {
+			at("name", "declared twice")
+		}
+		seen[ch.Name] = true
+		if ch.Engine == "" {
+			ch.Engine = ch.Name
+		}
+		if ch.Protocol != "" && !slices.Contains(Protocols, ch.Protocol) {
+			at("protocol", "unknown protocol %q%s; the protocols are %s", ch.Protocol, didYouMean(ch.Protocol, Protocols), strings.Join(Protocols, ", "))
+		}
+		if ch.Schedule != "" {
+			if _, err := ParseSchedule(ch.Schedule, loc); err != nil {
+				at("schedule", "schedule: %v", err)
+			}
+		}
+		for _, f := range []struct {
+			key string
+			v   int64
+		}{{"games", int64(ch.Games)}, {"concurrency", int64(ch.Concurrency)},
+			{"limits.call_timeout", int64(ch.Limits.CallTimeout)}, {"limits.start_timeout", int64(ch.Limits.StartTimeout)},
+			{"limits.cpu_seconds", int64(ch.Limits.CPUSeconds)}, {"limits.memory_mb", int64(ch.Limits.MemoryMB)},
+			{"limits.procs", int64(ch.Limits.Procs)}, {"limits.open_files", int64(ch.Limits.OpenFiles)},
+			{"limits.output_kb", int64(ch.Limits.OutputKB)}, {"limits.disk_mb", int64(ch.Limits.DiskMB)},
+			{"limits.build_timeout", int64(ch.Limits.BuildTimeout)}, {"limits.run_budget", int64(ch.Limits.RunBudget)},
+			{"extract.max_bytes", int64(ch.Extract.MaxBytes)}} {
+			if f.v < 0 {
+				at(f.key, "%s must not be negative", f.key)
+			}
+		}
+		c.checkExtract(ch, at)
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) checkExtract(ch *Challenge, at func(key, format string, args ...any)) {
+	e := ch.Extract
+	if e.Mode != "" && !slices.Contains(ExtractModes, e.Mode) {
+		at("extract.mode", "unknown extract mode %q%s; the modes are %s", e.Mode, didYouMean(e.Mode, ExtractModes), strings.Join(ExtractModes, ", "))
+	}
+	if e.Mode == "class-blocks" && e.ClassPattern == "" {
+		at("extract.mode", "extract mode class-blocks needs a class_pattern")
+	}
+	if e.ClassPattern != "" {
+		if _, err := regexp.Compile(e.ClassPattern); err != nil {
+			at("extract.class_pattern", "class_pattern: %v", err)
+		}
+	}
+	if e.Language != "" && len(c.Languages) > 0 {
+		if _, ok := c.Languages[e.Language]; !ok {
+			keys := make([]string, 0, len(c.Languages))
+			for k := range c.Languages {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			at("extract.language", "extract language %q is not in languages%s; they are %s", e.Language, didYouMean(e.Language, keys), strings.Join(keys, ", "))
+		}
+	}
+}
+
+func didYouMean(s string, candidates []string) string {
+	if n := nearest(s, candidates); n != "" {
+		return fmt.Sprintf(" (did you mean %q?)", n)
+	}
+	return ""
+}
+
+// errAt formats an error with the file and, when known, the line.
+func (c *Config) errAt(line int, format string, args ...any) error {
+	if line > 0 {
+		return fmt.Errorf("%s:%d: %s", c.file, line, fmt.Sprintf(format, args...))
+	}
+	return fmt.Errorf("%s: %s", c.file, fmt.Sprintf(format, args...))
+}
+
+// Location is the time zone schedules are read in.
+func (c *Config) Location() (*time.Location, error) {
+	if c.Timezone == "" {
+		return time.Local, nil
+	}
+	loc, err := time.LoadLocation(c.Timezone)
+	if err != nil {
+		return nil, fmt.Errorf("timezone %q: not a known IANA zone such as Europe/Paris or UTC", c.Timezone)
+	}
+	return loc, nil
+}
+
+// ScheduleOf is the cron expression a challenge runs on: its own, else the global one.
+func (c *Config) ScheduleOf(ch *Challenge) string {
+	if ch.Schedule != "" {
+		return ch.Schedule
+	}
+	return c.Schedule
+}
+
+// scheduleParser reads what the daemon's scheduler (gocron's cron jobs with seconds)
+// reads: five fields, or six with seconds first, or a descriptor such as @daily, with an
+// optional CRON_TZ=Zone prefix.
+var scheduleParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// ParseSchedule parses a cron expression in loc (unless it names its own CRON_TZ).
+func ParseSchedule(spec string, loc *time.Location) (cron.Schedule, error) {
+	full := spec
+	if !strings.HasPrefix(spec, "CRON_TZ=") && !strings.HasPrefix(spec, "TZ=") {
+		full = "CRON_TZ=" + loc.String() + " " + spec
+	}
+	s, err := scheduleParser.Parse(full)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a cron expression (minute hour day-of-month month day-of-week, e.g. \"0 4 * * *\"): %v", spec, err)
+	}
+	if s.Next(time.Now()).IsZero() {
+		return nil, fmt.Errorf("%q never fires", spec)
+	}
+	return s, nil
+}
+
+// line is where a key of the challenge was written ("" for the challenge itself).
+func (ch *Challenge) line(key string) int {
+	if l, ok := ch.lines[key]; ok {
+		return l
+	}
+	return ch.lines[""]
+}
+
+// recordLines remembers where keys were written, for errors found after decoding.
+func (c *Config) recordLines(doc *yaml.Node) {
+	c.lines = map[string]int{}
+	if len(doc.Content) == 0 {
+		return
+	}
+	root := doc.Content[0]
+	keyLines(root, "", c.lines)
+	if root.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "challenges" || root.Content[i+1].Kind != yaml.SequenceNode {
+			continue
+		}
+		for j, item := range root.Content[i+1].Content {
+			if j < len(c.Challenges) {
+				c.Challenges[j].lines = map[string]int{"": item.Line}
+				keyLines(item, "", c.Challenges[j].lines)
+			}
+		}
+	}
+}
+
+func keyLines(n *yaml.Node, prefix string, out map[string]int) {
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key := prefix + n.Content[i].Value
+		out[key] = n.Content[i].Line
+		keyLines(n.Content[i+1], key+".", out)
+	}
+}
