@@ -24,19 +24,19 @@ type Config struct {
 	APIBase   string `yaml:"api_base"`   // default https://api.stackexchange.com/2.3
 	// MinQuota: below this many remaining requests the client stops for the day and the
 	// last good data stays (default 10).
-	MinQuota   int                 `yaml:"min_quota"`
-	Sandbox    string              `yaml:"sandbox"`  // "bwrap" (default) or "none"
-	Python     string              `yaml:"python"`   // interpreter for pyclass harnesses
-	Schedule   string              `yaml:"schedule"` // default cron expression for every challenge
+	MinQuota int    `yaml:"min_quota"`
+	Sandbox  string `yaml:"sandbox"`  // "bwrap" (default) or "none"
+	Python   string `yaml:"python"`   // interpreter for pyclass harnesses
+	Schedule string `yaml:"schedule"` // default cron expression for every challenge
 	// Timezone is the IANA zone schedules are read in ("Europe/Paris"); empty = the
 	// machine's. A schedule may still name its own with a CRON_TZ= prefix.
 	Timezone string `yaml:"timezone"`
 	// MaxConcurrentRuns bounds the cycles the daemon runs at once (default 1): bots of two
 	// challenges played together share the cores and distort each other's time limits.
-	MaxConcurrentRuns int `yaml:"max_concurrent_runs"`
-	GitHub     GitHub              `yaml:"github"`
-	Languages  map[string]Language `yaml:"languages"`
-	Challenges []Challenge         `yaml:"challenges"`
+	MaxConcurrentRuns int                 `yaml:"max_concurrent_runs"`
+	GitHub            GitHub              `yaml:"github"`
+	Languages         map[string]Language `yaml:"languages"`
+	Challenges        []Challenge         `yaml:"challenges"`
 
 	file  string         // the file it was loaded from, for messages
 	lines map[string]int // key → line of top-level keys
