@@ -2,24 +2,26 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 	"log/slog"
-	"os"
 
 	"kothd/cron"
 )
 
-func runDaemon(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
+func runDaemon(ctx context.Context, cl *cli, args []string) error {
+	fs := cl.flags()
 	var c common
-	c.register(fs)
-	if err := parse(fs, args); err != nil {
+	c.register(fs, true)
+	if _, err := cl.parse(fs, args); err != nil {
 		return err
 	}
-	// The daemon reports through the log (run finished, skipped, failed), not progress lines.
-	log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	cy, closeFn, err := c.cycle(ctx, log, io.Discard)
+	cfg, err := loadConfig(c.config)
+	if err != nil {
+		return err
+	}
+	// The daemon reports through the log (ticks, runs, publications, progress), not
+	// progress lines on stdout.
+	cy, closeFn, err := c.cycle(ctx, cfg, c.logger(cl.err, slog.LevelInfo), io.Discard)
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,6 @@
 // Command kothd hosts codegolf King-of-the-Hill challenges: it fetches answers, builds and
 // runs the bots in a sandbox, plays tournaments, records results and publishes leaderboards.
-//
-//	kothd once   [--config F] [--challenge NAME] [--snapshot DIR] [--seed N] [--games N] [--force]
-//	kothd daemon [--config F] [--snapshot DIR]
-//	kothd status [--config F] [--challenge NAME]
-//	kothd record [--config F] DIR
-//	kothd replay [--config F] RUN GAME
-//	kothd bench  [--config F] --snapshot DIR [--challenge NAME] [--games N]
+// Run `kothd -h` for the commands and `kothd COMMAND -h` for one command's flags.
 //
 // The CLI is thin: it parses flags, loads the config and calls the packages.
 package main
@@ -15,63 +9,83 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
-const usage = `usage: kothd <command> [flags]
-
-commands:
-  once     run one full cycle (fetch, build, play, record, publish) and exit
-  daemon   run cycles on each challenge's schedule until interrupted
-  status   show answers, accepted bots, last fetch and changes per challenge
-  record   write a snapshot of the live API's answers to a directory
-  replay   play one game of a past run again and print its trace (all five engines; GAME from 0 in play order: Ruins pool games then finals, Bank Heist across tournaments)
-  bench    play a challenge on a snapshot in a scratch directory and report games/s
-  engines  list the available game engines
-
-Run 'kothd <command> -h' for the command's flags.
-`
-
-func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var err error
-	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
-	case "once":
-		err = runOnce(ctx, log, args)
-	case "daemon":
-		err = runDaemon(ctx, log, args)
-	case "status":
-		err = runStatus(ctx, log, args)
-	case "record":
-		err = runRecord(ctx, log, args)
-	case "replay":
-		err = runReplay(ctx, log, args)
-	case "bench":
-		err = runBench(ctx, log, args)
-	case "engines":
-		err = runEngines()
-	case "-h", "--help", "help":
-		fmt.Print(usage)
-	default:
-		fmt.Fprintf(os.Stderr, "kothd: unknown command %q\n\n%s", cmd, usage)
-		os.Exit(2)
-	}
-	if err != nil {
-		if errors.Is(err, errUsage) {
-			os.Exit(2)
-		}
-		fmt.Fprintf(os.Stderr, "kothd: %v\n", err)
-		os.Exit(1)
-	}
+// command is one subcommand: its positional arguments as shown in usage, what it does,
+// and how to run it.
+type command struct {
+	name    string
+	args    string // positional arguments, e.g. "RUN GAME"
+	summary string
+	run     func(ctx context.Context, cl *cli, args []string) error
 }
 
-var errUsage = errors.New("usage")
+var commands = []command{
+	{"once", "", "run one full cycle (fetch, build, play, record, publish) and exit", runOnce},
+	{"daemon", "", "run cycles on each challenge's schedule until interrupted", runDaemon},
+	{"status", "", "per challenge: last run, next run, last publication, answers entered and not, changes", runStatus},
+	{"record", "DIR", "write a snapshot of the live API's answers to DIR", runRecord},
+	{"replay", "RUN GAME", "play game GAME (from 0, in play order) of run RUN again and print its trace", runReplay},
+	{"bench", "", "play a challenge in a scratch directory and report games/s", runBench},
+	{"engines", "", "list the game engines this build has", runEngines},
+	{"version", "", "print kothd's version and source revision", runVersion},
+}
+
+// cli is where a command writes: stdout for results, stderr for logs and errors.
+type cli struct {
+	out, err io.Writer
+	cmd      command // the command running
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs the command line and returns the exit status: 0 for success and for -h, 2 for
+// a usage mistake, 1 for a failure.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cl := &cli{out: stdout, err: stderr}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, mainUsage())
+		return 2
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, mainUsage())
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != name {
+			continue
+		}
+		cl.cmd = c
+		err := c.run(ctx, cl, rest)
+		switch {
+		case err == nil, errors.Is(err, errHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			fmt.Fprintf(stderr, "kothd %s: %v\nRun 'kothd %s -h' for usage.\n", name, err, name)
+			return 2
+		default:
+			fmt.Fprintf(stderr, "kothd %s: %v\n", name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "kothd: unknown command %q\n\n%s", name, mainUsage())
+	return 2
+}
+
+func mainUsage() string {
+	s := "usage: kothd COMMAND [flags] [arguments]\n\ncommands:\n"
+	for _, c := range commands {
+		s += fmt.Sprintf("  %-8s %s\n", c.name, c.summary)
+	}
+	return s + "\nFlags may come before or after the arguments. Run 'kothd COMMAND -h' for a command's flags.\n"
+}

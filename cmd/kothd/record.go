@@ -2,25 +2,21 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 
-	"kothd/config"
 	"kothd/scraper"
 )
 
-func runRecord(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	cfgPath := fs.String("config", "config.yaml", "configuration file")
-	if err := parse(fs, args); err != nil {
+func runRecord(ctx context.Context, cl *cli, args []string) error {
+	fs := cl.flags()
+	var c common
+	c.register(fs, false)
+	pos, err := cl.parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		fmt.Println("usage: kothd record [--config F] DIR")
-		return errUsage
-	}
-	cfg, err := config.Load(*cfgPath)
+	cfg, err := loadConfig(c.config)
 	if err != nil {
 		return err
 	}
@@ -28,10 +24,10 @@ func runRecord(ctx context.Context, log *slog.Logger, args []string) error {
 	for _, ch := range cfg.Challenges {
 		ids = append(ids, ch.QuestionID)
 	}
-	c := apiClient(cfg, log)
-	if err := scraper.Record(ctx, c, fs.Arg(0), cfg.Site, ids); err != nil {
+	api := apiClient(cfg, c.logger(cl.err, slog.LevelWarn))
+	if err := scraper.Record(ctx, api, pos[0], cfg.Site, ids); err != nil {
 		return err
 	}
-	fmt.Printf("snapshot of %d questions written to %s (%d requests)\n", len(ids), fs.Arg(0), c.Requests())
+	fmt.Fprintf(cl.out, "snapshot of %d questions written to %s (%d requests)\n", len(ids), pos[0], api.Requests())
 	return nil
 }

@@ -2,34 +2,35 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"log/slog"
-	"os"
 	"strconv"
 )
 
 // runReplay plays one game of a past run again and prints its trace.
-func runReplay(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+func runReplay(ctx context.Context, cl *cli, args []string) error {
+	fs := cl.flags()
 	var c common
-	c.register(fs)
-	if err := parse(fs, args); err != nil {
+	c.register(fs, false)
+	pos, err := cl.parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 2 {
-		fmt.Fprintln(os.Stderr, "usage: kothd replay [--config F] RUN GAME")
-		return errUsage
+	run, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || run <= 0 {
+		return usageErr("RUN is a run number (the leaderboard shows it), not %q", pos[0])
 	}
-	run, err1 := strconv.ParseInt(fs.Arg(0), 10, 64)
-	game, err2 := strconv.Atoi(fs.Arg(1))
-	if err1 != nil || err2 != nil {
-		return fmt.Errorf("replay: RUN and GAME are numbers (see the leaderboard's run number)")
+	game, err := strconv.Atoi(pos[1])
+	if err != nil || game < 0 {
+		return usageErr("GAME is a game number from 0 in play order, not %q", pos[1])
 	}
-	cy, closeFn, err := c.cycle(ctx, log, os.Stdout)
+	cfg, err := loadConfig(c.config)
+	if err != nil {
+		return err
+	}
+	cy, closeFn, err := c.cycle(ctx, cfg, c.logger(cl.err, slog.LevelWarn), cl.out)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	return cy.Replay(ctx, run, game, os.Stdout)
+	return cy.Replay(ctx, run, game, cl.out)
 }

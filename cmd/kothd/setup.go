@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 	"log/slog"
 	"os"
@@ -16,33 +15,31 @@ import (
 	"kothd/store"
 )
 
-// common are the flags every command shares.
-type common struct {
-	config   string
-	snapshot string
-}
-
-func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.config, "config", "config.yaml", "configuration file")
-	fs.StringVar(&c.snapshot, "snapshot", "", "replay a recorded API snapshot from this directory instead of the network")
-}
-
-// parse parses flags, turning -h into a clean exit.
-func parse(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(os.Stderr)
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+// loadConfig reads the config and checks it against this build's engines, so a misspelt
+// engine stops the command before anything is fetched.
+func loadConfig(path string) (*config.Config, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if err := cfg.Validate(knownEngines()); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// checkChallenge refuses a --challenge the config does not declare, listing the valid names.
+func checkChallenge(cfg *config.Config, name string) error {
+	if name == "" {
+		return nil
+	}
+	_, err := cfg.Challenge(name)
+	return err
 }
 
 // cycle assembles the parts of a cycle from the config.
-func (c *common) cycle(ctx context.Context, log *slog.Logger, out io.Writer) (*cron.Cycle, func(), error) {
-	cfg, err := config.Load(c.config)
-	if err != nil {
-		return nil, nil, err
-	}
-	sb, err := openSandbox(cfg.Sandbox, log)
+func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger, out io.Writer) (*cron.Cycle, func(), error) {
+	sb, err := runner.NewSandbox(cfg.Sandbox, log) // refuses a bwrap-less host unless `sandbox: none`
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,10 +75,4 @@ func apiClient(cfg *config.Config, log *slog.Logger) *scraper.Client {
 	c.MinQuota = cfg.MinQuota
 	c.Log = log
 	return c
-}
-
-// openSandbox returns the configured sandbox; the runner refuses bwrap-less hosts unless
-// the config says `sandbox: none`, which it logs loudly.
-func openSandbox(kind string, log *slog.Logger) (runner.Sandbox, error) {
-	return runner.NewSandbox(kind, log)
 }

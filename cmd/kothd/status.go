@@ -2,26 +2,26 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"log/slog"
-	"os"
 	"path/filepath"
 	"time"
 
-	"kothd/config"
 	"kothd/store"
 )
 
-func runStatus(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	cfgPath := fs.String("config", "config.yaml", "configuration file")
+func runStatus(ctx context.Context, cl *cli, args []string) error {
+	fs := cl.flags()
+	var c common
+	c.register(fs, false)
 	challenge := fs.String("challenge", "", "only this challenge")
-	if err := parse(fs, args); err != nil {
+	if _, err := cl.parse(fs, args); err != nil {
 		return err
 	}
-	cfg, err := config.Load(*cfgPath)
+	cfg, err := loadConfig(c.config)
 	if err != nil {
+		return err
+	}
+	if err := checkChallenge(cfg, *challenge); err != nil {
 		return err
 	}
 	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "kothd.db"))
@@ -37,17 +37,17 @@ func runStatus(ctx context.Context, log *slog.Logger, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stdout, "%s (question %d, engine %s)\n", ch.Name, ch.QuestionID, ch.Engine)
-		fmt.Fprintf(os.Stdout, "  answers: %d active, %d deleted; bots accepted: %d\n", s.Answers, s.Deleted, s.Accepted)
-		fmt.Fprintf(os.Stdout, "  last fetch: %s\n", when(s.LastFetch))
+		fmt.Fprintf(cl.out, "%s (question %d, engine %s)\n", ch.Name, ch.QuestionID, ch.Engine)
+		fmt.Fprintf(cl.out, "  answers: %d active, %d deleted; bots accepted: %d\n", s.Answers, s.Deleted, s.Accepted)
+		fmt.Fprintf(cl.out, "  last fetch: %s\n", when(s.LastFetch))
 		if s.LastRun != nil {
-			fmt.Fprintf(os.Stdout, "  last run: %d at %s, seed %d, %d games\n", s.LastRun.ID, when(s.LastRun.Started), s.LastRun.Seed, s.LastRun.GamesPlayed)
+			fmt.Fprintf(cl.out, "  last run: %d at %s, seed %d, %d games\n", s.LastRun.ID, when(s.LastRun.Started), s.LastRun.Seed, s.LastRun.GamesPlayed)
 		} else {
-			fmt.Fprintln(os.Stdout, "  last run: none")
+			fmt.Fprintln(cl.out, "  last run: none")
 		}
-		fmt.Fprintf(os.Stdout, "  changes since the last run: %d\n", len(s.SinceLastRun))
+		fmt.Fprintf(cl.out, "  changes since the last run: %d\n", len(s.SinceLastRun))
 		for _, e := range s.SinceLastRun {
-			fmt.Fprintf(os.Stdout, "    %s %-8s answer %d: %s\n", when(e.At), e.Kind, e.AnswerID, e.Detail)
+			fmt.Fprintf(cl.out, "    %s %-8s answer %d: %s\n", when(e.At), e.Kind, e.AnswerID, e.Detail)
 		}
 	}
 	return nil
