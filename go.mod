@@ -7,7 +7,9 @@ require (
 	github.com/go-co-op/gocron/v2 v2.21.2
 	github.com/google/go-github/v60 v60.0.0
 	github.com/mattn/go-sqlite3 v1.14.52
+	github.com/mtibben/confusables v0.0.0-20210201002637-9d1b0723b659
 	github.com/robfig/cron/v3 v3.0.1
+	golang.org/x/text v0.41.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 

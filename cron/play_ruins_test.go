@@ -36,7 +36,7 @@ func TestRuinsCycle(t *testing.T) {
 	for name, want := range map[string]string{
 		"Cartographer":             "SyntaxError",
 		"Some thoughts on bidding": "no code block",
-		"GrabAndRun":               "duplicate bot name GrabAndRun",
+		"GrabAndRun":               `duplicate bot name "GrabAndRun"`,
 	} {
 		if !strings.Contains(rejected[name], want) {
 			t.Errorf("%s rejected with %q, want %q (all: %v)", name, rejected[name], want, rejected)

@@ -38,7 +38,7 @@ func TestWhiteElephantCycle(t *testing.T) {
 	for name, want := range map[string]string{
 		"BitterBot":                         "SyntaxError",
 		"The steal limit is never enforced": "no code block",
-		"ThresholdBot":                      "duplicate bot name ThresholdBot",
+		"ThresholdBot":                      `duplicate bot name "ThresholdBot"`,
 	} {
 		if !strings.Contains(rejected[name], want) {
 			t.Errorf("%s rejected with %q, want %q (all: %v)", name, rejected[name], want, rejected)

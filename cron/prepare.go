@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"kothd/engine"
+	"kothd/names"
 	"kothd/publisher"
 	"kothd/runner"
 	"kothd/scraper"
@@ -24,9 +25,9 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 		return fmt.Errorf("prepare built-in bots: %w", err)
 	}
 	env.Bots = append(env.Bots, builtins...)
-	taken := map[string]int64{}
+	var taken names.Claims // one comparison for every name: as people see them
 	for _, b := range builtins {
-		taken[b.Name] = 0
+		taken.Claim(b.Name, "a built-in bot")
 	}
 	sorted := slices.Clone(subs)
 	slices.SortStableFunc(sorted, func(x, y scraper.Submission) int {
@@ -81,8 +82,8 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 			continue
 		}
 		for k, e := range p.entries {
-			if prev, dup := taken[e.Name]; dup {
-				reject(s, e.Name, "rejected", duplicateReason(e.Name, prev))
+			if reason := taken.Clash(e.Name); reason != "" {
+				reject(s, e.Name, "rejected", reason)
 				continue
 			}
 			if slices.Contains(env.Challenge.Exclude, e.Name) {
@@ -93,7 +94,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 				reject(s, e.Name, "failed validation", err.Error())
 				continue
 			}
-			taken[e.Name] = s.AnswerID
+			taken.Claim(e.Name, fmt.Sprintf("answer %d by %s", s.AnswerID, s.Author))
 			env.Bots = append(env.Bots, e)
 			rep.Entered++
 			if err := c.Store.SetBotStatus(ctx, s.AnswerID, e.Name, "ok", ""); err != nil {
@@ -145,13 +146,6 @@ func (c *Cycle) prepareOne(ctx context.Context, env *PlayEnv, a Adapter, s scrap
 func isHostFault(err error) bool {
 	var f *engine.Fault
 	return errors.As(err, &f) && f.Outcome == engine.HostFault
-}
-
-func duplicateReason(name string, prev int64) string {
-	if prev == 0 {
-		return fmt.Sprintf("duplicate bot name %s (a built-in bot has it)", name)
-	}
-	return fmt.Sprintf("duplicate bot name %s (already used by answer %d)", name, prev)
 }
 
 // materialise writes a submission's files into its own directory under the data directory,

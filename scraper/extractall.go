@@ -3,18 +3,18 @@ package scraper
 import (
 	"fmt"
 	"sort"
-	"strings"
-	"unicode"
 
 	"kothd/config"
+	"kothd/names"
 )
 
 // ExtractAll extracts every answer of a question (Extract) and, where the bot's name is the
 // heading's (header_language or multi-file challenges), rejects a later answer that takes
 // a name an earlier accepted answer already has. Earlier means posted earlier (creation
-// date, then answer id), whatever the order of answers; names are compared ignoring case
-// and everything but letters and digits ("Robin Hood" = "robinhood"), the way engines turn
-// names into player names. The result is in the order of answers.
+// date, then answer id), whatever the order of answers; names are compared as people see
+// them (package names: case, spacing and punctuation aside, "Robin Hood" = "robinhood",
+// and look-alikes such as "GoTo20Bоt" with a Cyrillic о are the same name). The result is
+// in the order of answers.
 func ExtractAll(answers []Answer, r Rules) []Submission {
 	subs := make([]Submission, len(answers))
 	for i, a := range answers {
@@ -34,36 +34,21 @@ func ExtractAll(answers []Answer, r Rules) []Submission {
 		}
 		return a.AnswerID < b.AnswerID
 	})
-	owner := map[string]*Submission{}
+	var claims names.Claims
 	for _, i := range order {
 		s := &subs[i]
 		if s.Reject != "" {
 			continue
 		}
-		key := nameKey(s.Title)
-		if key == "" {
-			continue
-		}
-		if first, taken := owner[key]; taken {
-			s.Reject = fmt.Sprintf("duplicate bot name %q: answer %d by %s entered %q first; pick another name",
-				s.Title, first.AnswerID, first.Author, first.Title)
+		if reason := claims.Clash(s.Title); reason != "" {
+			s.Reject = reason
 			s.Files, s.Main = nil, ""
 			s.Hash = submissionHash(s)
 			continue
 		}
-		owner[key] = s
+		claims.Claim(s.Title, fmt.Sprintf("answer %d by %s", s.AnswerID, s.Author))
 	}
 	return subs
-}
-
-func nameKey(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
 }
 
 // RulesFromConfig builds a challenge's extraction rules from the config: its `extract:`
