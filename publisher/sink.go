@@ -5,13 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 )
 
-// Sink is a place leaderboards are published to. files maps a relative name
-// ("forty.md") to its content; Publish writes them all or reports why not.
+// Sink is a place leaderboards are published to. files maps a relative, slash-separated
+// name ("forty.md", "forty/runs/3.json") to its content; Publish makes the whole set
+// visible at once or reports why not, never a part of it. Files a publication does not
+// name are left as they are.
 type Sink interface {
 	Target() string // where, for logs and the publications table
 	Publish(ctx context.Context, files map[string][]byte, message string) (commitID string, err error)
@@ -38,27 +38,4 @@ func Hash(files map[string][]byte) string {
 		h.Write(files[n])
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// Dir publishes into a local directory. Each file is written to a temporary name and
-// renamed, so a reader never sees half a leaderboard.
-type Dir struct{ Path string }
-
-func (d Dir) Target() string { return d.Path }
-
-func (d Dir) Publish(ctx context.Context, files map[string][]byte, message string) (string, error) {
-	if err := os.MkdirAll(d.Path, 0o755); err != nil {
-		return "", fmt.Errorf("publish to %s: %w", d.Path, err)
-	}
-	for name, content := range files {
-		final := filepath.Join(d.Path, name)
-		tmp := final + ".tmp"
-		if err := os.WriteFile(tmp, content, 0o644); err != nil {
-			return "", fmt.Errorf("publish %s: %w", final, err)
-		}
-		if err := os.Rename(tmp, final); err != nil {
-			return "", fmt.Errorf("publish %s: %w", final, err)
-		}
-	}
-	return "", nil
 }

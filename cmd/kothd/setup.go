@@ -47,7 +47,12 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	if err != nil {
 		return nil, nil, err
 	}
-	sinks := []publisher.Sink{publisher.Dir{Path: cfg.OutputDir}}
+	outDir := publisher.Dir{Path: cfg.OutputDir}
+	if err := outDir.Repair(); err != nil { // finish or undo a publication a kill interrupted
+		st.Close()
+		return nil, nil, err
+	}
+	sinks := []publisher.Sink{outDir}
 	if gh := cfg.GitHub; gh.Repo != "" {
 		g, err := publisher.NewGitHub(gh.Owner, gh.Repo, gh.Branch, gh.Path, os.Getenv("GITHUB_TOKEN"), gh.BaseURL)
 		if err != nil {
