@@ -31,6 +31,9 @@ type Cycle struct {
 	Sinks   []publisher.Sink
 	Log     *slog.Logger
 	Out     io.Writer // progress for a person watching; io.Discard in the daemon
+	// ProgressLog, when set, also logs a run's progress (games, rate, ETA) this often:
+	// the daemon's journal shows that a long run is alive and when it will end.
+	ProgressLog time.Duration
 }
 
 // Options adjust one cycle.
@@ -178,13 +181,15 @@ func (c *Cycle) printf(format string, args ...any) {
 	}
 }
 
-// progressPrinter prints a progress line with rate and ETA at most once a second.
+// progressPrinter prints a progress line with rate and ETA at most once a second, and
+// logs one every ProgressLog when that is set.
 func (c *Cycle) progressPrinter(name string) engine.Progress {
 	start := time.Now()
-	last := start // the first line after a second, when the rate means something
+	last, logged := start, start // the first line after a second, when the rate means something
 	return func(done, total int) {
 		now := time.Now()
-		if done != total && now.Sub(last) < time.Second {
+		doLog := c.ProgressLog > 0 && now.Sub(logged) >= c.ProgressLog && done != total
+		if done != total && now.Sub(last) < time.Second && !doLog {
 			return
 		}
 		last = now
@@ -192,6 +197,10 @@ func (c *Cycle) progressPrinter(name string) engine.Progress {
 		rate := float64(done) / max(el, 1e-9)
 		eta := time.Duration(float64(total-done)/max(rate, 1e-9)) * time.Second
 		c.printf("%s: games %d/%d (%.0f%%), %s games/s, ETA %s\n", name, done, total, 100*float64(done)/float64(max(total, 1)), rateText(rate), eta.Round(time.Second))
+		if doLog {
+			logged = now
+			c.Log.Info("progress", "challenge", name, "games", done, "of", total, "games_per_s", rateText(rate), "eta", eta.Round(time.Second))
+		}
 	}
 }
 

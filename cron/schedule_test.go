@@ -1,39 +1,70 @@
 package cron
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"kothd/config"
+	"kothd/engine"
 )
 
-// The daemon runs a challenge's cycle on its schedule and stops cleanly when told to.
-func TestServe(t *testing.T) {
+// syncBuffer is a log destination the daemon's goroutines and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, d)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// The daemon plays at start a challenge that has no board yet, logs the tick, the run,
+// the publication and the next run, then runs its schedule (every second here: a quiet
+// tick that finds nothing new), and stops cleanly when told to.
+func TestServeStartUpAndTicks(t *testing.T) {
 	cy := testCycle(t, t.TempDir())
+	var logs syncBuffer
+	cy.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Games = 20
 	ch.Schedule = "* * * * * *" // every second
-	cy.Config.Challenges = cy.Config.Challenges[2:3]
-	if cy.Config.Challenges[0].Name != "forty" {
-		t.Fatalf("config order changed: %s", cy.Config.Challenges[0].Name)
-	}
-	cy.Config.Challenges[0] = *ch
+	cy.Config.Challenges = []config.Challenge{*ch}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, cy) }()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	waitFor(t, "a run at start", 90*time.Second, func() bool {
 		run, err := cy.Store.LastRun(context.Background(), "forty")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if run != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no run recorded by the scheduled cycle within 60s")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return err == nil && run != nil
+	})
+	waitFor(t, "a scheduled quiet tick", 30*time.Second, func() bool {
+		return strings.Contains(logs.String(), `msg=tick challenges=[forty] why=scheduled`) &&
+			strings.Contains(logs.String(), `msg="nothing played" challenge=forty`)
+	})
 	cancel()
 	select {
 	case err := <-done:
@@ -42,5 +73,82 @@ func TestServe(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("Serve did not stop after cancel")
+	}
+	out := logs.String()
+	for _, want := range []string{
+		`msg="due at start" challenge=forty why="no finished run yet"`,
+		`msg=tick challenges=[forty] why="start-up: no board yet or a scheduled run was missed"`,
+		`msg=played challenge=forty run=1`,
+		`msg=published challenge=forty run=1 target=`,
+		`msg="next run" challenge=forty at=`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// What is due at start: no finished run, or a scheduled time passed since the last attempt.
+func TestDueAtStart(t *testing.T) {
+	cy := testCycle(t, t.TempDir())
+	ctx := context.Background()
+	day := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	cy.Store.SetClock(func() time.Time { return day })
+	cy.Config.Challenges = cy.Config.Challenges[2:4] // forty, ruins
+	sched, err := config.ParseSchedule("0 4 * * *", time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{c: cy, loc: time.UTC, sem: make(chan struct{}, 1),
+		scheds: map[string]robfigSchedule{"forty": sched, "ruins": sched}}
+	if _, err := cy.Store.RecordAnswers(ctx, "forty", 177765, nil); err != nil {
+		t.Fatal(err)
+	}
+	id, err := cy.Store.StartRun(ctx, "forty", 1, 1, "x", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cy.Store.FinishRun(ctx, id, &engine.Result{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		now  time.Time
+		want string
+	}{
+		{day.Add(10 * time.Hour), "ruins"},             // 20:00: forty ran today after 04:00; ruins has no board
+		{day.Add(17*time.Hour + time.Minute), "ruins"}, // 03:01 next day: 04:00 not yet come
+		{day.Add(19 * time.Hour), "forty,ruins"},       // 05:00 next day: forty missed 04:00
+	} {
+		due, err := d.due(ctx, tc.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(due, ","); got != tc.want {
+			t.Errorf("due at %s: %q, want %q", tc.now, got, tc.want)
+		}
+	}
+}
+
+// At most max_concurrent_runs cycles run at once: a tick waits for a free slot.
+func TestTickWaitsForARunSlot(t *testing.T) {
+	cy := testCycle(t, t.TempDir())
+	var logs syncBuffer
+	cy.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	d := &daemon{c: cy, loc: time.UTC, sem: make(chan struct{}, 1), scheds: map[string]robfigSchedule{}}
+	d.sem <- struct{}{} // a cycle is running
+	finished := make(chan struct{})
+	go func() { d.tick(context.Background(), []string{"nosuch"}, "test"); close(finished) }()
+	time.Sleep(300 * time.Millisecond)
+	if strings.Contains(logs.String(), "msg=tick") {
+		t.Fatal("a tick started while the only run slot was taken")
+	}
+	<-d.sem
+	select {
+	case <-finished:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tick did not run once the slot was free")
+	}
+	if !strings.Contains(logs.String(), "msg=tick challenges=[nosuch]") || !strings.Contains(logs.String(), "cycle failed") {
+		t.Errorf("log: %s", logs.String())
 	}
 }
