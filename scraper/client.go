@@ -80,6 +80,12 @@ type Client struct {
 	blockedUntil time.Time            // throttle_violation ban
 	quota        Quota
 	requests     int
+	counts       map[int64]counted // question → its answer_count from the last Probe
+}
+
+type counted struct {
+	n  int
+	at time.Time
 }
 
 // Quota is the last quota the API reported.
@@ -110,7 +116,8 @@ func (c *Client) Quota() Quota {
 
 // Answers returns all answers of a question, oldest first, paging while has_more. It
 // returns everything or an error, never a partial list (a partial list would look like
-// deleted answers).
+// deleted answers). An item that belongs to another question is dropped and logged: it
+// must not enter this question's challenge.
 func (c *Client) Answers(ctx context.Context, questionID int64) ([]Answer, error) {
 	var all []Answer
 	seen := map[int64]bool{}
@@ -120,6 +127,11 @@ func (c *Client) Answers(ctx context.Context, questionID int64) ([]Answer, error
 			return fmt.Errorf("page %d: %w", page, err)
 		}
 		for _, a := range items {
+			if a.QuestionID != 0 && a.QuestionID != questionID {
+				c.log().Warn("stack exchange API returned an answer of another question: dropped",
+					"answer", a.AnswerID, "its_question", a.QuestionID, "asked", questionID, "page", page)
+				continue
+			}
 			// An answer undeleted while we page shifts later pages by one: skip the repeat.
 			if !seen[a.AnswerID] {
 				seen[a.AnswerID] = true
@@ -134,14 +146,27 @@ func (c *Client) Answers(ctx context.Context, questionID int64) ([]Answer, error
 	return all, nil
 }
 
-// maxPages guards against an API (or fake) that says has_more forever.
-const maxPages = 1000
+// maxPages is the hard cap on answer pages of one question (10,000 answers at 100 a page),
+// whatever the API says.
+const maxPages = 100
+
+// uncountedPages are fetched on has_more alone; past them the question's answer_count is
+// asked for (one request) unless a recent Probe told it. No KotH question comes near 500
+// answers, so a well-behaved API never pays for the count.
+const uncountedPages = 5
 
 // answerPages calls fn with the raw (decompressed) body of every answers page of a question.
+// has_more is believed only as far as the question's answer_count allows (one page of
+// slack for answers posted while paging): an API or proxy that says has_more for ever
+// would otherwise cost a request per page up to the cap, every cycle.
 func (c *Client) answerPages(ctx context.Context, questionID int64, fn func(page int, body []byte) error) error {
+	limit, counted := maxPages, false
+	if n, ok := c.recentCount(questionID); ok {
+		limit, counted = c.pagesFor(n), true
+	}
 	for page := 1; ; page++ {
-		if page > maxPages {
-			return fmt.Errorf("fetch answers of %d: more than %d pages", questionID, maxPages)
+		if page > limit {
+			return fmt.Errorf("fetch answers of %d: the API still says has_more after page %d, more than the question's answers fill (%s): stopping", questionID, page-1, c.limitWhy(limit))
 		}
 		q := c.params()
 		q.Set("filter", "withbody")
@@ -159,7 +184,50 @@ func (c *Client) answerPages(ctx context.Context, questionID int64, fn func(page
 		if !p.HasMore {
 			return nil
 		}
+		if empty(p.Items) {
+			return fmt.Errorf("fetch answers of %d: page %d is empty but says has_more: stopping", questionID, page)
+		}
+		if page >= uncountedPages && !counted {
+			info, err := c.Probe(ctx, []int64{questionID})
+			if err != nil {
+				return fmt.Errorf("fetch answers of %d: count its answers: %w", questionID, err)
+			}
+			if len(info) == 0 {
+				return fmt.Errorf("fetch answers of %d: the API pages its answers but does not know the question", questionID)
+			}
+			limit, counted = c.pagesFor(info[0].AnswerCount), true
+		}
 	}
+}
+
+// pagesFor is how many pages n answers may take, with a page of slack.
+func (c *Client) pagesFor(n int) int {
+	return min(maxPages, max(n, 0)/c.pageSize()+2)
+}
+
+// countFresh is how long a Probe's answer_count bounds paging.
+const countFresh = 15 * time.Minute
+
+func (c *Client) recentCount(questionID int64) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k, ok := c.counts[questionID]
+	if !ok || c.clock().Now().Sub(k.at) > countFresh {
+		return 0, false
+	}
+	return k.n, true
+}
+
+func (c *Client) limitWhy(limit int) string {
+	if limit == maxPages {
+		return fmt.Sprintf("hard cap of %d pages", maxPages)
+	}
+	return fmt.Sprintf("its answer_count allows %d pages of %d", limit, c.pageSize())
+}
+
+func empty(items json.RawMessage) bool {
+	var v []json.RawMessage
+	return len(items) == 0 || json.Unmarshal(items, &v) == nil && len(v) == 0
 }
 
 // probeBatch is the API's limit on ids in one vectorised call.
@@ -191,9 +259,15 @@ func (c *Client) Probe(ctx context.Context, ids []int64) ([]QuestionInfo, error)
 				return nil, fmt.Errorf("probe questions %s: malformed items: %w", strings.Join(parts, ";"), err)
 			}
 		}
+		c.mu.Lock()
+		if c.counts == nil {
+			c.counts = map[int64]counted{}
+		}
 		for _, it := range items {
 			got[it.QuestionID] = it
+			c.counts[it.QuestionID] = counted{it.AnswerCount, c.clock().Now()}
 		}
+		c.mu.Unlock()
 	}
 	var out []QuestionInfo
 	for _, id := range ids {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -157,7 +158,7 @@ func (c *Client) observe(method string, p *Page) {
 		if c.next == nil {
 			c.next = map[string]time.Time{}
 		}
-		c.next[method] = now.Add(time.Duration(p.Backoff) * time.Second)
+		c.next[method] = now.Add(c.told("backoff", int64(p.Backoff)))
 		c.log().Info("stack exchange API asked to back off", "method", method, "seconds", p.Backoff)
 	}
 	if p.QuotaMax > 0 {
@@ -176,11 +177,33 @@ func (c *Client) throttled(msg string) {
 	now := c.clock().Now()
 	until := nextUTCMidnight(now)
 	if m := throttleSeconds.FindStringSubmatch(msg); m != nil {
-		if s, err := strconv.Atoi(m[1]); err == nil {
-			until = now.Add(time.Duration(s) * time.Second)
+		s, err := strconv.ParseInt(m[1], 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			s, err = math.MaxInt64, nil
+		}
+		if err == nil {
+			until = now.Add(c.told("throttle", s))
 		}
 	}
 	c.blockedUntil = until
+}
+
+// maxTold is the longest pause the API may impose with one backoff or throttle: longer
+// values are garbage (10^10 s would overflow a time.Duration and wrap into the past, so
+// the pause would be ignored), and are clamped, and logged.
+const maxTold = 48 * time.Hour
+
+// told converts seconds the API asked for into a pause within [0, maxTold].
+func (c *Client) told(what string, seconds int64) time.Duration {
+	if seconds < 0 {
+		c.log().Warn("stack exchange API sent a negative pause: ignored", "what", what, "seconds", seconds)
+		return 0
+	}
+	if seconds > int64(maxTold/time.Second) {
+		c.log().Warn("stack exchange API asked for an absurd pause: clamped", "what", what, "seconds", seconds, "clamped_to", maxTold)
+		return maxTold
+	}
+	return time.Duration(seconds) * time.Second
 }
 
 // wait blocks until method may be called, or says why it may not be called now.

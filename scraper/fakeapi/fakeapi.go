@@ -63,6 +63,21 @@ type Server struct {
 	quotaRemaining int
 	faults         []Fault
 	requests       []string
+	endless        string
+}
+
+// Ways SetEndless makes has_more lie.
+const (
+	EndlessEmpty  = "empty"  // pages past the end are empty and say has_more
+	EndlessRepeat = "repeat" // pages past the end repeat the last page and say has_more
+)
+
+// SetEndless makes every answers page say has_more (mode EndlessEmpty or EndlessRepeat),
+// or ends that with "".
+func (s *Server) SetEndless(mode string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.endless = mode
 }
 
 type question struct {

@@ -186,7 +186,19 @@ func (s *Server) answers(ids []int64, q map[string][]string) (map[string]any, er
 	for i := start; i < len(all) && i < start+size; i++ {
 		items = append(items, all[i].raw)
 	}
-	return map[string]any{"items": items, "has_more": start+size < len(all)}, nil
+	more := start+size < len(all)
+	if s.endless != "" && !more {
+		// A misbehaving API: has_more never turns false; pages past the end are empty, or
+		// repeat the last real page.
+		more = true
+		if s.endless == EndlessRepeat && len(all) > 0 {
+			last := (len(all) - 1) / max(size, 1) * size
+			for i := last; i < len(all); i++ {
+				items = append(items, all[i].raw)
+			}
+		}
+	}
+	return map[string]any{"items": items, "has_more": more}, nil
 }
 
 func (s *Server) questionsInfo(ids []int64) (map[string]any, error) {
