@@ -38,7 +38,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 	})
 	reject := func(s scraper.Submission, name, status, reason string) {
 		rep.Rejected = append(rep.Rejected, publisher.Rejected{AnswerID: s.AnswerID, Author: s.Author, Name: name, Status: status, Reason: reason})
-		if err := c.Store.SetBotStatus(ctx, s.AnswerID, name, status, reason); err != nil {
+		if err := c.Store.SetBotStatus(ctx, env.Challenge.Name, s.AnswerID, name, status, reason); err != nil {
 			c.Log.Error("record bot status", "err", err)
 		}
 		c.printf("  rejected answer %d (%s by %s): %s: %s\n", s.AnswerID, orDash(name), s.Author, status, reason)
@@ -97,7 +97,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 			taken.Claim(e.Name, fmt.Sprintf("answer %d by %s", s.AnswerID, s.Author))
 			env.Bots = append(env.Bots, e)
 			rep.Entered++
-			if err := c.Store.SetBotStatus(ctx, s.AnswerID, e.Name, "ok", ""); err != nil {
+			if err := c.Store.SetBotStatus(ctx, env.Challenge.Name, s.AnswerID, e.Name, "ok", ""); err != nil {
 				c.Log.Error("record bot status", "err", err)
 			}
 		}
@@ -188,7 +188,7 @@ func (c *Cycle) validate(ctx context.Context, env *PlayEnv, a Adapter, s scraper
 	if !ok {
 		return nil
 	}
-	if status, _ := c.Store.BotStatus(ctx, s.AnswerID, e.Name); status == "ok" {
+	if status, _ := c.Store.BotStatus(ctx, env.Challenge.Name, s.AnswerID, e.Name); status == "ok" {
 		return nil
 	}
 	work, cleanup, err := workCopies(c.Config.DataDir, "validate", []Entry{e})

@@ -54,7 +54,7 @@ func TestValidationRejectsBotThatNeverAnswers(t *testing.T) {
 	if rep.Entered != 2 || rep.Games != 20 {
 		t.Fatalf("entered %d, games %d", rep.Entered, rep.Games)
 	}
-	if st, _ := cy.Store.BotStatus(context.Background(), 177766, "A"); st != "ok" {
+	if st, _ := cy.Store.BotStatus(context.Background(), "forty", 177766, "A"); st != "ok" {
 		t.Errorf("status of A = %q", st)
 	}
 }

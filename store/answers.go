@@ -32,7 +32,8 @@ func RevisionKey(sub scraper.Submission) string {
 // RecordAnswers stores the submissions of one complete fetch of a challenge and classifies
 // every answer: new, edited (revision key changed), unchanged, restored (was deleted), or
 // deleted (in the store, absent from this fetch). Every change but "unchanged" becomes an
-// event. Old revisions are kept; deleted answers keep their history.
+// event. Old revisions are kept; deleted answers keep their history. Answers are keyed by
+// challenge and answer id: two challenges on one question keep their own records.
 func (s *Store) RecordAnswers(ctx context.Context, challenge string, questionID int64, subs []scraper.Submission) ([]Change, error) {
 	now := s.now().Unix()
 	var changes []Change
@@ -70,7 +71,7 @@ func (s *Store) RecordAnswers(ctx context.Context, challenge string, questionID 
 		}
 		rows.Close()
 		for _, c := range gone {
-			if _, err := tx.ExecContext(ctx, `UPDATE answers SET state = 'deleted' WHERE answer_id = ?`, c.AnswerID); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE answers SET state = 'deleted' WHERE challenge = ? AND answer_id = ?`, challenge, c.AnswerID); err != nil {
 				return err
 			}
 			if err := addEvent(ctx, tx, challenge, now, c); err != nil {
@@ -87,7 +88,8 @@ func recordOne(ctx context.Context, tx *sql.Tx, challenge string, sub scraper.Su
 	c := Change{AnswerID: sub.AnswerID, Title: sub.Title, Author: sub.Author}
 	key := RevisionKey(sub)
 	var state, curKey sql.NullString
-	err := tx.QueryRowContext(ctx, `SELECT a.state, r.hash FROM answers a LEFT JOIN revisions r ON r.id = a.revision_id WHERE a.answer_id = ?`, sub.AnswerID).Scan(&state, &curKey)
+	err := tx.QueryRowContext(ctx, `SELECT a.state, r.hash FROM answers a LEFT JOIN revisions r ON r.id = a.revision_id WHERE a.challenge = ? AND a.answer_id = ?`,
+		challenge, sub.AnswerID).Scan(&state, &curKey)
 	switch {
 	case err == sql.ErrNoRows:
 		c.Kind = "new"
@@ -104,7 +106,7 @@ func recordOne(ctx context.Context, tx *sql.Tx, challenge string, sub scraper.Su
 	default:
 		c.Kind = "unchanged"
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE answers SET author = ?, state = 'active', last_seen = ? WHERE answer_id = ?`, sub.Author, now, sub.AnswerID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE answers SET author = ?, state = 'active', last_seen = ? WHERE challenge = ? AND answer_id = ?`, sub.Author, now, challenge, sub.AnswerID); err != nil {
 		return c, err
 	}
 	if c.Kind == "unchanged" {
@@ -114,13 +116,13 @@ func recordOne(ctx context.Context, tx *sql.Tx, challenge string, sub scraper.Su
 	if err != nil {
 		return c, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO revisions (answer_id, hash, title, language, files, reject, edited, seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (answer_id, hash) DO UPDATE SET seen = excluded.seen`,
-		sub.AnswerID, key, sub.Title, sub.Language, string(files), sub.Reject, sub.Edited, now); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO revisions (challenge, answer_id, hash, title, language, files, reject, edited, seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (challenge, answer_id, hash) DO UPDATE SET seen = excluded.seen`,
+		challenge, sub.AnswerID, key, sub.Title, sub.Language, string(files), sub.Reject, sub.Edited, now); err != nil {
 		return c, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE answers SET revision_id = (SELECT id FROM revisions WHERE answer_id = ? AND hash = ?) WHERE answer_id = ?`,
-		sub.AnswerID, key, sub.AnswerID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE answers SET revision_id = (SELECT id FROM revisions WHERE challenge = ? AND answer_id = ? AND hash = ?) WHERE challenge = ? AND answer_id = ?`,
+		challenge, sub.AnswerID, key, challenge, sub.AnswerID); err != nil {
 		return c, err
 	}
 	return c, addEvent(ctx, tx, challenge, now, c)
@@ -133,23 +135,24 @@ func addEvent(ctx context.Context, tx *sql.Tx, challenge string, at int64, c Cha
 }
 
 // SetBotStatus records the preparation outcome of a bot of an answer's current revision
-// (ok, rejected, failed build, failed validation, excluded) with a reason.
-func (s *Store) SetBotStatus(ctx context.Context, answerID int64, name, status, reason string) error {
+// in a challenge (ok, rejected, failed build, failed validation, excluded) with a reason.
+func (s *Store) SetBotStatus(ctx context.Context, challenge string, answerID int64, name, status, reason string) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO bots (revision_id, name, status, reason, updated)
-		SELECT revision_id, ?, ?, ?, ? FROM answers WHERE answer_id = ? AND revision_id IS NOT NULL
+		SELECT revision_id, ?, ?, ?, ? FROM answers WHERE challenge = ? AND answer_id = ? AND revision_id IS NOT NULL
 		ON CONFLICT (revision_id, name) DO UPDATE SET status = excluded.status, reason = excluded.reason, updated = excluded.updated`,
-		name, status, reason, s.now().Unix(), answerID)
+		name, status, reason, s.now().Unix(), challenge, answerID)
 	if err != nil {
 		return fmt.Errorf("record status of bot %s of answer %d: %w", name, answerID, err)
 	}
 	return nil
 }
 
-// BotStatus returns the recorded status of a bot of an answer's current revision, or "".
-func (s *Store) BotStatus(ctx context.Context, answerID int64, name string) (string, error) {
+// BotStatus returns the recorded status of a bot of an answer's current revision in a
+// challenge, or "".
+func (s *Store) BotStatus(ctx context.Context, challenge string, answerID int64, name string) (string, error) {
 	var st string
 	err := s.db.QueryRowContext(ctx, `SELECT b.status FROM bots b JOIN answers a ON a.revision_id = b.revision_id
-		WHERE a.answer_id = ? AND b.name = ?`, answerID, name).Scan(&st)
+		WHERE a.challenge = ? AND a.answer_id = ? AND b.name = ?`, challenge, answerID, name).Scan(&st)
 	if err == sql.ErrNoRows {
 		return "", nil
 	}

@@ -155,6 +155,42 @@ var migrations = []string{
 	// The published board of a finished run (publisher JSON), to publish again what a
 	// failed publication missed, without replaying the games.
 	`ALTER TABLE runs ADD COLUMN board TEXT;`,
+	// Answers keyed by challenge and answer id, not answer id alone: two challenges on one
+	// question each keep their answers (before, the second challenge's fetch updated the
+	// first's rows). Revisions follow their answer. Both tables are rebuilt, with
+	// foreign keys off (see migrate).
+	`CREATE TABLE answers_new (
+		challenge   TEXT NOT NULL REFERENCES challenges(name),
+		answer_id   INTEGER NOT NULL,
+		author      TEXT NOT NULL,
+		created     INTEGER NOT NULL,
+		state       TEXT NOT NULL CHECK (state IN ('active', 'deleted')),
+		revision_id INTEGER,              -- current revision
+		first_seen  INTEGER NOT NULL,
+		last_seen   INTEGER NOT NULL,
+		PRIMARY KEY (challenge, answer_id)
+	);
+	INSERT INTO answers_new SELECT challenge, answer_id, author, created, state, revision_id, first_seen, last_seen FROM answers;
+	CREATE TABLE revisions_new (
+		id        INTEGER PRIMARY KEY,
+		challenge TEXT NOT NULL,
+		answer_id INTEGER NOT NULL,
+		hash      TEXT NOT NULL,
+		title     TEXT NOT NULL,
+		language  TEXT NOT NULL,
+		files     TEXT NOT NULL,
+		reject    TEXT NOT NULL,
+		edited    INTEGER NOT NULL,
+		seen      INTEGER NOT NULL,
+		UNIQUE (challenge, answer_id, hash),
+		FOREIGN KEY (challenge, answer_id) REFERENCES answers(challenge, answer_id)
+	);
+	INSERT INTO revisions_new SELECT r.id, a.challenge, r.answer_id, r.hash, r.title, r.language, r.files, r.reject, r.edited, r.seen
+		FROM revisions r JOIN answers a ON a.answer_id = r.answer_id;
+	DROP TABLE revisions;
+	DROP TABLE answers;
+	ALTER TABLE answers_new RENAME TO answers;
+	ALTER TABLE revisions_new RENAME TO revisions;`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -165,20 +201,34 @@ func (s *Store) migrate(ctx context.Context) error {
 	if version > len(migrations) {
 		return fmt.Errorf("database schema version %d is newer than this kothd (%d)", version, len(migrations))
 	}
+	if version == len(migrations) {
+		return nil
+	}
+	// Foreign keys are off while migrating, as SQLite prescribes for rebuilding a table
+	// that others reference; each migration is checked before it commits. The pragma is a
+	// no-op inside a transaction, hence here, on the store's one connection.
+	if _, err := s.db.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+		return err
+	}
+	defer s.db.ExecContext(context.WithoutCancel(ctx), "PRAGMA foreign_keys = ON")
 	for i := version; i < len(migrations); i++ {
-		tx, err := s.db.BeginTx(ctx, nil)
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+				return fmt.Errorf("migration %d: %w", i+1, err)
+			}
+			rows, err := tx.QueryContext(ctx, "PRAGMA foreign_key_check")
+			if err != nil {
+				return err
+			}
+			bad := rows.Next()
+			rows.Close()
+			if bad {
+				return fmt.Errorf("migration %d leaves broken references", i+1)
+			}
+			_, err = tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1))
+			return err
+		})
 		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %d: %w", i+1, err)
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
-			tx.Rollback()
-			return err
-		}
-		if err := tx.Commit(); err != nil {
 			return err
 		}
 	}
