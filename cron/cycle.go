@@ -34,6 +34,8 @@ type Cycle struct {
 	// ProgressLog, when set, also logs a run's progress (games, rate, ETA) this often:
 	// the daemon's journal shows that a long run is alive and when it will end.
 	ProgressLog time.Duration
+	// Games are the games the cycle can play; nil: every game of this build (engine/all).
+	Games *engine.Registry
 }
 
 // Options adjust one cycle.
@@ -121,18 +123,20 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 // Run runs one cycle for one challenge.
 func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*Report, error) {
 	rep := &Report{Challenge: ch.Name}
-	adapter, err := adapterFor(ch.Engine)
-	if err != nil {
+	if _, err := c.games().Lookup(ch.Engine); err != nil {
 		rep.Skipped = err.Error()
 		c.printf("%s: %s, skipped\n", ch.Name, rep.Skipped)
 		c.Log.Warn("challenge skipped", "challenge", ch.Name, "reason", rep.Skipped)
 		return rep, nil
 	}
+	env, adapter, err := c.newEnv(ch)
+	if err != nil {
+		return rep, err // the challenge's configuration does not fit its engine
+	}
 	subs, err := c.fetch(ctx, ch, rep)
 	if err != nil {
 		return rep, err
 	}
-	env := &PlayEnv{Challenge: ch, Config: c.Config, Sandbox: c.Sandbox, Log: c.Log.With("challenge", ch.Name)}
 	if err := c.prepare(ctx, env, adapter, subs, rep); err != nil {
 		return rep, err
 	}

@@ -2,6 +2,8 @@ package cron
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"os"
 	"testing"
 
@@ -12,8 +14,9 @@ import (
 )
 
 // adapterEnv is a play environment for one challenge of the repository's config, with the
-// given engine options (YAML), a scratch data directory and the real sandbox.
-func adapterEnv(t testing.TB, challenge, options string) *PlayEnv {
+// given engine options (YAML), a scratch data directory and the real sandbox, and the
+// adapter of its game's protocol.
+func adapterEnv(t testing.TB, challenge, options string) (*PlayEnv, Adapter) {
 	t.Helper()
 	cfg, err := config.Load("../config.yaml")
 	if err != nil {
@@ -27,12 +30,17 @@ func adapterEnv(t testing.TB, challenge, options string) *PlayEnv {
 	if err := yaml.Unmarshal([]byte(options), &ch.Options); err != nil {
 		t.Fatal(err)
 	}
-	return &PlayEnv{Challenge: ch, Config: cfg, Sandbox: testSandbox(t)}
+	cy := &Cycle{Config: cfg, Sandbox: testSandbox(t), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	env, a, err := cy.newEnv(ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, a
 }
 
 // enterSnapshot takes a bundled snapshot's answers through what a cycle does before play
-// (extraction, materialisation, Prepare, Validate) and appends the bots that enter to
-// env.Bots. It returns the refused answers with their reasons.
+// (extraction, materialisation, Prepare, Validate in a scratch copy) and appends the bots
+// that enter to env.Bots. It returns the refused answers with their reasons.
 func enterSnapshot(t testing.TB, env *PlayEnv, a Adapter, questionID int64) map[int64]string {
 	t.Helper()
 	ctx := context.Background()
@@ -52,14 +60,16 @@ func enterSnapshot(t testing.TB, env *PlayEnv, a Adapter, questionID int64) map[
 			t.Fatal(err)
 		}
 		entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
-		if err == nil {
-			if v, ok := a.(Validator); ok {
-				for _, e := range entries {
-					if err = v.Validate(ctx, env, e); err != nil {
-						break
-					}
-				}
+		for _, e := range entries {
+			if err != nil {
+				break
 			}
+			work, cleanup, cerr := scratch(env, "validate", []Entry{e})
+			if cerr != nil {
+				t.Fatal(cerr)
+			}
+			err = a.Validate(ctx, env, work[0])
+			cleanup()
 		}
 		if err != nil {
 			refused[s.AnswerID] = err.Error()

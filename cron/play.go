@@ -4,14 +4,15 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sort"
+	"time"
 
 	"kothd/config"
 	"kothd/engine"
+	"kothd/engine/all"
 	"kothd/runner"
 )
 
-// Entry is one accepted, prepared bot as the cycle hands it to an engine adapter.
+// Entry is one accepted, prepared bot as the cycle hands it to a protocol adapter.
 type Entry struct {
 	Name     string // leaderboard name (class name for pyclass, answer title otherwise)
 	Baseline bool
@@ -23,43 +24,31 @@ type Entry struct {
 	Seed     uint64 // the bot's own seed, derived from the run seed and its name
 }
 
-// PlayEnv is everything an engine adapter needs to play one run.
+// entrant is the engine's view of a bot.
+func (e Entry) entrant() engine.Entrant {
+	return engine.Entrant{Name: e.Name, Baseline: e.Baseline, Seed: e.Seed, Author: e.Author, Title: e.Title}
+}
+
+// PlayEnv is everything a protocol adapter needs to play one run.
 type PlayEnv struct {
 	Challenge *config.Challenge
 	Config    *config.Config
+	Game      *engine.Game
+	Options   any     // the challenge's options, decoded for Game
 	Bots      []Entry // tournament order
 	Seed      uint64
-	Games     int // games requested (0: the challenge's or engine's default)
+	Games     int // games requested (0: the challenge's or the game's default)
 	Sandbox   runner.Sandbox
 	Progress  engine.Progress
 	Log       *slog.Logger
 }
 
-// Played is an adapter's answer: the table, and the fault accounting of each bot (same
-// order as PlayEnv.Bots).
+// Played is a run's outcome: the table, and the fault accounting of each bot (same order
+// as PlayEnv.Bots).
 type Played struct {
 	Result *engine.Result
 	Stats  []*runner.Stats
 	Games  int // games planned
-}
-
-// Adapter connects one engine to the runner's protocol and plays a run.
-type Adapter interface {
-	// Prepare turns one submission's materialised directory into the bots it yields
-	// (pyclass: one per competing class). A returned error rejects the submission with a
-	// reason the participant can read.
-	Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error)
-	// Builtins are the engine's own bots the challenge enables (baselines, fillers that
-	// score are not included: fillers stay inside the engine).
-	Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error)
-	Play(ctx context.Context, env *PlayEnv) (*Played, error)
-}
-
-// Validator is implemented by adapters that can prove a newly prepared bot starts and
-// answers (a short validation game) before it enters. Bots that passed once are not
-// validated again until their answer changes.
-type Validator interface {
-	Validate(ctx context.Context, env *PlayEnv, e Entry) error
 }
 
 // Submission is an accepted answer materialised into a directory.
@@ -71,38 +60,132 @@ type Submission struct {
 	Dir      string
 }
 
-// decodeOptions reads the challenge's engine-specific `options:` block (if any) into o.
-func decodeOptions(env *PlayEnv, o any) error {
-	if env.Challenge.Options.Kind == 0 {
-		return nil
-	}
-	if err := env.Challenge.Options.Decode(o); err != nil {
-		return fmt.Errorf("options of challenge %s: %w", env.Challenge.Name, err)
-	}
-	return nil
+// Adapter turns one protocol into processes: the only place that does. There is one per
+// protocol (pyclass, argv, dirfiles); the game's descriptor says which it uses.
+type Adapter interface {
+	// Prepare turns one submission's materialised directory into the bots it yields
+	// (pyclass: one per competing class). A returned error rejects the submission with a
+	// reason the participant can read; a HostFault is the host's failure.
+	Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error)
+	// Builtins are the game's baselines, when the challenge enables them.
+	Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error)
+	// Validate proves that a newly prepared bot (in a scratch copy) starts and answers,
+	// with the game's short validation.
+	Validate(ctx context.Context, env *PlayEnv, e Entry) error
+	// open connects env.Bots (in scratch copies) to r, setting r's protocol interface, and
+	// returns each bot's accounting and a function that stops their processes.
+	open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error)
 }
 
-var adapters = map[string]Adapter{}
-
-// register makes an engine available under its config name; each adapter file calls it
-// from init.
-func register(name string, a Adapter) { adapters[name] = a }
-
-// adapterFor returns the adapter of an engine, or an error saying it does not exist yet.
-func adapterFor(name string) (Adapter, error) {
-	a, ok := adapters[name]
-	if !ok {
-		return nil, fmt.Errorf("engine %q not available", name)
-	}
-	return a, nil
+// adapters are the protocol adapters.
+var adapters = map[engine.Protocol]Adapter{
+	engine.PyClass:  pyclassAdapter{},
+	engine.Argv:     argvAdapter{},
+	engine.DirFiles: dirfilesAdapter{},
 }
 
-// Engines lists the available engines.
-func Engines() []string {
-	var out []string
-	for k := range adapters {
-		out = append(out, k)
+// Engines lists the games this build plays.
+func Engines() []string { return all.Games().Names() }
+
+// games returns the cycle's registry of games (every game of the build by default).
+func (c *Cycle) games() *engine.Registry {
+	if c.Games == nil {
+		c.Games = all.Games()
 	}
-	sort.Strings(out)
-	return out
+	return c.Games
+}
+
+// newEnv looks up a challenge's game, checks the protocol the config names against it and
+// decodes the challenge's options.
+func (c *Cycle) newEnv(ch *config.Challenge) (*PlayEnv, Adapter, error) {
+	g, err := c.games().Lookup(ch.Engine)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ch.Protocol != "" && ch.Protocol != string(g.Protocol) {
+		return nil, nil, fmt.Errorf("challenge %s: the %s engine plays the %s protocol, not %q", ch.Name, g.Name, g.Protocol, ch.Protocol)
+	}
+	opts, err := g.DecodeOptions(&ch.Options)
+	if err != nil {
+		return nil, nil, fmt.Errorf("challenge %s: %w", ch.Name, err)
+	}
+	env := &PlayEnv{Challenge: ch, Config: c.Config, Game: g, Options: opts, Sandbox: c.Sandbox, Log: c.Log.With("challenge", ch.Name)}
+	return env, adapters[g.Protocol], nil
+}
+
+// run is the engine's view of env's run, without a protocol connected.
+func (env *PlayEnv) run() engine.Run {
+	bots := make([]engine.Entrant, len(env.Bots))
+	for i, b := range env.Bots {
+		bots[i] = b.entrant()
+	}
+	return engine.Run{
+		Bots:        bots,
+		Seed:        env.Seed,
+		Games:       firstPositive(env.Games, env.Challenge.Games, env.Game.Games),
+		Concurrency: firstPositive(env.Challenge.Concurrency, env.Game.Concurrency),
+		Options:     env.Options,
+		Progress:    env.Progress,
+	}
+}
+
+// connect opens env's bots with the adapter a and sends decisions the engine settles
+// itself to their accounting.
+func connect(a Adapter, env *PlayEnv) (engine.Run, []*runner.Stats, func(), error) {
+	r := env.run()
+	stats, closeFn, err := a.open(env, &r)
+	if err != nil {
+		return r, nil, nil, err
+	}
+	r.Fault = func(bot int, f *engine.Fault, input any) { stats[bot].Record(f, input) }
+	return r, stats, closeFn, nil
+}
+
+// playRun plays env's run in scratch copies of the bots' directories.
+func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
+	work, cleanup, err := scratch(env, "run", env.Bots)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	wenv := *env
+	wenv.Bots = work
+	r, stats, closeFn, err := connect(a, &wenv)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	res, err := env.Game.Play(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	games := r.Games
+	if env.Game.Planned != nil {
+		games = env.Game.Planned(r, res)
+	}
+	return &Played{Result: res, Stats: stats, Games: games}, nil
+}
+
+// processLimits turns a challenge's configured limits into the sandbox's.
+func processLimits(env *PlayEnv) runner.Limits {
+	l := env.Challenge.Limits
+	return runner.Limits{
+		CPUTime:     time.Duration(l.CPUSeconds) * time.Second,
+		MemoryMB:    l.MemoryMB,
+		Procs:       l.Procs,
+		OpenFiles:   l.OpenFiles,
+		OutputBytes: int64(l.OutputKB) << 10,
+		FileSizeMB:  l.DiskMB,
+		DirMB:       l.DiskMB,
+	}
+}
+
+// firstPositive returns the first of its arguments above zero.
+func firstPositive(v ...int) int {
+	for _, x := range v {
+		if x > 0 {
+			return x
+		}
+	}
+	return 0
 }

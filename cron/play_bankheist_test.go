@@ -10,14 +10,13 @@ import (
 	"kothd/engine"
 )
 
-// The bundled Bank Heist snapshot through the adapter: answers in Python 3, Python 2, C
+// The bundled Bank Heist snapshot through the argv adapter: answers in Python 3, Python 2, C
 // (one of them two files) and Bash are built and validated, the broken ones are refused
 // with a reason, and the rest play two short tournaments as real processes.
 func TestBankHeistSnapshot(t *testing.T) {
 	ctx := context.Background()
-	env := adapterEnv(t, "bankheist", "games_per_tournament: 3\nworkers: 2\n")
+	env, a := adapterEnv(t, "bankheist", "games_per_tournament: 3\n")
 	needLanguage(t, env, "python2")
-	a := bankheistAdapter{}
 	refused := enterSnapshot(t, env, a, 115303)
 	for id, want := range map[int64]string{
 		115853: "compile error",                                                                                                              // Overflower, C
@@ -34,7 +33,7 @@ func TestBankHeistSnapshot(t *testing.T) {
 	}
 
 	env.Seed, env.Games = 115303, 6 // two tournaments of 3 games
-	played, err := a.Play(ctx, env)
+	played, err := playRun(ctx, env, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +56,9 @@ func TestBankHeistSnapshot(t *testing.T) {
 // accounting with the input that broke it.
 func TestBankHeistBuiltinsAndFaults(t *testing.T) {
 	ctx := context.Background()
-	env := adapterEnv(t, "bankheist", "games_per_tournament: 5\n")
+	env, a := adapterEnv(t, "bankheist", "games_per_tournament: 5\n")
 	env.Challenge.Baselines = true
-	builtins, err := bankheistAdapter{}.Builtins(ctx, env)
+	builtins, err := a.Builtins(ctx, env)
 	if err != nil || len(builtins) != 11 {
 		t.Fatalf("%d builtins, %v", len(builtins), err)
 	}
@@ -69,7 +68,7 @@ func TestBankHeistBuiltinsAndFaults(t *testing.T) {
 	}
 	env.Bots = append(builtins, Entry{Name: "Garbage", Dir: dir, Run: []string{"bash", "bot.sh"}})
 	env.Seed = 1
-	played, err := bankheistAdapter{}.Play(ctx, env)
+	played, err := playRun(ctx, env, a)
 	if err != nil {
 		t.Fatal(err)
 	}

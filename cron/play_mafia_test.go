@@ -11,15 +11,14 @@ import (
 	"kothd/runner"
 )
 
-// The bundled Mafia snapshot through the adapter: bots in Python 2 (the question's Randy,
+// The bundled Mafia snapshot through the dirfiles adapter: bots in Python 2 (the question's Randy,
 // through the `python` shim), Bash, Python 3 with a helper file, and C (built by Prepare)
 // are validated; the broken answers are refused with a reason; the rest play a game as
 // real processes, in copies of their directories named after their game names.
 func TestMafiaSnapshot(t *testing.T) {
 	ctx := context.Background()
-	env := adapterEnv(t, "mafia", "parallel: 2\n")
+	env, a := adapterEnv(t, "mafia", "")
 	needLanguage(t, env, "python2")
-	a := mafiaAdapter{}
 	refused := enterSnapshot(t, env, a, 151341)
 	for id, want := range map[int64]string{
 		151677: "exit status 127", // Mastermind: run starts a file the answer never posted
@@ -51,7 +50,7 @@ func TestMafiaSnapshot(t *testing.T) {
 	// Seed 13 deals roles that end the game in about three days (the question's Randy
 	// plays with its own unseeded randomness, so the length varies a little).
 	env.Seed, env.Games = 13, 1
-	played, err := a.Play(ctx, env)
+	played, err := playRun(ctx, env, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +72,7 @@ func TestMafiaSnapshot(t *testing.T) {
 	}
 	t.Logf("%q", res.Summary)
 	// The tournament's copies are gone; the prepared directories are untouched.
-	if left, _ := os.ReadDir(filepath.Join(env.Config.DataDir, "play")); len(left) != 0 {
+	if left, _ := os.ReadDir(filepath.Join(env.Config.DataDir, "work")); len(left) != 0 {
 		t.Errorf("play directories left behind: %v", left)
 	}
 	if _, err := os.Stat(filepath.Join(env.Config.DataDir, "bots", "Sheriff", "sheriff.json")); err == nil {
@@ -83,18 +82,22 @@ func TestMafiaSnapshot(t *testing.T) {
 
 // An answer without `run` gets one that starts its language's run command.
 func TestMafiaPrepareWritesRun(t *testing.T) {
-	env := adapterEnv(t, "mafia", "")
+	env, a := adapterEnv(t, "mafia", "")
 	dir := t.TempDir()
 	src := "import os\nopen('to_server', 'w').write('say 4\\n' if os.path.exists('players') else '')\n"
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a := mafiaAdapter{}
 	entries, err := a.Prepare(context.Background(), env, Submission{AnswerID: 1, Title: "Plain", Language: "python3", Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Validate(context.Background(), env, entries[0]); err != nil {
+	work, cleanup, err := scratch(env, "validate", entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	if err := a.Validate(context.Background(), env, work[0]); err != nil {
 		t.Fatal(err)
 	}
 	pool := runner.NewDirPool(runner.Unsandboxed{}, runner.DirConfig{}, []runner.DirBot{{Name: "Plain", Dir: dir}})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -60,21 +59,5 @@ func TestRuinsCycle(t *testing.T) {
 	}
 	if t.Failed() || testing.Verbose() {
 		t.Logf("leaderboard:\n%s", md)
-	}
-}
-
-// The original loaded answer modules (named <author>__<title>) in sorted name order;
-// within an answer, classes keep their order.
-func TestRuinsOrder(t *testing.T) {
-	bots := []Entry{
-		{Name: "Older", Author: "Tom", Title: "Older"},
-		{Name: "Second", Author: "anna", Title: "Plan Ahead"},
-		{Name: "First", Author: "anna", Title: "Plan Ahead"}, // two classes of one answer
-		{Name: "Notitle", Author: "zed"},                     // zed__notitle
-		{Name: "Bounty", Author: "Sleafar", Title: "Bounty Hunter"},
-	}
-	got := ruinsOrder(bots)
-	if want := []int{1, 2, 4, 0, 3}; !reflect.DeepEqual(got, want) {
-		t.Errorf("order %v, want %v", got, want)
 	}
 }

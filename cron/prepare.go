@@ -181,20 +181,16 @@ func orDash(s string) string {
 	return s
 }
 
-// validate runs the adapter's validation game for a bot not validated before in this
+// validate runs the game's validation for a bot not validated before in this
 // revision of its answer.
 func (c *Cycle) validate(ctx context.Context, env *PlayEnv, a Adapter, s scraper.Submission, e Entry) error {
-	v, ok := a.(Validator)
-	if !ok {
-		return nil
-	}
 	if status, _ := c.Store.BotStatus(ctx, env.Challenge.Name, s.AnswerID, e.Name); status == "ok" {
 		return nil
 	}
-	work, cleanup, err := workCopies(c.Config.DataDir, "validate", []Entry{e})
+	work, cleanup, err := scratch(env, "validate", []Entry{e})
 	if err != nil {
 		return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
 	defer cleanup()
-	return v.Validate(ctx, env, work[0])
+	return a.Validate(ctx, env, work[0])
 }

@@ -11,14 +11,15 @@ import (
 	"kothd/runner"
 )
 
-// Shared plumbing for the pyclass challenges (forty, White Elephant, Ruins): each adapter
-// names its harness module and its engine; everything about processes is the same.
+// pyclassAdapter plays games of the pyclass protocol: an answer's competing classes are its
+// bots, one harness process per class (the game's module beside the protocol's harness).
+type pyclassAdapter struct{}
 
 // pyConfig is the runner configuration of a pyclass challenge.
-func pyConfig(env *PlayEnv, harness string) runner.PyConfig {
+func pyConfig(env *PlayEnv) runner.PyConfig {
 	l := env.Challenge.Limits
 	return runner.PyConfig{
-		Harness:      harness,
+		Harness:      env.Game.Harness.Module,
 		Python:       env.Config.Python,
 		CallTimeout:  l.CallTimeout.D(time.Second),
 		StartTimeout: l.StartTimeout.D(20 * time.Second),
@@ -28,39 +29,26 @@ func pyConfig(env *PlayEnv, harness string) runner.PyConfig {
 	}
 }
 
-// processLimits turns a challenge's configured limits into the sandbox's.
-func processLimits(env *PlayEnv) runner.Limits {
-	l := env.Challenge.Limits
-	return runner.Limits{
-		CPUTime:     time.Duration(l.CPUSeconds) * time.Second,
-		MemoryMB:    l.MemoryMB,
-		Procs:       l.Procs,
-		OpenFiles:   l.OpenFiles,
-		OutputBytes: int64(l.OutputKB) << 10,
-		FileSizeMB:  l.DiskMB,
-		DirMB:       l.DiskMB,
+func installHarness(env *PlayEnv, dir string) error {
+	h := env.Game.Harness
+	if err := runner.InstallHarness(dir, h.Module, h.Source); err != nil {
+		return fmt.Errorf("install harness: %w", err)
 	}
+	return nil
 }
 
-// competitorRule says, per harness, which classes compete (for the rejection message).
-var competitorRule = map[string]string{
-	"forty":         "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)",
-	"whiteelephant": "a bot is a class deriving from WhiteElephantBot",
-	"ruins":         "a bot is a class deriving from Adventurer",
-}
-
-// pyPrepare installs the harness beside the answer's bot.py and asks it which classes
+// Prepare installs the harness beside the answer's bot.py and asks it which classes
 // compete: one entry per class.
-func pyPrepare(ctx context.Context, env *PlayEnv, harness string, sub Submission) ([]Entry, error) {
-	if err := runner.InstallHarness(sub.Dir); err != nil {
-		return nil, fmt.Errorf("install harness: %w", err)
+func (pyclassAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
+	if err := installHarness(env, sub.Dir); err != nil {
+		return nil, err
 	}
-	classes, err := runner.ListClasses(ctx, env.Sandbox, pyConfig(env, harness), sub.Dir)
+	classes, err := runner.ListClasses(ctx, env.Sandbox, pyConfig(env), sub.Dir)
 	if err != nil {
 		return nil, err
 	}
 	if len(classes) == 0 {
-		return nil, fmt.Errorf("no competing class found in the code: %s", competitorRule[harness])
+		return nil, fmt.Errorf("no competing class found in the code: %s", env.Game.Harness.Competes)
 	}
 	var out []Entry
 	for _, c := range classes {
@@ -69,11 +57,14 @@ func pyPrepare(ctx context.Context, env *PlayEnv, harness string, sub Submission
 	return out, nil
 }
 
-// pyBuiltins prepares the harness's built-in bots (BASELINES in its module) under the data
+// Builtins prepares the game's baselines (BASELINES in its module) under the data
 // directory, each hosted like an answer with an empty bot.py.
-func pyBuiltins(env *PlayEnv, harness string, names []string) ([]Entry, error) {
+func (pyclassAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error) {
+	if !env.Challenge.Baselines {
+		return nil, nil
+	}
 	var out []Entry
-	for _, n := range names {
+	for _, n := range env.Game.Baselines {
 		dir := filepath.Join(env.Config.DataDir, "builtin", env.Challenge.Name, n)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
@@ -81,7 +72,7 @@ func pyBuiltins(env *PlayEnv, harness string, names []string) ([]Entry, error) {
 		if err := runner.WriteBotFile(dir, "bot.py", nil, 0o644); err != nil {
 			return nil, err
 		}
-		if err := runner.InstallHarness(dir); err != nil {
+		if err := installHarness(env, dir); err != nil {
 			return nil, err
 		}
 		out = append(out, Entry{Name: n, Baseline: true, Dir: dir})
@@ -89,44 +80,32 @@ func pyBuiltins(env *PlayEnv, harness string, names []string) ([]Entry, error) {
 	return out, nil
 }
 
-// pyPool starts (lazily) one harness process per entry.
-func pyPool(env *PlayEnv, harness string) *runner.PyPool {
+func (pyclassAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error) {
 	bots := make([]runner.PyBot, len(env.Bots))
 	for i, b := range env.Bots {
 		bots[i] = runner.PyBot{Name: b.Name, Dir: b.Dir, Seed: b.Seed}
 	}
-	return runner.NewPyPool(env.Sandbox, pyConfig(env, harness), bots)
-}
-
-// entrants is the engine's view of the bots.
-func entrants(env *PlayEnv) []engine.Entrant {
-	out := make([]engine.Entrant, len(env.Bots))
-	for i, b := range env.Bots {
-		out[i] = engine.Entrant{Name: b.Name, Baseline: b.Baseline}
+	pool := runner.NewPyPool(env.Sandbox, pyConfig(env), bots)
+	r.Calls = pool
+	stats := make([]*runner.Stats, len(bots))
+	for i := range stats {
+		stats[i] = pool.Stats(i)
 	}
-	return out
+	return stats, pool.Close, nil
 }
 
-// poolStats collects each bot's fault accounting after a run.
-func poolStats(p *runner.PyPool, n int) []*runner.Stats {
-	out := make([]*runner.Stats, n)
-	for i := range out {
-		out[i] = p.Stats(i)
-	}
-	return out
-}
-
-// pyValidate plays a short game between two copies of a freshly prepared bot (its own
-// processes, discarded afterwards) and fails it if it cannot answer at all: no call other
-// than the end-of-game clean-up ended well. play runs the engine's games over the pool.
-func pyValidate(ctx context.Context, env *PlayEnv, harness string, e Entry, play func(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant) error) error {
-	cfg := pyConfig(env, harness)
+// Validate plays the game's validation between two copies of a freshly prepared bot (its
+// own processes, discarded afterwards) and fails it if it cannot answer at all: no call
+// other than the end-of-game clean-up ended well.
+func (pyclassAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
+	cfg := pyConfig(env)
 	cfg.MaxRestarts = 1
 	seed := engine.SubSeed(0, e.Name)
 	pool := runner.NewPyPool(env.Sandbox, cfg, []runner.PyBot{{Name: e.Name, Dir: e.Dir, Seed: seed}, {Name: e.Name, Dir: e.Dir, Seed: seed + 1}})
 	defer pool.Close()
 	w := &answerWatch{Exchanger: pool}
-	if err := play(ctx, w, []engine.Entrant{{Name: e.Name}, {Name: e.Name + "'"}}); err != nil {
+	r := engine.Run{Bots: []engine.Entrant{{Name: e.Name, Seed: seed}, {Name: e.Name + "'", Seed: seed + 1}}, Options: env.Options, Concurrency: 1, Calls: w}
+	if err := env.Game.Validate(ctx, r); err != nil {
 		return fmt.Errorf("validation game: %w", err)
 	}
 	if w.answered {

@@ -61,17 +61,9 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		return err
 	}
 	c.printf("%s: run %d, seed %d, %d bots\n", ch.Name, runID, env.Seed, len(env.Bots))
-	prepared := env.Bots
-	work, cleanup, err := workCopies(c.Config.DataDir, "run", env.Bots)
-	if err != nil {
-		return err
-	}
-	env.Bots = work
 	start := time.Now()
-	played, err := a.Play(ctx, env)
+	played, err := playRun(ctx, env, a)
 	rep.Elapsed = time.Since(start)
-	cleanup()
-	env.Bots = prepared
 	if err != nil {
 		reason := err.Error()
 		if ctx.Err() != nil {
@@ -108,10 +100,12 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 }
 
 // botSetHash identifies what a run plays: the bots (by name and code directory, which is
-// keyed by content hash) and the settings that change results.
+// keyed by content hash) and the settings that change results (the engine's options
+// among them).
 func botSetHash(env *PlayEnv) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00", env.Challenge.Engine, firstPositive(env.Games, env.Challenge.Games), env.Challenge.Concurrency)
+	opts, _ := json.Marshal(env.Options)
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", env.Challenge.Engine, firstPositive(env.Games, env.Challenge.Games), env.Challenge.Concurrency, opts)
 	for _, b := range env.Bots {
 		fmt.Fprintf(h, "%s\x00%s\x00", b.Name, b.Dir)
 	}

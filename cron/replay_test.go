@@ -126,7 +126,7 @@ func outOfRange(t *testing.T, cy *Cycle, runID int64, n int) {
 // noCopiesLeft checks that replays removed the copies they played in.
 func noCopiesLeft(t *testing.T, cy *Cycle) {
 	t.Helper()
-	if left, _ := os.ReadDir(filepath.Join(cy.Config.DataDir, "play")); len(left) != 0 {
+	if left, _ := os.ReadDir(filepath.Join(cy.Config.DataDir, "work")); len(left) != 0 {
 		t.Errorf("play directories left behind: %v", left)
 	}
 }
@@ -262,7 +262,7 @@ func TestReplayMafia(t *testing.T) {
 	cy := testCycle(t, t.TempDir())
 	// The question's Randy draws from Python's unseeded random module.
 	cy.Source = snapshotWithout(t, 151341, 151356)
-	run := runFor(t, cy, "mafia", "parallel: 4\n", 1, 1) // seed 1: a three-day game
+	run := runFor(t, cy, "mafia", "", 1, 1) // seed 1: a three-day game
 	replayTwice(t, cy, run, 0, "player Sheriff: Sheriff", "player Randy1: the filler Randy", "Mafia: ", "Cop: ", "Doctor: ",
 		"Day 0 begins.", "Day 1 begins.", " votes to kill ", "Outcome: ")
 	outOfRange(t, cy, run, 1)

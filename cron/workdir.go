@@ -5,18 +5,29 @@ import (
 	"os"
 	"path/filepath"
 
+	"kothd/engine"
 	"kothd/runner"
 )
 
-// workCopies copies the bots' directories into a fresh scratch directory for one use (a
-// run, a validation game, a replay): what bots write while they play (files they keep
-// between decisions, or planted to change later runs) then never reaches the prepared
-// directory that every later use starts from, so the same seed gives the same table. It
-// returns the entries pointing at the copies and a function that removes them. Entries
-// that share a directory (classes of one answer) share its copy; entries without one
-// (bots the engine plays itself) keep none.
-func workCopies(dataDir, kind string, bots []Entry) ([]Entry, func(), error) {
-	base := filepath.Join(dataDir, "work")
+// scratch copies the bots' directories into a fresh scratch directory for one use (a run,
+// a validation, a replay): the one place that makes such copies. What bots write while
+// they play (files they keep between decisions, or planted to change later runs) then
+// never reaches the prepared directory that every later use starts from, so the same seed
+// gives the same table. It returns the entries pointing at the copies and a function that
+// removes them. Entries that share a directory (classes of one answer) share its copy;
+// entries without one (bots the engine plays itself) keep none. A game that names its
+// bots' directories (Game.DirNames: bots that learn their name from it) gets them so
+// named.
+func scratch(env *PlayEnv, kind string, bots []Entry) ([]Entry, func(), error) {
+	var names []string
+	if env.Game != nil && env.Game.DirNames != nil {
+		ents := make([]engine.Entrant, len(bots))
+		for i, b := range bots {
+			ents[i] = b.entrant()
+		}
+		names = env.Game.DirNames(ents)
+	}
+	base := filepath.Join(env.Config.DataDir, "work")
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("create work directory: %w", err)
 	}
@@ -33,8 +44,12 @@ func workCopies(dataDir, kind string, bots []Entry) ([]Entry, func(), error) {
 			continue
 		}
 		dst, done := copies[b.Dir]
-		if !done {
-			dst = filepath.Join(root, fmt.Sprintf("%d-%s", len(copies), filepath.Base(b.Dir)))
+		if !done || names != nil {
+			if names != nil {
+				dst = filepath.Join(root, filepath.Base(filepath.Clean("/"+names[i])))
+			} else {
+				dst = filepath.Join(root, fmt.Sprintf("%d-%s", len(copies), filepath.Base(b.Dir)))
+			}
 			if err := runner.CopyBotDir(dst, b.Dir); err != nil {
 				cleanup()
 				return nil, nil, fmt.Errorf("copy %s for the %s: %w", b.Name, kind, err)

@@ -1,10 +1,15 @@
-// Package engine holds what every game engine shares: the contract between an engine and the
-// bots it plays (faults and their outcomes, batched calls), the tournament result a publisher
-// renders, seeded randomness, and the lockstep scheduler that runs many games at once while
-// keeping every bot's view of the world a function of the seed alone.
+// Package engine holds what every game engine shares: the game descriptor (Game: name,
+// protocol, defaults, options, baselines, and the Play/Validate/Replay entry points over
+// one Run signature) and its Registry, the contract between an engine and the bots it
+// plays (faults and their outcomes; each protocol's small interface: Exchanger for
+// pyclass, Launcher for argv, DirBots for dirfiles), the tournament result a publisher
+// renders, seeded randomness, and the lockstep scheduler that runs many games at once
+// while keeping every bot's view of the world a function of the seed alone.
 //
-// Engines know nothing about processes, sandboxes or SQL. They see bots through the small
-// interfaces in this package; the runner implements them.
+// A game lives in one folder, engine/<game>: its rules, its descriptor and (pyclass) its
+// Python module; engine/all lists the games of a build. Engines know nothing about
+// processes, sandboxes or SQL: the host's protocol adapters (package cron) implement the
+// protocols' interfaces over the runner.
 package engine
 
 import (
@@ -76,6 +81,10 @@ type Exchanger interface {
 type Entrant struct {
 	Name     string // the name on the leaderboard (a class name, an answer title)
 	Baseline bool   // a built-in reference bot, not a participant's
+	Seed     uint64 // the bot's own seed (its random module's), derived from the run's
+	// Author and Title are the answer's owner and heading as posted (empty for built-in
+	// bots): some originals ordered their competitors by them.
+	Author, Title string
 }
 
 // Progress receives a tournament's progress; done of total games have finished.

@@ -212,7 +212,7 @@ func TestBwrapSetupFailureIsHostFault(t *testing.T) {
 		t.Errorf("a bot imitating bwrap: %v, want a crash", f)
 	}
 	// The pyclass protocol sees the same.
-	if err := InstallHarness(dir); err != nil {
+	if err := installTestHarness(dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte("class B(Bot):\n    pass\n"), 0o644); err != nil {

@@ -270,7 +270,7 @@ func TestHostilePyclassBots(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "bot.py"), src, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := InstallHarness(dir); err != nil {
+		if err := installTestHarness(dir); err != nil {
 			t.Fatal(err)
 		}
 		// The seed is on the harness's command line: it carries the marker.

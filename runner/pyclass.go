@@ -2,10 +2,11 @@ package runner
 
 import (
 	"context"
-	"embed"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,15 +23,15 @@ import (
 // code has run, or {"error": "..."} if it could not. One process hosts one class; a batch
 // carries one tick of many concurrent games (see engine.Lockstep).
 
-//go:embed harness/*.py
-var harnessFS embed.FS
+//go:embed harness/pyclass.py
+var pyclassHarness []byte
 
 // HarnessDir is where, inside a bot's directory, the harness files are installed.
 const HarnessDir = ".harness"
 
 // PyConfig configures the processes of one pyclass tournament.
 type PyConfig struct {
-	Harness      string        // challenge module in harness/, e.g. "forty"
+	Harness      string        // the game's module in HarnessDir, e.g. "forty"
 	Python       string        // interpreter, e.g. /usr/bin/python3 (Debian's, for numpy)
 	CallTimeout  time.Duration // per decision; the harness interrupts a call that exceeds it
 	StartTimeout time.Duration // allowance for importing and executing the answer
@@ -49,24 +50,18 @@ type PyBot struct {
 	Seed uint64 // seeds the process's random and numpy.random, for reproducible runs
 }
 
-// InstallHarness copies the embedded harness files into dir/.harness. The directory is
-// the bot's, writable by it: WriteBotFile replaces whatever the bot left there (a link to a
-// host file) instead of writing through it.
-func InstallHarness(dir string) error {
-	entries, err := harnessFS.ReadDir("harness")
-	if err != nil {
+// InstallHarness installs the protocol's harness (pyclass.py) and the game's module
+// (module.py, source) into dir/.harness. The directory is the bot's, writable by it:
+// WriteBotFile replaces whatever the bot left there (a link to a host file) instead of
+// writing through it.
+func InstallHarness(dir, module string, source []byte) error {
+	if module == "" || module == "pyclass" || strings.ContainsAny(module, "/.") {
+		return fmt.Errorf("install harness: bad module name %q", module)
+	}
+	if err := WriteBotFile(dir, HarnessDir+"/pyclass.py", pyclassHarness, 0o644); err != nil {
 		return err
 	}
-	for _, e := range entries {
-		b, err := harnessFS.ReadFile("harness/" + e.Name())
-		if err != nil {
-			return err
-		}
-		if err := WriteBotFile(dir, HarnessDir+"/"+e.Name(), b, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return WriteBotFile(dir, HarnessDir+"/"+module+".py", source, 0o644)
 }
 
 // batchDeadline is how long a bot may take over a batch of n calls before its process is

@@ -30,7 +30,7 @@ class Voider(Bot):
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(bot), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := InstallHarness(dir); err != nil {
+	if err := installTestHarness(dir); err != nil {
 		t.Fatal(err)
 	}
 	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: time.Second, StartTimeout: 20 * time.Second, MaxRestarts: 1}
@@ -53,7 +53,7 @@ func TestRunBudget(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(bot), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := InstallHarness(dir); err != nil {
+	if err := installTestHarness(dir); err != nil {
 		t.Fatal(err)
 	}
 	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: time.Second, StartTimeout: 20 * time.Second, MaxRestarts: 1, Budget: 300 * time.Millisecond}
@@ -93,7 +93,7 @@ class Stopper(Bot):
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(bot), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := InstallHarness(dir); err != nil {
+	if err := installTestHarness(dir); err != nil {
 		t.Fatal(err)
 	}
 	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: time.Millisecond, StartTimeout: 20 * time.Second, MaxRestarts: 3}

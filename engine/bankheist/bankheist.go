@@ -34,8 +34,8 @@ type Call struct {
 	Args       []string // the 31 command-line arguments
 }
 
-// Decider asks bots for decisions. The adapter implements it by launching the bot's
-// command with the arguments (runner.RunArgv); tests implement it with Go functions.
+// Decider asks bots for decisions. The descriptor's decider implements it over the argv
+// protocol's engine.Launcher and the examples' Go strategies; tests implement it with Go functions.
 //
 // The answer is the bot's whole output; the engine strips surrounding whitespace and reads
 // it by the rules. A Fault means the bot failed (the rules' default applies and the fault is

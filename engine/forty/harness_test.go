@@ -62,7 +62,7 @@ func prepare(t testing.TB) []runner.PyBot {
 		if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(testBots[name]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := runner.InstallHarness(dir); err != nil {
+		if err := runner.InstallHarness(dir, forty.Descriptor.Harness.Module, forty.Descriptor.Harness.Source); err != nil {
 			t.Fatal(err)
 		}
 		bots = append(bots, runner.PyBot{Name: name, Dir: dir, Seed: engine.SubSeed(7, name)})

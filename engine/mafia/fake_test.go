@@ -54,6 +54,8 @@ func (f *fakeBots) Run(ctx context.Context, bot int, collect bool) (string, *eng
 	return out, nil
 }
 
+func (f *fakeBots) LastExit(bot int) int { return 0 }
+
 // silent is a bot that never writes anything.
 func silent(int, string) string { return "" }
 

@@ -21,20 +21,10 @@ import (
 	"kothd/engine"
 )
 
-// Bots reaches the programs of a tournament's listed bots (indices as in the entrant list).
-// The runner's DirPool implements it; tests implement it with Go functions. Calls for one
-// bot never overlap; calls for different bots may run concurrently.
-type Bots interface {
-	// Setup starts a game for the bot: its players file lists the game's players, its
-	// from_server and to_server are emptied.
-	Setup(bot int, players []string) error
-	// Deliver replaces the bot's from_server with text (possibly empty).
-	Deliver(bot int, text string) error
-	// Run runs the bot once. With collect, it returns what the bot wrote to to_server and
-	// empties it; without, the output is left where it is (the end-of-day result run). A
-	// timed-out or over-long answer comes back empty, with its fault.
-	Run(ctx context.Context, bot int, collect bool) (string, *engine.Fault)
-}
+// Bots reaches the programs of a tournament's listed bots (indices as in the entrant list):
+// the dirfiles protocol's interface. The host's dirfiles adapter implements it; tests
+// implement it with Go functions.
+type Bots = engine.DirBots
 
 // Rules fixed by the original controller and the spec's engine additions.
 const (

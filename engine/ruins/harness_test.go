@@ -80,7 +80,7 @@ func needPython(t testing.TB) {
 func harnessPool(t testing.TB, code string, classes ...string) *runner.PyPool {
 	t.Helper()
 	dir := t.TempDir()
-	if err := runner.InstallHarness(dir); err != nil {
+	if err := runner.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(code), 0o644); err != nil {
@@ -99,7 +99,7 @@ func harnessPool(t testing.TB, code string, classes ...string) *runner.PyPool {
 func TestHarnessClasses(t *testing.T) {
 	needPython(t)
 	dir := t.TempDir()
-	if err := runner.InstallHarness(dir); err != nil {
+	if err := runner.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "bot.py"), []byte(harnessBots), 0o644)

@@ -8,7 +8,7 @@ import (
 	"kothd/engine"
 )
 
-// The harness methods (runner/harness/ruins.py). Every call names the seat, so one process
+// The harness methods (harness.py, beside this file). Every call names the seat, so one process
 // can hold several instances of its class in one game.
 //
 //	new {s, seed, name} -> true   constructs cls(name, random.Random(seed)), calls enter_ruins()

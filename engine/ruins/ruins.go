@@ -10,7 +10,7 @@
 // receives a random.Random whose stream the engine knows (the built-in Drunkard is played in
 // Go and draws exactly what the Python one would).
 //
-// The split of work with the harness (runner/harness/ruins.py): Python applies the Python
+// The split of work with the harness (harness.py, beside this file): Python applies the Python
 // conversions of §4 to get_action's return value (int() of the bid, operator.index of a take
 // index, int() of a drop index, the shape of the sequence) because only Python can apply
 // Python semantics to arbitrary objects; a value it cannot convert is raised as an error,

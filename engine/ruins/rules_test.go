@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"kothd/engine"
 	"kothd/engine/pyrand"
 )
 
@@ -326,5 +327,21 @@ func TestModuleName(t *testing.T) {
 		if got := ModuleName(c[0], c[1]); got != c[2] {
 			t.Errorf("ModuleName(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
 		}
+	}
+}
+
+// The original loaded answer modules (named <author>__<title>) in sorted name order;
+// within an answer, classes keep their order.
+func TestLoadingOrder(t *testing.T) {
+	bots := []engine.Entrant{
+		{Name: "Older", Author: "Tom", Title: "Older"},
+		{Name: "Second", Author: "anna", Title: "Plan Ahead"},
+		{Name: "First", Author: "anna", Title: "Plan Ahead"}, // two classes of one answer
+		{Name: "Notitle", Author: "zed"},                     // zed__notitle
+		{Name: "Bounty", Author: "Sleafar", Title: "Bounty Hunter"},
+	}
+	got := LoadingOrder(bots)
+	if want := []int{1, 2, 4, 0, 3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }

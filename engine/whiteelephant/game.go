@@ -1,6 +1,6 @@
 // Package whiteelephant is the engine of the White Elephant Exchange King of the Hill
 // (codegolf 169235), as specified in specs/whiteelephant.md: bots are Python classes hosted
-// by the pyclass harness (runner/harness/whiteelephant.py), which owns nothing but the bots'
+// by the pyclass harness (harness.py, beside this file), which owns nothing but the bots'
 // code; the present table, the turn order, every steal and every score live here.
 //
 // The original contest is one long game of many rounds (about 900 with three bots), each
@@ -63,7 +63,7 @@ type dealer interface {
 	value() float64                      // a present's value, uniform in [0, 1)
 }
 
-// Wire format of the harness methods (runner/harness/whiteelephant.py).
+// Wire format of the harness methods (harness.py, beside this file).
 type (
 	seedArgs struct {
 		Seed uint64 `json:"seed"`

@@ -30,7 +30,7 @@ func pyConfig() runner.PyConfig {
 func botDir(t testing.TB, code string) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := runner.InstallHarness(dir); err != nil {
+	if err := runner.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(code), 0o644); err != nil {

@@ -1,0 +1,144 @@
+package cron
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"kothd/engine"
+	"kothd/runner"
+)
+
+// argvAdapter plays games of the argv protocol: any-language bots built from their answer
+// and launched once per decision with the game's arguments, through one launcher (one
+// sandbox) per bot for the whole run.
+type argvAdapter struct{}
+
+// Prepare builds the answer in its directory with its language's build command; the bot
+// runs with the language's run command. Its name is the answer's title.
+func (argvAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
+	lang, ok := env.Config.Languages[sub.Language]
+	if !ok {
+		return nil, fmt.Errorf("unknown language %q", sub.Language)
+	}
+	if len(lang.Run) == 0 {
+		return nil, fmt.Errorf("language %q has no run command in the host's configuration", sub.Language)
+	}
+	if err := build(ctx, env, sub); err != nil {
+		return nil, err
+	}
+	return []Entry{{Name: answerName(sub), AnswerID: sub.AnswerID, Author: sub.Author, Title: sub.Title, Dir: sub.Dir, Run: lang.Run}}, nil
+}
+
+// build runs the language's build command (if any) in the answer's directory.
+func build(ctx context.Context, env *PlayEnv, sub Submission) error {
+	lang := env.Config.Languages[sub.Language]
+	if len(lang.Build) == 0 {
+		return nil
+	}
+	l := env.Challenge.Limits
+	if log, err := runner.Build(ctx, env.Sandbox, lang, sub.Dir, processLimits(env), l.BuildTimeout.D(runner.DefaultBuildTimeout)); err != nil {
+		if errors.Is(err, runner.ErrBuildHost) {
+			return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
+		}
+		return fmt.Errorf("compile error: %w\n%s", err, log)
+	}
+	return nil
+}
+
+// answerName is the leaderboard name of a one-bot answer: its title.
+func answerName(sub Submission) string {
+	if name := strings.TrimSpace(sub.Title); name != "" {
+		return name
+	}
+	return fmt.Sprintf("answer%d", sub.AnswerID)
+}
+
+// Builtins are the game's baselines, which its engine plays itself (entries without a
+// directory or command).
+func (argvAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error) {
+	return engineBuiltins(env), nil
+}
+
+// engineBuiltins are the game's baselines as bots the engine plays itself.
+func engineBuiltins(env *PlayEnv) []Entry {
+	if !env.Challenge.Baselines {
+		return nil
+	}
+	var out []Entry
+	for _, n := range env.Game.Baselines {
+		out = append(out, Entry{Name: n, Baseline: true})
+	}
+	return out
+}
+
+func (argvAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error) {
+	for _, b := range env.Bots {
+		if len(b.Run) == 0 && b.Dir != "" {
+			return nil, nil, fmt.Errorf("bot %s: no command recorded for it", b.Name)
+		}
+	}
+	l := newArgvLaunch(env)
+	r.Launch = l
+	return l.stats, l.close, nil
+}
+
+// Validate runs the game's validation (its first decisions) with the bot alone.
+func (argvAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
+	one := *env
+	one.Bots = []Entry{e}
+	l := newArgvLaunch(&one)
+	defer l.close()
+	r := one.run()
+	r.Seed, r.Launch = 0, l
+	return env.Game.Validate(ctx, r)
+}
+
+// argvLaunch launches each bot's command once per decision through the bot's launcher
+// and keeps every bot's fault accounting. Bots without a command are the engine's own.
+type argvLaunch struct {
+	bots      []Entry
+	launchers []*runner.Launcher
+	timeout   time.Duration
+	stats     []*runner.Stats
+}
+
+func newArgvLaunch(env *PlayEnv) *argvLaunch {
+	a := &argvLaunch{bots: env.Bots, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second)}
+	for _, b := range env.Bots {
+		var l *runner.Launcher
+		if len(b.Run) > 0 {
+			l = runner.NewLauncher(env.Sandbox, runner.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: processLimits(env)})
+		}
+		a.launchers = append(a.launchers, l)
+		a.stats = append(a.stats, runner.NewStats())
+	}
+	return a
+}
+
+func (a *argvLaunch) close() {
+	for _, l := range a.launchers {
+		if l != nil {
+			l.Close()
+		}
+	}
+}
+
+func (a *argvLaunch) Launch(ctx context.Context, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
+	var ans string
+	var f *engine.Fault
+	if l := a.launchers[bot]; l != nil {
+		ans, f = l.Run(ctx, args, a.timeout)
+	} else {
+		f = &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("bot %s has no run command", a.bots[bot].Name)}
+	}
+	if f == nil && check != nil {
+		f = check(ans)
+	}
+	a.stats[bot].Record(f, input)
+	return ans, f
+}
+
+func (a *argvLaunch) Command(bot int) string { return strings.Join(a.bots[bot].Run, " ") }

@@ -1,0 +1,145 @@
+package cron
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"kothd/engine"
+	"kothd/runner"
+)
+
+// dirfilesAdapter plays games of the dirfiles protocol: any-language bots, each a
+// directory with an executable `run`, run once per decision and talking through files.
+type dirfilesAdapter struct{}
+
+// interpreterShims are the interpreter names a language's answers may call through
+// `#!/usr/bin/env …` that the bots' PATH would not otherwise find (2018 answers wrote
+// `python` for Python 2).
+var interpreterShims = map[string][]string{
+	"python2": {"python", "python2"},
+	"python3": {"python"},
+}
+
+// Prepare readies an answer's directory: builds it when its language needs a build, writes
+// a `run` that starts the language's run command when the answer has none, installs the
+// interpreter shims, and makes `run` and every script with a shebang executable (Mafia's
+// Randy starts `./randy.py`).
+func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
+	lang, ok := env.Config.Languages[sub.Language]
+	if !ok {
+		return nil, fmt.Errorf("unknown language %q", sub.Language)
+	}
+	run := filepath.Join(sub.Dir, runner.RunFile)
+	if _, err := os.Lstat(run); errors.Is(err, os.ErrNotExist) {
+		if len(lang.Run) == 0 {
+			return nil, fmt.Errorf("the answer has no `run` file (show it as a code block under a line `run:`)")
+		}
+		if err := runner.WriteBotFile(sub.Dir, runner.RunFile, []byte("#!/bin/sh\nexec "+shellJoin(lang.Run)+"\n"), 0o755); err != nil {
+			return nil, fmt.Errorf("write run: %w", err)
+		}
+	}
+	if err := build(ctx, env, sub); err != nil {
+		return nil, err
+	}
+	if len(lang.Run) > 0 && filepath.IsAbs(lang.Run[0]) {
+		shims := map[string]string{}
+		for _, n := range interpreterShims[sub.Language] {
+			shims[n] = lang.Run[0]
+		}
+		if err := runner.InstallShims(sub.Dir, shims); err != nil {
+			return nil, err
+		}
+	}
+	if err := markScripts(sub.Dir); err != nil {
+		return nil, err
+	}
+	return []Entry{{Name: answerName(sub), AnswerID: sub.AnswerID, Author: sub.Author, Title: sub.Title, Dir: sub.Dir, Run: []string{"./" + runner.RunFile}}}, nil
+}
+
+// markScripts makes `run` and every top-level file starting with "#!" executable.
+func markScripts(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("list bot files: %w", err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if e.Name() != runner.RunFile {
+			head := make([]byte, 2)
+			f, err := os.Open(p)
+			if err != nil {
+				return fmt.Errorf("read %s: %w", e.Name(), err)
+			}
+			n, _ := f.Read(head)
+			f.Close()
+			if n < 2 || string(head) != "#!" {
+				continue
+			}
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if err := os.Chmod(p, info.Mode().Perm()|0o111); err != nil {
+			return fmt.Errorf("make %s executable: %w", e.Name(), err)
+		}
+	}
+	return nil
+}
+
+// shellJoin quotes a command for /bin/sh.
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// Builtins are the game's baselines, which its engine plays itself.
+func (dirfilesAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error) {
+	return engineBuiltins(env), nil
+}
+
+// open runs the bots in their directories (scratch copies named as the game wants).
+func (dirfilesAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error) {
+	dirs := make([]runner.DirBot, len(env.Bots))
+	for i, b := range env.Bots {
+		dirs[i] = runner.DirBot{Name: b.Name, Dir: b.Dir}
+	}
+	l := env.Challenge.Limits
+	pool := runner.NewDirPool(env.Sandbox, runner.DirConfig{
+		Timeout:   l.CallTimeout.D(10 * time.Second),
+		MaxOutput: int64(l.OutputKB) << 10,
+		Limits:    processLimits(env),
+	}, dirs)
+	r.Files = pool
+	stats := make([]*runner.Stats, len(dirs))
+	for i := range stats {
+		stats[i] = pool.Stats(i)
+	}
+	return stats, pool.Close, nil
+}
+
+// Validate runs the game's validation (its first decisions) with the bot alone, in its
+// scratch copy.
+func (a dirfilesAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
+	one := *env
+	one.Bots = []Entry{e}
+	r := one.run()
+	r.Seed = 0
+	_, closeFn, err := a.open(&one, &r)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	return env.Game.Validate(ctx, r)
+}

@@ -1,0 +1,23 @@
+// Package all names the games this build can play: the one list a new game is added to
+// (one line, beside its folder engine/<game>). Nothing else in kothd names a game.
+package all
+
+import (
+	"kothd/engine"
+	"kothd/engine/bankheist"
+	"kothd/engine/forty"
+	"kothd/engine/mafia"
+	"kothd/engine/ruins"
+	"kothd/engine/whiteelephant"
+)
+
+// Games returns a fresh registry of every game of this build.
+func Games() *engine.Registry {
+	r := engine.NewRegistry()
+	r.MustRegister(bankheist.Descriptor)
+	r.MustRegister(forty.Descriptor)
+	r.MustRegister(mafia.Descriptor)
+	r.MustRegister(ruins.Descriptor)
+	r.MustRegister(whiteelephant.Descriptor)
+	return r
+}

@@ -1,0 +1,147 @@
+package bankheist
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"kothd/engine"
+)
+
+// options is the challenge's `options:` block in config.yaml.
+type options struct {
+	// GamesPerTournament is N: the run's games (asked for, or the challenge's `games`) are
+	// played as max(1, games / N) tournaments of N to 1.1 N games each; no number of games
+	// means one tournament. Default 1000, the question's.
+	GamesPerTournament int `yaml:"games_per_tournament"`
+}
+
+// Descriptor is Bank Heist as the host plays it: programs in any language, launched once per
+// decision with 31 arguments; the author's eleven example bots are the baselines, played
+// in Go. Tournaments run Run.Concurrency at a time, which never changes the results.
+var Descriptor = &engine.Game{
+	Name:        "bankheist",
+	Protocol:    engine.Argv,
+	Concurrency: 2,
+	Options:     func() any { return new(options) },
+	Baselines:   exampleNames(),
+	Play:        play,
+	Validate:    validate,
+	Replay:      replay,
+	Planned:     func(r engine.Run, _ *engine.Result) int { return PlannedGames(contest(r)) },
+}
+
+func exampleNames() []string {
+	out := make([]string, len(Examples))
+	for i, e := range Examples {
+		out[i] = e.Name
+	}
+	return out
+}
+
+// contest is the contest a run plays.
+func contest(r engine.Run) Config {
+	n := engine.OptionsOf[options](r).GamesPerTournament
+	if n <= 0 {
+		n = DefaultGamesPerTournament
+	}
+	return Config{Bots: r.Bots, Seed: r.Seed, Tournaments: max(1, r.Games/n), GamesPerTournament: n}
+}
+
+func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
+	cfg := contest(r)
+	cfg.Workers, cfg.Progress = r.Concurrency, r.Progress
+	return Play(ctx, cfg, newDecider(r))
+}
+
+// validationArgs are the recorded first call of a tournament (spec §1.3), and a round-2
+// call of the same game in which the bot bet 69.
+var validationArgs = [2]string{
+	"0 1 396 209 88 5846 0 4 240 0 240 1 1 240 0 240 0 0 0 0 0 0.54 0.488 0.425 0.387 0.324 0.8 1.1 1.3 1.65 1.95",
+	"0 2 143 57 143 75312 41 4 240 69 240 1 1 240 0 240 0 0 0 0 0 0.54 0.488 0.425 0.387 0.324 0.8 1.1 1.3 1.65 1.95",
+}
+
+// validate asks the bot for a bet and a decision; it must answer both (a readable bet in
+// round 1, any exit-0 output in round 2).
+func validate(ctx context.Context, r engine.Run) error {
+	d := newDecider(r)
+	for round, args := range validationArgs {
+		_, f := d.Decide(ctx, Call{Round: round + 1, Args: strings.Fields(args)})
+		if f == nil {
+			continue
+		}
+		if f.Outcome == engine.HostFault {
+			return f
+		}
+		return fmt.Errorf("round %d: %s; reproduce with: %s %s", round+1, f.Error(), r.Launch.Command(0), args)
+	}
+	return nil
+}
+
+// replay plays game GAME of a past run again and prints that game's log (bets, decisions,
+// the standings after it) with the standings before it. GAME numbers the run's games
+// across its tournaments in order (tournament 0's games, then tournament 1's, …). Credits
+// carry over within a tournament, so the tournament's earlier games are played again
+// first, silently: every bot is launched again for each of those decisions.
+func replay(ctx context.Context, r engine.Run, game int, trace func(string)) error {
+	trace("Played again with the run's seeds (rabble, bank odds, orders): a bot that draws its own randomness, or keeps files across decisions, may decide differently than in the run, and so change the credits that follow.")
+	return Replay(ctx, contest(r), newDecider(r), game, trace)
+}
+
+// decider asks a run's bots: built-in bots through their Go strategy, the others through
+// the protocol's launcher. Every decision is counted in the bot's accounting.
+type decider struct {
+	r          engine.Run
+	strategies []Strategy // set for built-in bots
+}
+
+func newDecider(r engine.Run) *decider {
+	d := &decider{r: r, strategies: make([]Strategy, len(r.Bots))}
+	for i, b := range r.Bots {
+		if b.Baseline {
+			d.strategies[i], _ = ExampleStrategy(b.Name)
+		}
+	}
+	return d
+}
+
+// decisionInput is how a decision is recorded with a fault: enough to run the bot by hand.
+type decisionInput struct {
+	Tournament int    `json:"tournament"`
+	Game       int    `json:"game"`
+	Round      int    `json:"round"`
+	Args       string `json:"args"`
+}
+
+func (d *decider) Decide(ctx context.Context, c Call) (string, *engine.Fault) {
+	input := decisionInput{Tournament: c.Tournament, Game: c.Game, Round: c.Round, Args: strings.Join(c.Args, " ")}
+	var check func(string) *engine.Fault
+	if c.Round == 1 {
+		check = checkBet
+	}
+	st := d.strategies[c.Bot]
+	if st == nil {
+		return d.r.Launch.Launch(ctx, c.Bot, c.Args, input, check)
+	}
+	ans, f := RunStrategy(st, d.r.Bots[c.Bot].Seed, c)
+	if f == nil && check != nil {
+		f = check(ans)
+	}
+	d.r.Fault.Record(c.Bot, f, input)
+	return ans, f
+}
+
+// checkBet refuses a round-1 answer that is not a bet.
+func checkBet(ans string) *engine.Fault {
+	if _, ok := ParseBet(ans); ok {
+		return nil
+	}
+	return &engine.Fault{Outcome: engine.BadOutput, Detail: fmt.Sprintf("the bet %q is not an integer", clip(ans, 80))}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

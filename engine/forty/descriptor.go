@@ -1,0 +1,55 @@
+package forty
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"time"
+
+	"kothd/engine"
+)
+
+//go:embed harness.py
+var harness []byte
+
+// Descriptor is the forty dice game as the host plays it: Python classes deriving from Bot,
+// independent games of up to eight random seats, many at a time in lockstep.
+var Descriptor = &engine.Game{
+	Name:        "forty",
+	Protocol:    engine.PyClass,
+	Games:       1_000_000, // §5.1
+	Concurrency: 1024,
+	Baselines:   []string{"ThrowTwiceBot", "GoToTenBot"},
+	Harness: &engine.Harness{Module: "forty", Source: harness,
+		Competes: "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)"},
+	Play:     play,
+	Validate: validate,
+	Replay:   replay,
+}
+
+func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
+	start := time.Now()
+	tally, err := Run(ctx, r.Calls, r.Bots, Options{Games: r.Games, Seed: r.Seed, Concurrency: r.Concurrency, Progress: r.Progress})
+	if err != nil {
+		return nil, err
+	}
+	return Table(tally, r.Bots, time.Since(start).Seconds()), nil
+}
+
+// validate plays one game between the two copies of the bot.
+func validate(ctx context.Context, r engine.Run) error {
+	_, err := Run(ctx, r.Calls, r.Bots, Options{Games: 1, Concurrency: 1})
+	return err
+}
+
+func replay(ctx context.Context, r engine.Run, game int, trace func(string)) error {
+	trace("Played again alone with fresh bot processes: the seating, the dice and the seeds of the bots' random module are the run's; a bot that keeps class-level state across games, or draws entropy of its own, may decide differently than in the run.")
+	res, err := Replay(ctx, r.Calls, r.Bots, r.Seed, game, trace)
+	if err != nil {
+		return err
+	}
+	for i, s := range res.Seats {
+		trace(fmt.Sprintf("seat %d: %d points%s", i, s.Score, map[bool]string{true: " (won)"}[s.Won]))
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"reflect"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Protocol is how a game's bots are reached. Each game has exactly one; the host's cycle
+// has one adapter per protocol, the only place where a protocol becomes processes.
+type Protocol string
+
+const (
+	// PyClass: an answer is a Python class, hosted by a harness process that serves calls
+	// (Run.Calls). The game's Harness module defines the base class.
+	PyClass Protocol = "pyclass"
+	// Argv: an answer is a program in any language, launched once per decision with the
+	// decision's arguments; its answer is what it prints (Run.Launch).
+	Argv Protocol = "argv"
+	// DirFiles: an answer is a program in its own directory, run once per decision and
+	// talking through files there (Run.Files).
+	DirFiles Protocol = "dirfiles"
+)
+
+// Game describes one game: everything the host needs to play it, in the game's own folder
+// (engine/<game>). engine/all lists the games a build has.
+type Game struct {
+	Name     string // the engine's name in config.yaml (`engine:`)
+	Protocol Protocol
+	// Games is the default number of games per run (when neither the run nor the
+	// challenge sets one); 0 lets Play choose (its rules' own stopping point).
+	Games int
+	// Concurrency is the default of Run.Concurrency (games, tournaments or bots in flight).
+	Concurrency int
+	// Options returns a pointer to the zero value of the game's options (the challenge's
+	// `options:` block); nil when the game has none. Decoding is strict: an unknown key
+	// is an error, so a misspelt option never goes unnoticed.
+	Options func() any
+	// Baselines are the game's built-in bots, entered when a challenge sets `baselines`.
+	// PyClass: classes of the Harness module's BASELINES; Argv: bots Play plays itself.
+	Baselines []string
+	// Harness is the PyClass protocol's Python module (nil for the others).
+	Harness *Harness
+
+	// Play plays a run and returns its table.
+	Play func(ctx context.Context, r Run) (*Result, error)
+	// Validate plays a short check with r.Bots, fresh copies of one new bot (PyClass: two
+	// copies; otherwise one): an error rejects the bot with its text; a *Fault with
+	// HostFault is the host's failure. A PyClass bot that never answers any call is also
+	// rejected, by the adapter.
+	Validate func(ctx context.Context, r Run) error
+	// Replay plays game number game of a past run (r as the run had it) again, alone, and
+	// writes its trace: first a line saying what the replay reproduces exactly.
+	Replay func(ctx context.Context, r Run, game int, trace func(string)) error
+	// Planned returns how many games a run played, numbered from 0 as Replay numbers them,
+	// given the table it recorded (nil if it did not finish). nil: r.Games.
+	Planned func(r Run, recorded *Result) int
+	// DirNames (DirFiles) returns the name of each bot's directory during a run: bots
+	// learn their own name from it. nil: any unique names.
+	DirNames func(bots []Entrant) []string
+}
+
+// Harness is a PyClass game's Python module: it defines the challenge's base class, which
+// classes compete, the built-in bots (BASELINES) and a Handler serving the game's calls.
+type Harness struct {
+	Module string // the module name, e.g. "forty" (installed as forty.py)
+	Source []byte // embedded from the game's folder
+	// Competes says which classes compete, for the message that rejects an answer that
+	// has none.
+	Competes string
+}
+
+// Run is one run of a game: the one signature every engine plays with.
+type Run struct {
+	Bots []Entrant // tournament order
+	Seed uint64    // the run's master seed
+	// Games is the run's number of games: the one asked for, else the challenge's, else
+	// Game.Games (0: the game's rules decide).
+	Games       int
+	Concurrency int       // games (or tournaments, bots) in flight; never changes a table
+	Options     any       // the decoded options (Game.Options's type), never nil if it has options
+	Progress    Progress  // optional
+	Fault       FaultSink // optional
+	Calls       Exchanger // PyClass
+	Launch      Launcher  // Argv
+	Files       DirBots   // DirFiles
+}
+
+// FaultSink records a decision that the protocol adapter did not see end as it did: one the
+// engine settled itself (a built-in bot's, f nil for a good one) or an answer the bot gave
+// that the rules refuse although the protocol accepted it. input describes the decision.
+type FaultSink func(bot int, f *Fault, input any)
+
+// Record calls the sink when there is one.
+func (s FaultSink) Record(bot int, f *Fault, input any) {
+	if s != nil {
+		s(bot, f, input)
+	}
+}
+
+// Launcher runs the bots of the Argv protocol: bot's program once, with args appended.
+// check, when set, reads the answer by the rules: a fault it returns is the decision's.
+// Every decision is counted in the bot's accounting, described by input. Launch may be
+// called concurrently.
+type Launcher interface {
+	Launch(ctx context.Context, bot int, args []string, input any, check func(answer string) *Fault) (string, *Fault)
+	// Command is bot's command line as a participant would type it, for messages.
+	Command(bot int) string
+}
+
+// DirBots reaches the bots of the DirFiles protocol, each a program in its own directory.
+// Calls for one bot never overlap; calls for different bots may run concurrently.
+type DirBots interface {
+	// Setup starts a game for the bot: its players file lists the game's players, its
+	// from_server and to_server are emptied.
+	Setup(bot int, players []string) error
+	// Deliver replaces the bot's from_server with text (possibly empty).
+	Deliver(bot int, text string) error
+	// Run runs the bot once. With collect, it returns what the bot wrote to to_server and
+	// empties it; without, the output is left where it is. A timed-out or over-long answer
+	// comes back empty, with its fault.
+	Run(ctx context.Context, bot int, collect bool) (string, *Fault)
+	// LastExit is the exit status of the bot's last run, -1 when it did not exit by
+	// itself (a signal, a timeout, a program that never started).
+	LastExit(bot int) int
+}
+
+// DecodeOptions reads a challenge's `options:` block (nil or empty: none) into the game's
+// options, strictly: unknown keys and wrong types are errors.
+func (g *Game) DecodeOptions(node *yaml.Node) (any, error) {
+	if g.Options == nil {
+		if node != nil && node.Kind != 0 && !(node.Kind == yaml.MappingNode && len(node.Content) == 0) {
+			return nil, fmt.Errorf("the %s engine has no options", g.Name)
+		}
+		return nil, nil
+	}
+	o := g.Options()
+	if node == nil || node.Kind == 0 {
+		return o, nil
+	}
+	raw, err := yaml.Marshal(node)
+	if err != nil {
+		return nil, fmt.Errorf("options: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(o); err != nil {
+		return nil, fmt.Errorf("options of the %s engine: %w", g.Name, err)
+	}
+	return o, nil
+}
+
+// OptionsOf returns r's options as the game's type (a zero value when r has none).
+func OptionsOf[T any](r Run) T {
+	if o, ok := r.Options.(*T); ok && o != nil {
+		return *o
+	}
+	var zero T
+	return zero
+}
+
+// Check reports what is wrong with a descriptor, for the registry.
+func (g *Game) Check() error {
+	if g.Name == "" {
+		return fmt.Errorf("a game without a name")
+	}
+	switch g.Protocol {
+	case PyClass:
+		if g.Harness == nil || g.Harness.Module == "" || len(g.Harness.Source) == 0 {
+			return fmt.Errorf("game %s: the pyclass protocol needs a harness module", g.Name)
+		}
+	case Argv, DirFiles:
+	default:
+		return fmt.Errorf("game %s: unknown protocol %q", g.Name, g.Protocol)
+	}
+	if g.Play == nil || g.Validate == nil || g.Replay == nil {
+		return fmt.Errorf("game %s: Play, Validate and Replay are required", g.Name)
+	}
+	if g.Options != nil {
+		if v := reflect.ValueOf(g.Options()); v.Kind() != reflect.Pointer || v.IsNil() {
+			return fmt.Errorf("game %s: Options must return a pointer", g.Name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package ruins
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"sort"
+
+	"kothd/engine"
+)
+
+//go:embed harness.py
+var harness []byte
+
+// options is the challenge's `options:` block in config.yaml.
+type options struct {
+	// SeedString seeds the tournament like the original's -s (e.g. K48XMESC). Empty: an
+	// 8-character string derived from the run seed, shown in the leaderboard's summary.
+	SeedString string `yaml:"seed_string"`
+	GameSize   int    `yaml:"game_size"`  // default 10
+	PoolGames  int    `yaml:"pool_games"` // pool games per bot, default 20
+	Lead       int    `yaml:"lead"`       // default 50
+	// MaxFinals: default 500; the run's number of games (asked for, or the challenge's
+	// `games`) overrides it.
+	MaxFinals int `yaml:"max_finals"`
+}
+
+// Descriptor is Adventurers in the Ruins as the host plays it: Python classes deriving from
+// Adventurer (every subclass of an answer competes), a pool phase when there are more
+// than ten, then finals until a 50-point lead or 500 games. The Drunkards that fill a
+// table of fewer than ten live in the engine and never score.
+var Descriptor = &engine.Game{
+	Name:        "ruins",
+	Protocol:    engine.PyClass,
+	Concurrency: 32,
+	Options:     func() any { return new(options) },
+	Harness: &engine.Harness{Module: "ruins", Source: harness,
+		Competes: "a bot is a class deriving from Adventurer"},
+	Play:     play,
+	Validate: validate,
+	Replay:   replay,
+	Planned: func(r engine.Run, recorded *engine.Result) int {
+		if recorded == nil {
+			return 0 // a run that did not finish has no games to replay
+		}
+		return recorded.Games + recorded.Voided
+	},
+}
+
+// table is what play and replay share: the competitors in the original's loading order,
+// the calls mapped back to the run's bot indices, and the engine's options.
+type table struct {
+	ents    []engine.Entrant
+	ex      engine.Exchanger
+	opts    Options
+	derived bool // the seed string was derived from the run seed
+}
+
+func newTable(r engine.Run) *table {
+	o := engine.OptionsOf[options](r)
+	order := LoadingOrder(r.Bots)
+	t := &table{ents: make([]engine.Entrant, len(order)), ex: reorder{r.Calls, order}, derived: o.SeedString == ""}
+	for k, i := range order {
+		t.ents[k] = r.Bots[i]
+	}
+	seed := o.SeedString
+	if t.derived {
+		seed = SeedString(r.Seed)
+	}
+	t.opts = Options{
+		SeedString:  seed,
+		GameSize:    o.GameSize,
+		PoolGames:   o.PoolGames,
+		Lead:        o.Lead,
+		MaxFinals:   firstPositive(r.Games, o.MaxFinals),
+		Concurrency: r.Concurrency,
+	}
+	return t
+}
+
+func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
+	t := newTable(r)
+	t.opts.Progress = r.Progress
+	res, err := Play(ctx, t.ex, t.ents, t.opts)
+	if err != nil {
+		return nil, err
+	}
+	if t.derived {
+		res.Summary[0] += fmt.Sprintf(" (derived from the run seed %d)", r.Seed)
+	}
+	return res, nil
+}
+
+// validate plays one game between the two copies of the bot and eight Drunkards.
+func validate(ctx context.Context, r engine.Run) error {
+	_, err := Play(ctx, r.Calls, r.Bots, Options{SeedString: "VALIDATE", MaxFinals: 1, Concurrency: 1})
+	return err
+}
+
+// replay plays game GAME of a past run again, alone, with the seating, every turn's log
+// lines and the final ranking (see Replay for the numbering of pool games and finals).
+func replay(ctx context.Context, r engine.Run, game int, trace func(string)) error {
+	t := newTable(r)
+	trace("Played again with fresh bot processes: the seating, the characters' names, the rooms and the seeds of the bots' own random.Random are the run's; a bot that keeps class-level state across games, or draws entropy of its own, may decide differently than in the run.")
+	return Replay(ctx, t.ex, t.ents, t.opts, game, trace)
+}
+
+// LoadingOrder returns the indices of bots in the original's loading order: by module
+// name (from the answer's author and heading, §1.4), and within one answer in definition
+// order (the order the bots come in).
+func LoadingOrder(bots []engine.Entrant) []int {
+	names := make([]string, len(bots))
+	for i, b := range bots {
+		title := b.Title
+		if title == "" {
+			title = b.Name
+		}
+		names[i] = ModuleName(b.Author, title)
+	}
+	order := make([]int, len(bots))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return names[order[x]] < names[order[y]] })
+	return order
+}
+
+// reorder presents the bots to the engine in loading order: call k goes to run bot
+// order[k], so the host's accounting stays in the run's order.
+type reorder struct {
+	engine.Exchanger
+	order []int
+}
+
+func (r reorder) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
+	mapped := make([]engine.Call, len(calls))
+	for i, c := range calls {
+		if c.Bot >= 0 && c.Bot < len(r.order) {
+			c.Bot = r.order[c.Bot]
+		}
+		mapped[i] = c
+	}
+	return r.Exchanger.Exchange(ctx, mapped)
+}
+
+func firstPositive(v ...int) int {
+	for _, x := range v {
+		if x > 0 {
+			return x
+		}
+	}
+	return 0
+}

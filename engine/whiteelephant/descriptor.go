@@ -1,0 +1,60 @@
+package whiteelephant
+
+import (
+	"context"
+	_ "embed"
+
+	"kothd/engine"
+)
+
+//go:embed harness.py
+var harness []byte
+
+// options is the challenge's `options:` block in config.yaml.
+type options struct {
+	WinningScore float64 `yaml:"winning_score"` // default 500 (spec §2.1)
+}
+
+// Descriptor is the White Elephant Exchange as the host plays it: Python classes deriving from
+// WhiteElephantBot, one long game to 500 points by default (the original contest).
+var Descriptor = &engine.Game{
+	Name:        "whiteelephant",
+	Protocol:    engine.PyClass,
+	Games:       1,
+	Concurrency: 8,
+	Options:     func() any { return new(options) },
+	Baselines:   []string{"RandomBot", "GreedyBot", "NiceBot"},
+	Harness: &engine.Harness{Module: "whiteelephant", Source: harness,
+		Competes: "a bot is a class deriving from WhiteElephantBot"},
+	Play:     play,
+	Validate: validate,
+	Replay:   replay,
+}
+
+func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
+	o := engine.OptionsOf[options](r)
+	return Play(ctx, r.Calls, r.Bots, Options{
+		Seed: r.Seed, Games: r.Games, Concurrency: r.Concurrency, WinningScore: o.WinningScore, Progress: r.Progress,
+		// Policy faults (an unhashable answer) are answered by the harness, so the runner
+		// counted them as good decisions; record them where participants look for faults.
+		OnFault: r.Fault.Record,
+	})
+}
+
+// validate plays a short game between two copies of the bot. It proves the class can be
+// hosted; a take_turn that raises is not a validation failure but, as in the original, a
+// disqualification shown on the leaderboard.
+func validate(ctx context.Context, r engine.Run) error {
+	_, err := Play(ctx, r.Calls, r.Bots, Options{WinningScore: 5})
+	return err
+}
+
+// replay plays game GAME of a past run again, alone, with the original driver's verbose
+// log (every round's turn order, openings, steals, disqualifications) and the final
+// scores. Games are numbered from 0 as the run played them; a run of the original contest
+// has the one game 0.
+func replay(ctx context.Context, r engine.Run, game int, trace func(string)) error {
+	trace("Played again alone with fresh bot processes: the names, turn orders, present values and the seeds of the bots' random module are the run's; a bot that keeps class-level state across games, or draws entropy of its own, may decide differently than in the run.")
+	o := engine.OptionsOf[options](r)
+	return Replay(ctx, r.Calls, r.Bots, Options{Seed: r.Seed, Games: r.Games, WinningScore: o.WinningScore}, game, trace)
+}

@@ -1,0 +1,10 @@
+package runner
+
+import "kothd/engine/forty"
+
+// installTestHarness installs the pyclass harness with the forty game's module, which the
+// runner's pyclass tests play (PyConfig.Harness "forty").
+func installTestHarness(dir string) error {
+	h := forty.Descriptor.Harness
+	return InstallHarness(dir, h.Module, h.Source)
+}
