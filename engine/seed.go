@@ -1,33 +1,48 @@
 package engine
 
 import (
-	"hash/fnv"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
 	"math/rand/v2"
 )
 
+// Seeds are derived, never handed on. Bots see their own seed (their harness seeds
+// Python's random with it) and the draws of the games they sit in, so every derivation is
+// one-way and keyed by its parent: HMAC-SHA256 with the parent seed as the key. Nothing a
+// bot can observe then tells it the master seed, another game's seed or a die not yet
+// thrown, short of trying all 2^64 master seeds. (The first version used SplitMix64, which
+// is invertible: a bot recovered the master seed from its own seed and knew every die.)
+// Publishing the master seed after the run still lets anyone replay every game.
+
+// derive is the one derivation: HMAC-SHA256 keyed by the parent seed over a domain label
+// and the child's name, cut to 64 bits.
+func derive(parent uint64, domain string, name []byte) uint64 {
+	var key [8]byte
+	binary.LittleEndian.PutUint64(key[:], parent)
+	m := hmac.New(sha256.New, key[:])
+	m.Write([]byte(domain))
+	m.Write([]byte{0})
+	m.Write(name)
+	return binary.LittleEndian.Uint64(m.Sum(nil))
+}
+
 // GameSeed derives a game's seed from the run's master seed and the game's index, so any
 // game can be replayed alone and a resumed run plays the games it would have played.
-// SplitMix64 over the pair gives well-spread, independent seeds.
 func GameSeed(master uint64, game int) uint64 {
-	return splitmix(master ^ splitmix(uint64(game)+0x9e3779b97f4a7c15))
+	return derive(master, "kothd game", binary.LittleEndian.AppendUint64(nil, uint64(game)))
 }
 
 // SubSeed derives a named stream from a seed: a bot's own generator, a tournament phase.
+// Its result may be shown to a bot: it reveals neither seed nor any sibling stream.
 func SubSeed(seed uint64, name string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return splitmix(seed ^ h.Sum64())
+	return derive(seed, "kothd sub", []byte(name))
 }
 
-// NewRand returns the engine's generator for a seed. Engines that need no compatibility
-// with an original controller's generator use it for every draw.
+// NewRand returns the engine's generator for a seed: ChaCha8, a cryptographic generator,
+// so the draws a bot has seen do not tell it the draws to come. Engines that need no
+// compatibility with an original controller's generator use it for every draw.
 func NewRand(seed uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, splitmix(seed)))
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
+	key := sha256.Sum256(binary.LittleEndian.AppendUint64([]byte("kothd stream\x00"), seed))
+	return rand.New(rand.NewChaCha8(key))
 }

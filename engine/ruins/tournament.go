@@ -47,10 +47,12 @@ func (o Options) withDefaults() Options {
 // seedAlphabet is the original's alphabet for generated seed strings.
 const seedAlphabet = "0123456789ABCDEFGHJKLMNPQRSTVWXY"
 
-// SeedString derives an 8-character seed string in the original's alphabet from a run seed.
+// SeedString derives a seed string in the original's alphabet from a run seed: 13
+// characters, all 64 bits of a one-way derivation (the original's 8 would leave 2^40
+// strings to try against what a bot sees; see docs/trust.md).
 func SeedString(seed uint64) string {
 	x := engine.SubSeed(seed, "ruins seed string")
-	b := make([]byte, 8)
+	b := make([]byte, 13)
 	for i := range b {
 		b[i] = seedAlphabet[x&31]
 		x >>= 5

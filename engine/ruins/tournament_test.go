@@ -47,7 +47,7 @@ func TestPoolDealing(t *testing.T) {
 
 func TestSeedString(t *testing.T) {
 	a, b := SeedString(1), SeedString(2)
-	if len(a) != 8 || a == b || a != SeedString(1) || strings.Trim(a, seedAlphabet) != "" {
+	if len(a) != 13 || a == b || a != SeedString(1) || strings.Trim(a, seedAlphabet) != "" {
 		t.Errorf("SeedString: %q, %q", a, b)
 	}
 }
