@@ -88,14 +88,14 @@ func TestBotCannotPredictDice(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(srcs[name]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := runner.InstallHarness(dir); err != nil {
+		if err := runner.InstallHarness(dir, forty.Descriptor.Harness.Module, forty.Descriptor.Harness.Source); err != nil {
 			t.Fatal(err)
 		}
 		// As cron/record.go seeds a run's bots.
 		bots = append(bots, runner.PyBot{Name: name, Dir: dir, Seed: engine.SubSeed(master, name)})
 		entrants = append(entrants, engine.Entrant{Name: name})
 	}
-	cfg := runner.PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: 5 * time.Second, StartTimeout: 60 * time.Second, MaxRestarts: 3}
+	cfg := runner.PyConfig{Harness: forty.Descriptor.Harness.Module, Python: "/usr/bin/python3", CallTimeout: 5 * time.Second, StartTimeout: 60 * time.Second, MaxRestarts: 3}
 	pool := runner.NewPyPool(sb, cfg, bots)
 	defer pool.Close()
 	ctx := context.Background()
