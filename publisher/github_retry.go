@@ -48,8 +48,12 @@ func (g *GitHub) retry(ctx context.Context, what string, attempt func(*github.Cl
 			if last == nil || !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 				last = err
 			}
-			return fmt.Errorf("%s: %s: no success within the deadline of %s (%w) after %d attempt(s); last failure: %v",
-				g.Target(), what, durOr(g.Deadline, DefaultGitHubDeadline), context.Cause(ctx), n, g.explain(last))
+			why := "last failure"
+			if errors.Is(last, context.DeadlineExceeded) {
+				why = "GitHub did not answer"
+			}
+			return fmt.Errorf("%s: %s: no success within the deadline of %s (%w) after %d attempt(s); %s: %v",
+				g.Target(), what, durOr(g.Deadline, DefaultGitHubDeadline), context.Cause(ctx), n, why, g.explain(last))
 		}
 		last = err
 		wait, why, ok := g.classify(err, delay)
