@@ -39,6 +39,7 @@ func newTestGitHub(t *testing.T) (*GitHub, *fakegithub.Server, *sleeps, *bytes.B
 	t.Helper()
 	gh := fakegithub.New()
 	t.Cleanup(gh.Close)
+	gh.SetToken("ghp_T0kenThatMustNotLeak")
 	g, err := NewGitHub(gh.Owner, gh.Repo, "main", "leaderboards", gh.Token(), gh.BaseURL())
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +120,7 @@ func TestGitHubWaitsOutRateLimits(t *testing.T) {
 		{"primary (RateLimitError)", fakegithub.PrimaryRateLimit(time.Now().Add(40 * time.Second)), 38 * time.Second, 42 * time.Second},
 		{"secondary (AbuseRateLimitError)", fakegithub.SecondaryRateLimit("17"), 17 * time.Second, 17 * time.Second},
 		{"secondary without Retry-After", fakegithub.SecondaryRateLimit(""), time.Minute, time.Minute},
+		{"primary as 429 (ErrorResponse)", primary429(time.Now().Add(20 * time.Second)), 18 * time.Second, 22 * time.Second},
 		{"plain 429 with Retry-After", fakegithub.TooManyRequests("5"), 5 * time.Second, 5 * time.Second},
 		{"429 with an HTTP date", fakegithub.TooManyRequests(time.Now().Add(90 * time.Second).UTC().Format(timeFormatHTTP)), 85 * time.Second, 91 * time.Second},
 	} {
@@ -140,6 +142,14 @@ func TestGitHubWaitsOutRateLimits(t *testing.T) {
 }
 
 const timeFormatHTTP = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+// primary429 is a primary rate limit as GitHub also sends it: 429, which go-github v60
+// does not turn into a RateLimitError; X-RateLimit-Reset still says when.
+func primary429(reset time.Time) fakegithub.Fault {
+	f := fakegithub.PrimaryRateLimit(reset)
+	f.Status = 429
+	return f
+}
 
 func TestGitHubClampsAbsurdWaits(t *testing.T) {
 	// 10^10 seconds overflows a time.Duration: clamped to MaxWait, and said so.
@@ -209,7 +219,7 @@ func TestGitHubExplainsWhatNoRetryFixes(t *testing.T) {
 		setup func(*fakegithub.Server, *GitHub)
 		want  []string // in Publish's and CheckWrite's errors
 	}{
-		{"bad token", func(s *fakegithub.Server, _ *GitHub) { s.SetToken("another") }, []string{"401", "GITHUB_TOKEN is wrong, expired or revoked", "Bad credentials"}},
+		{"bad token", func(s *fakegithub.Server, g *GitHub) { s.SetToken("another") }, []string{"401", "GITHUB_TOKEN is wrong, expired or revoked", "Bad credentials"}},
 		{"read-only token", func(s *fakegithub.Server, _ *GitHub) { s.SetPush(false) }, []string{"Contents permission set to Read and write", "repo scope"}},
 		{"private repository", func(s *fakegithub.Server, _ *GitHub) { s.SetHidden(true) }, []string{"404", `repo "r"`, "private repository"}},
 		{"wrong repository", func(_ *fakegithub.Server, g *GitHub) { g.Repo = "typo" }, []string{"404", `repo "typo"`}},
@@ -231,6 +241,9 @@ func TestGitHubExplainsWhatNoRetryFixes(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("error lacks %q: %v", w, err)
 					}
+				}
+				if strings.Contains(err.Error(), g.token) {
+					t.Errorf("the token is in the error: %v", err)
 				}
 				if n := len(gh.Requests()) - before; n > 3 {
 					t.Errorf("%d requests: a permanent failure is not retried", n)
