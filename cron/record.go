@@ -198,7 +198,7 @@ func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report) er
 		if err != nil {
 			c.Log.Error("publish failed", "target", s.Target(), "err", err)
 			// An event, so `kothd status` can say why the board is not out.
-			if eerr := c.Store.AddEvent(context.WithoutCancel(ctx), b.Challenge, "publish-failed", 0, s.Target()+": "+err.Error()); eerr != nil {
+			if eerr := c.Store.AddEvent(context.WithoutCancel(ctx), b.Challenge, store.PublishFailedEvent, 0, s.Target()+": "+err.Error()); eerr != nil {
 				c.Log.Error("record failed publication", "err", eerr)
 			}
 			if firstErr == nil {
