@@ -46,7 +46,7 @@ func TestStatusTellsWhatHappened(t *testing.T) {
 		{12, "Broken", "failed validation", "crash: NameError: name 'x' is not defined\nin: make_throw([0, 0], False)"},
 		{13, "Prose", "rejected", "no code block in the answer"},
 	} {
-		if err := st.SetBotStatus(ctx, b.id, b.name, b.status, b.reason); err != nil {
+		if err := st.SetBotStatus(ctx, "forty", b.id, b.name, b.status, b.reason); err != nil {
 			t.Fatal(err)
 		}
 	}
