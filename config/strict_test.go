@@ -85,7 +85,7 @@ func TestSchedulesAndZones(t *testing.T) {
 // Engines are checked against what the build registers, with the nearest name; the
 // protocol follows from the engine.
 func TestValidateEngines(t *testing.T) {
-	known := Known{Engines: map[string]string{"forty": "pyclass", "mafia": "dirfiles", "other": ""}}
+	known := Known{Engines: map[string]Engine{"forty": {Protocol: "pyclass"}, "mafia": {Protocol: "dirfiles"}, "other": {}}}
 	p := write(t, "challenges:\n  - name: forty\n    question_id: 1\n    engine: fourty\n")
 	c, err := Load(p)
 	if err != nil {
@@ -140,4 +140,41 @@ func mustTime(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return v
+}
+
+type testOptions struct {
+	WinningScore float64 `yaml:"winning_score"`
+	Lead         int     `yaml:"lead"`
+}
+
+// An engine's options block is checked at load: unknown keys with file:line and the nearest
+// key, wrong types, options for an engine that has none.
+func TestValidateOptions(t *testing.T) {
+	known := Known{Engines: map[string]Engine{
+		"we":   {Protocol: "pyclass", Options: func() any { return &testOptions{} }},
+		"none": {Protocol: "argv"},
+	}}
+	for _, tc := range []struct{ body, want string }{
+		{"challenges:\n  - name: a\n    engine: we\n    question_id: 1\n    options:\n      winning_scor: 20\n",
+			`:6: unknown key "winning_scor" in options of challenge a (did you mean "winning_score"?)`},
+		{"challenges:\n  - name: a\n    engine: we\n    question_id: 1\n    options: {lead: many}\n", `:5: challenge a: options: yaml: unmarshal errors:`},
+		{"challenges:\n  - name: a\n    engine: none\n    question_id: 1\n    options: {x: 1}\n", `:5: challenge a: the none engine has no options`},
+	} {
+		p := write(t, tc.body)
+		c, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(known); err == nil || !strings.Contains(err.Error(), p+tc.want) {
+			t.Errorf("err = %v\nwant %q", err, p+tc.want)
+		}
+	}
+	p := write(t, "challenges:\n  - {name: a, engine: we, question_id: 1, options: {winning_score: 20}}\n  - {name: b, engine: none, question_id: 2, options: {}}\n")
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(known); err != nil {
+		t.Errorf("valid options refused: %v", err)
+	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -22,13 +23,19 @@ var ExtractModes = []string{"class-blocks", "first-block", "multi-file"}
 // Known is what this build offers, which the config is checked against. The config
 // package knows no engine; the CLI passes the registered ones.
 type Known struct {
-	// Engines maps each engine's name to the protocol its bots speak ("" if any).
-	Engines map[string]string
+	Engines map[string]Engine
+}
+
+// Engine is what the config needs to know of one engine.
+type Engine struct {
+	Protocol string     // the protocol its bots speak ("" if any)
+	Options  func() any // a pointer to a zero value of its `options:` type; nil: no options
 }
 
 // Validate checks the challenges against this build's engines: an unknown engine is an
-// error (with the nearest name), a protocol that is not the engine's is an error, and an
-// empty protocol becomes the engine's.
+// error (with the nearest name), a protocol that is not the engine's is an error, an empty
+// protocol becomes the engine's, and the `options:` block is checked against the engine's
+// options type (unknown keys with the nearest one, wrong types), all with file:line.
 func (c *Config) Validate(k Known) error {
 	names := make([]string, 0, len(k.Engines))
 	for name := range k.Engines {
@@ -38,7 +45,7 @@ func (c *Config) Validate(k Known) error {
 	var errs []error
 	for i := range c.Challenges {
 		ch := &c.Challenges[i]
-		proto, ok := k.Engines[ch.Engine]
+		e, ok := k.Engines[ch.Engine]
 		if !ok {
 			msg := fmt.Sprintf("challenge %s: unknown engine %q", ch.Name, ch.Engine)
 			if s := nearest(ch.Engine, names); s != "" {
@@ -49,12 +56,33 @@ func (c *Config) Validate(k Known) error {
 		}
 		switch {
 		case ch.Protocol == "":
-			ch.Protocol = proto
-		case proto != "" && ch.Protocol != proto:
-			errs = append(errs, c.errAt(ch.line("protocol"), "challenge %s: engine %s speaks protocol %q, not %q (leave protocol out to take the engine's)", ch.Name, ch.Engine, proto, ch.Protocol))
+			ch.Protocol = e.Protocol
+		case e.Protocol != "" && ch.Protocol != e.Protocol:
+			errs = append(errs, c.errAt(ch.line("protocol"), "challenge %s: engine %s speaks protocol %q, not %q (leave protocol out to take the engine's)", ch.Name, ch.Engine, e.Protocol, ch.Protocol))
 		}
+		errs = append(errs, c.checkOptions(ch, e)...)
 	}
 	return errors.Join(errs...)
+}
+
+// checkOptions checks a challenge's options block against its engine's options type.
+func (c *Config) checkOptions(ch *Challenge, e Engine) []error {
+	n := &ch.Options
+	if n.Kind == 0 || (n.Kind == yaml.MappingNode && len(n.Content) == 0) {
+		return nil
+	}
+	if e.Options == nil {
+		return []error{c.errAt(ch.line("options"), "challenge %s: the %s engine has no options", ch.Name, ch.Engine)}
+	}
+	o := e.Options()
+	where := " in options of challenge " + ch.Name
+	if errs := unknownKeys(c.file, n, reflect.TypeOf(o), where); len(errs) > 0 {
+		return errs
+	}
+	if err := n.Decode(o); err != nil {
+		return []error{c.errAt(ch.line("options"), "challenge %s: options: %v", ch.Name, err)}
+	}
+	return nil
 }
 
 // check finds every mistake visible without the engines, all at once.

@@ -5,21 +5,20 @@ import (
 	"fmt"
 
 	"kothd/config"
-	"kothd/cron"
+	"kothd/engine/all"
 )
 
-// engineProtocols says which protocol each engine's bots speak. The engine registry does
-// not carry it yet; an engine missing here accepts any protocol.
-var engineProtocols = map[string]string{
-	"forty": "pyclass", "whiteelephant": "pyclass", "ruins": "pyclass",
-	"bankheist": "argv", "mafia": "dirfiles",
-}
-
-// knownEngines is what the config is checked against: the engines this build registers.
+// knownEngines is what the config is checked against: the games this build registers,
+// with their protocols and options types.
 func knownEngines() config.Known {
-	k := config.Known{Engines: map[string]string{}}
-	for _, e := range cron.Engines() {
-		k.Engines[e] = engineProtocols[e]
+	k := config.Known{Engines: map[string]config.Engine{}}
+	reg := all.Games()
+	for _, name := range reg.Names() {
+		g, err := reg.Lookup(name)
+		if err != nil {
+			continue
+		}
+		k.Engines[name] = config.Engine{Protocol: string(g.Protocol), Options: g.Options}
 	}
 	return k
 }
@@ -28,9 +27,13 @@ func runEngines(ctx context.Context, cl *cli, args []string) error {
 	if _, err := cl.parse(cl.flags(), args); err != nil {
 		return err
 	}
-	k := knownEngines()
-	for _, e := range cron.Engines() {
-		fmt.Fprintf(cl.out, "%-14s %s\n", e, k.Engines[e])
+	reg := all.Games()
+	for _, name := range reg.Names() {
+		g, err := reg.Lookup(name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cl.out, "%-14s %s\n", name, g.Protocol)
 	}
 	return nil
 }

@@ -132,3 +132,12 @@ func TestEnginesListsProtocols(t *testing.T) {
 		t.Errorf("engines: exit %d, %q", code, out)
 	}
 }
+
+// A misspelt engine option is refused at load, before anything is fetched or built.
+func TestConfigOptionsChecked(t *testing.T) {
+	cfg := testConfig(t, "  - name: we\n    question_id: 169235\n    engine: whiteelephant\n    options: {winning_scor: 20}\n")
+	code, _, errOut := kothd(t, "status", "--config", cfg)
+	if code != 1 || !strings.Contains(errOut, cfg+`:8: unknown key "winning_scor" in options of challenge we (did you mean "winning_score"?)`) {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+}
