@@ -40,6 +40,9 @@ type Config struct {
 
 	file  string         // the file it was loaded from, for messages
 	lines map[string]int // key → line of top-level keys
+
+	// StopTimeout bounds how long kothd takes to exit after SIGTERM/SIGINT (default 10s).
+	StopTimeout Duration `yaml:"stop_timeout"`
 }
 
 // GitHub is where leaderboards are pushed. Empty Repo means "directory only".

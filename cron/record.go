@@ -58,21 +58,16 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	}
 	rep.RunID, rep.Seed = runID, env.Seed
 	if err := c.Store.RecordRunBots(ctx, runID, runBots(env.Bots)); err != nil {
-		return err
+		c.endRun(ctx, runID, err)
+		return describe(err)
 	}
 	c.printf("%s: run %d, seed %d, %d bots\n", ch.Name, runID, env.Seed, len(env.Bots))
 	start := time.Now()
 	played, err := playRun(ctx, env, a)
 	rep.Elapsed = time.Since(start)
 	if err != nil {
-		reason := err.Error()
-		if ctx.Err() != nil {
-			reason = store.InterruptedReason
-		}
-		if ferr := c.Store.FailRun(context.WithoutCancel(ctx), runID, reason); ferr != nil {
-			c.Log.Error("record failed run", "err", ferr)
-		}
-		return fmt.Errorf("run %d: %w", runID, err)
+		c.endRun(ctx, runID, err)
+		return fmt.Errorf("run %d: %w", runID, describe(err))
 	}
 	rep.Games = played.Result.Games
 	if v := played.Result.Voided; v > 0 {

@@ -52,14 +52,16 @@ func (t *Table) Call(bot int, method string, args any) Reply {
 
 // Run plays games 0..games-1, calling play once per game in its own goroutine. play stores
 // its own result (typically into a slice indexed by t.Game). Run returns when every game has
-// finished; an engine bug that panics inside play is returned as an error.
+// finished; an engine bug that panics inside play is returned as an error. Once ctx is
+// cancelled no new game starts: the games in flight finish (their calls fail at once) and
+// Run returns the cancellation, so a stop never "plays" the rest of a run with faults.
 func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error {
 	conc := max(l.Concurrency, 1)
 	events := make(chan event)
 	next, live, done := 0, 0, 0
 	var firstPanic error
 	start := func() {
-		for live < conc && next < games {
+		for live < conc && next < games && ctx.Err() == nil {
 			t := &Table{Game: next, events: events}
 			next++
 			live++
@@ -114,6 +116,9 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 			off += len(w.calls)
 		}
 		waiting = waiting[:0]
+	}
+	if firstPanic == nil && next < games {
+		return fmt.Errorf("stopped after %d of %d games: %w", done, games, ctx.Err())
 	}
 	return firstPanic
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -98,5 +99,46 @@ func TestSeeds(t *testing.T) {
 	}
 	if GameSeed(42, 5) != GameSeed(42, 5) || SubSeed(3, "a") == SubSeed(3, "b") {
 		t.Error("seed derivation is not a function of its inputs")
+	}
+}
+
+// cancelAfter is an Exchanger that cancels the run's context after some batches, as a
+// SIGTERM would, and counts the calls it receives.
+type cancelAfter struct {
+	batches, calls int
+	after          int
+	cancel         context.CancelFunc
+}
+
+func (c *cancelAfter) Exchange(ctx context.Context, calls []Call) []Reply {
+	c.batches++
+	c.calls += len(calls)
+	if c.batches == c.after {
+		c.cancel()
+	}
+	return make([]Reply, len(calls))
+}
+
+func TestLockstepStartsNoGameAfterCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ex := &cancelAfter{after: 5, cancel: cancel}
+	var started int
+	var mu sync.Mutex
+	err := Lockstep{Exchanger: ex, Concurrency: 8}.Run(ctx, 100_000, func(tb *Table) {
+		mu.Lock()
+		started++
+		mu.Unlock()
+		for i := 0; i < 3; i++ {
+			tb.Call(0, "c", nil)
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run returned %v, want the cancellation", err)
+	}
+	// Up to 5 batches of 8 games with 3 calls each: at most the 8 games in flight when
+	// the context was cancelled plus those that finished before can have started.
+	if started > 5*8 {
+		t.Fatalf("%d games started after a cancellation at batch 5 (want at most 40)", started)
 	}
 }

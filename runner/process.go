@@ -23,6 +23,15 @@ type lineProc struct {
 	stderr *tailBuffer
 	exited chan struct{}
 	err    error // the process's exit error, valid after exited is closed
+	// stop is the starting context's Done: a cancelled run (SIGTERM) does not wait out a
+	// reply or a start-up allowance, it kills the process and moves on.
+	stop <-chan struct{}
+}
+
+// cancelled is the fault of a call cut short because the run was cancelled.
+func (p *lineProc) cancelled() *engine.Fault {
+	p.kill()
+	return &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled", ProcessDied: true}
 }
 
 type lineOrErr struct {
@@ -37,7 +46,7 @@ func startLineProc(ctx context.Context, sb Sandbox, spec ProcSpec) (*lineProc, e
 	if err != nil {
 		return nil, err
 	}
-	p := &lineProc{cmd: cmd, lines: make(chan lineOrErr, 1), stderr: newTailBuffer(4096), exited: make(chan struct{})}
+	p := &lineProc{cmd: cmd, lines: make(chan lineOrErr, 1), stderr: newTailBuffer(4096), exited: make(chan struct{}), stop: ctx.Done()}
 	cmd.Stderr = p.stderr
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -99,6 +108,8 @@ func (p *lineProc) roundTrip(req []byte, deadline time.Duration) ([]byte, *engin
 		if err != nil {
 			return nil, p.died("stdin closed")
 		}
+	case <-p.stop:
+		return nil, p.cancelled() // the blocked write then fails and its goroutine ends
 	case <-timer.C:
 		p.kill() // the blocked write then fails and its goroutine ends
 		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("did not read its request within %s; process killed", deadline), ProcessDied: true}
@@ -113,6 +124,8 @@ func (p *lineProc) roundTrip(req []byte, deadline time.Duration) ([]byte, *engin
 			return nil, p.died("stdout closed")
 		}
 		return l.line, nil
+	case <-p.stop:
+		return nil, p.cancelled()
 	case <-timer.C:
 		p.kill()
 		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no reply within %s; process killed", deadline), ProcessDied: true}

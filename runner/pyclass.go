@@ -99,6 +99,8 @@ func (p *lineProc) handshake(timeout time.Duration) ([]string, *engine.Fault) {
 	var l lineOrErr
 	select {
 	case l = <-p.lines:
+	case <-p.stop:
+		return nil, p.cancelled()
 	case <-timer.C:
 		p.kill()
 		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("not ready within %s", timeout), ProcessDied: true}
@@ -149,14 +151,18 @@ func NewPyPool(sb Sandbox, cfg PyConfig, bots []PyBot) *PyPool {
 // Stats returns the fault accounting of bot i.
 func (p *PyPool) Stats(i int) *Stats { return p.bots[i].stats }
 
-// Close ends every process.
+// Close ends every process, all at once: each is given a moment to exit by itself, and
+// waiting for them one after another would make a stop take seconds.
 func (p *PyPool) Close() {
+	var wg sync.WaitGroup
 	for _, b := range p.bots {
 		if b.proc != nil {
-			b.proc.close()
+			wg.Add(1)
+			go func(pr *lineProc) { defer wg.Done(); pr.close() }(b.proc)
 			b.proc = nil
 		}
 	}
+	wg.Wait()
 }
 
 // Exchange sends each bot its share of calls as one batch, all bots in parallel.

@@ -39,24 +39,29 @@ type Standing struct {
 	FirstFault string // JSON, '' if none
 }
 
-// InterruptedReason is the error of a run the daemon did not finish: killed, or stopped
-// during the run. The next cycle replays such a run with its seed.
+// InterruptedReason is the error of a run stopped by a signal (SIGTERM, SIGINT). The next
+// cycle plays such a run again with its seed.
 const InterruptedReason = "interrupted (the daemon stopped during the run)"
+
+// AbandonedReason is the error of a run found still 'running' by a later start: the process
+// that played it ended without recording why (killed, crashed, the machine went down).
+const AbandonedReason = "interrupted (kothd ended during the run without recording why: killed, crashed or the machine went down)"
 
 // Interrupted reports whether the run was cut short by the daemon stopping (as opposed to
 // failing on its own); a run still marked running when read by a new daemon is one.
 func (r *Run) Interrupted() bool {
-	return r.State == "running" || (r.State == "failed" && r.Error == InterruptedReason)
+	return r.State == "running" || r.State == "interrupted" || (r.State == "failed" && r.Error == InterruptedReason)
 }
 
 // StartRun records a run that is about to play. Runs left 'running' by a killed daemon are
-// marked failed first, so they are never mistaken for results.
+// marked interrupted first, so they are never mistaken for results (the data directory's
+// lock guarantees no other process is playing them).
 func (s *Store) StartRun(ctx context.Context, challenge string, seed uint64, concurrency int, botset string, planned int) (int64, error) {
 	now := s.now().Unix()
 	var id int64
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = 'failed', error = ?, finished = ?
-			WHERE challenge = ? AND state = 'running'`, InterruptedReason, now, challenge); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = 'interrupted', error = ?, finished = ?
+			WHERE challenge = ? AND state = 'running'`, AbandonedReason, now, challenge); err != nil {
 			return err
 		}
 		r, err := tx.ExecContext(ctx, `INSERT INTO runs (challenge, seed, concurrency, botset, started, games_planned, state) VALUES (?, ?, ?, ?, ?, ?, 'running')`,
@@ -102,6 +107,17 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, res *engine.Result, 
 func (s *Store) FailRun(ctx context.Context, runID int64, reason string) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE runs SET state = 'failed', error = ?, finished = ? WHERE id = ?`, reason, s.now().Unix(), runID)
 	return err
+}
+
+// InterruptRun marks a run stopped on request (a signal): not a failure, the next cycle
+// plays it again with its seed.
+func (s *Store) InterruptRun(ctx context.Context, runID int64) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE runs SET state = 'interrupted', error = ?, finished = ? WHERE id = ?`,
+		InterruptedReason, s.now().Unix(), runID)
+	if err != nil {
+		return fmt.Errorf("mark run %d interrupted: %w", runID, err)
+	}
+	return nil
 }
 
 // LastRun returns the newest finished ('done') run of a challenge, or nil.

@@ -35,6 +35,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(1) // SQLite has one writer; one connection keeps transactions simple
 	s := &Store{db: db, now: time.Now}
+	if err := s.checkIntegrity(ctx, path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
@@ -191,6 +195,29 @@ var migrations = []string{
 	DROP TABLE answers;
 	ALTER TABLE answers_new RENAME TO answers;
 	ALTER TABLE revisions_new RENAME TO revisions;`,
+	// A run stopped by a signal, or found unfinished by the next start, is 'interrupted'
+	// (its own state, not a failure): the next cycle resumes it. SQLite cannot alter a
+	// CHECK constraint, so the table is rebuilt (migrate turns foreign keys off for it).
+	`CREATE TABLE runs_new (
+		id            INTEGER PRIMARY KEY,
+		challenge     TEXT NOT NULL REFERENCES challenges(name),
+		seed          INTEGER NOT NULL,
+		concurrency   INTEGER NOT NULL,
+		botset        TEXT NOT NULL,
+		started       INTEGER NOT NULL,
+		finished      INTEGER,
+		games_planned INTEGER NOT NULL,
+		games_played  INTEGER NOT NULL DEFAULT 0,
+		state         TEXT NOT NULL CHECK (state IN ('running', 'done', 'failed', 'interrupted')),
+		error         TEXT NOT NULL DEFAULT '',
+		result        TEXT,
+		board         TEXT
+	);
+	INSERT INTO runs_new SELECT id, challenge, seed, concurrency, botset, started, finished, games_planned, games_played,
+		CASE WHEN state = 'failed' AND error = 'interrupted (the daemon stopped during the run)' THEN 'interrupted' ELSE state END,
+		error, result, board FROM runs;
+	DROP TABLE runs;
+	ALTER TABLE runs_new RENAME TO runs;`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

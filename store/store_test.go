@@ -98,14 +98,15 @@ func TestRuns(t *testing.T) {
 	if err := s.FinishRun(ctx, id, res, st); err != nil {
 		t.Fatal(err)
 	}
-	// A run left running (killed daemon) is failed by the next start, never shown.
+	// A run left running (killed daemon) is marked interrupted by the next start, with
+	// what is known of why, and never shown.
 	id2, _ := s.StartRun(ctx, "forty", 1, 16, "set2", 10)
 	if _, err := s.StartRun(ctx, "forty", 2, 16, "set3", 10); err != nil {
 		t.Fatal(err)
 	}
 	r2, _ := s.GetRun(ctx, id2)
-	if r2.State != "failed" {
-		t.Errorf("interrupted run state %q", r2.State)
+	if r2.State != "interrupted" || r2.Error != AbandonedReason || !r2.Interrupted() {
+		t.Errorf("abandoned run: state %q, error %q", r2.State, r2.Error)
 	}
 	last, err := s.LastRun(ctx, "forty")
 	if err != nil || last == nil || last.ID != id || last.Seed != seed || !reflect.DeepEqual(last.Result, res) {

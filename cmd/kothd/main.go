@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 // command is one subcommand: its positional arguments as shown in usage, what it does,
@@ -42,7 +40,7 @@ type cli struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopContext()
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -67,6 +65,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		cl.cmd = c
 		err := c.run(ctx, cl, rest)
+		if stoppedOnRequest(ctx, err, stderr) {
+			return 0
+		}
 		switch {
 		case err == nil, errors.Is(err, errHelp):
 			return 0

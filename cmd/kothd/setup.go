@@ -38,7 +38,13 @@ func checkChallenge(cfg *config.Config, name string) error {
 }
 
 // cycle assembles the parts of a cycle from the config.
-func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger, out io.Writer) (*cron.Cycle, func(), error) {
+func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger, out io.Writer) (_ *cron.Cycle, _ func(), err error) {
+	setStopBound(cfg)
+	lock, err := lockData(cfg) // one instance per data directory
+	if err != nil {
+		return nil, nil, err
+	}
+	defer releaseOnError(lock, &err)
 	sb, err := runner.NewSandbox(cfg.Sandbox, log) // refuses a bwrap-less host unless `sandbox: none`
 	if err != nil {
 		return nil, nil, err
@@ -63,7 +69,7 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 		sinks = append(sinks, g)
 	}
 	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
-	return cy, func() { st.Close() }, nil
+	return cy, func() { st.Close(); lock.Release() }, nil
 }
 
 // source is the snapshot when one is named, else the live API.
