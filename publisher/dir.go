@@ -93,7 +93,7 @@ func (d Dir) Publish(ctx context.Context, files map[string][]byte, message strin
 	hook("journal", "")
 	// From here on the publication happens: if a rename fails (or kothd dies) the next
 	// repair finishes it.
-	if err := d.apply(j); err != nil {
+	if err := d.apply(j, false); err != nil {
 		return "", fmt.Errorf("publish to %s: %w (the next publication completes it)", d.Path, err)
 	}
 	if err := os.Remove(jpath); err != nil {
@@ -137,7 +137,7 @@ func (d Dir) repair() error {
 				return fmt.Errorf("publish to %s: journal %s names %q: not a file of this directory", d.Path, n, f.Name)
 			}
 		}
-		if err := d.apply(j); err != nil {
+		if err := d.apply(j, true); err != nil {
 			return fmt.Errorf("publish to %s: finish the publication of journal %s: %w", d.Path, n, err)
 		}
 		if err := os.Remove(filepath.Join(d.Path, n)); err != nil {
@@ -163,14 +163,16 @@ func (d Dir) repair() error {
 	})
 }
 
-// apply renames a journal's temporary files into place; one already renamed is skipped.
-func (d Dir) apply(j journal) error {
+// apply renames a journal's temporary files into place. Repairing, a temporary file
+// already gone was renamed before the kill; publishing, it is an error (someone else
+// touched the directory), never a silent success.
+func (d Dir) apply(j journal, repairing bool) error {
 	dirs := map[string]bool{}
 	for _, f := range j.Files {
 		tmp := filepath.Join(d.Path, filepath.FromSlash(f.Tmp))
 		final := filepath.Join(d.Path, filepath.FromSlash(f.Name))
 		if err := os.Rename(tmp, final); err != nil {
-			if errors.Is(err, fs.ErrNotExist) && exists(final) {
+			if repairing && errors.Is(err, fs.ErrNotExist) && exists(final) {
 				continue // renamed before the kill
 			}
 			return err
