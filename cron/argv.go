@@ -39,7 +39,7 @@ func build(ctx context.Context, env *PlayEnv, sub Submission) error {
 		return nil
 	}
 	l := env.Challenge.Limits
-	if log, err := runner.Build(ctx, env.Sandbox, lang, sub.Dir, processLimits(env), l.BuildTimeout.D(runner.DefaultBuildTimeout)); err != nil {
+	if log, err := runner.Build(ctx, env.Sandbox, env.Memo, lang, sub.Dir, processLimits(env), l.BuildTimeout.D(runner.DefaultBuildTimeout)); err != nil {
 		if errors.Is(err, runner.ErrBuildHost) {
 			return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 		}

@@ -39,6 +39,7 @@ type PlayEnv struct {
 	Seed      uint64
 	Games     int // games requested (0: the challenge's or the game's default)
 	Sandbox   runner.Sandbox
+	Memo      runner.Memo // remembers failed builds and class listings by content (nil: none)
 	Progress  engine.Progress
 	Log       *slog.Logger
 }

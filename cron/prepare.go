@@ -20,6 +20,8 @@ import (
 // bots, and settles name clashes and exclusions. env.Bots ends up in tournament order:
 // built-in bots first, then answers oldest first.
 func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scraper.Submission, rep *Report) error {
+	// Failed builds and class listings are remembered: not redone for unchanged answers.
+	env.Memo = c.Store
 	builtins, err := a.Builtins(ctx, env)
 	if err != nil {
 		return fmt.Errorf("prepare built-in bots: %w", err)
@@ -78,7 +80,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 			return p.hostErr
 		}
 		if p.err != nil {
-			reject(s, s.Title, "failed validation", p.err.Error())
+			reject(s, s.Title, failedStatus(p.err), p.err.Error())
 			continue
 		}
 		for k, e := range p.entries {
@@ -141,6 +143,15 @@ func (c *Cycle) prepareOne(ctx context.Context, env *PlayEnv, a Adapter, s scrap
 		}
 	}
 	return p
+}
+
+// failedStatus is the status of a submission that yields no bots.
+func failedStatus(err error) string {
+	var b *runner.BuildError
+	if errors.As(err, &b) {
+		return "failed build"
+	}
+	return "failed validation"
 }
 
 func isHostFault(err error) bool {

@@ -26,6 +26,7 @@ func pyConfig(env *PlayEnv) runner.PyConfig {
 		MaxRestarts:  20,
 		Budget:       l.RunBudget.D(0),
 		Limits:       processLimits(env),
+		Memo:         env.Memo,
 	}
 }
 

@@ -49,7 +49,13 @@ var buildLocks sync.Map // dir → *sync.Mutex
 // Build runs lang.Build (if any) in dir inside the sandbox sb, with limits and a wall
 // timeout; it is cached by content: a successful build of the same sources leaves a marker
 // (dir/.kothd-built holding the hash of the sources + build command) and is not redone. On
-// failure it returns the compiler output (tail, readable) in log and a non-nil error.
+// failure it returns the compiler output (tail, readable) in log and a *BuildError.
+//
+// A failure is cached too, in memo (if not nil), keyed by the sources, the build command,
+// the sandbox, the limits and the timeout: the same sources are not built again (an
+// include bomb would spend the whole timeout every cycle); the cached *BuildError says so
+// and carries the first attempt's log. Changed sources, or a host that raises a limit,
+// build again. Host failures and cancellations are not cached.
 //
 // The sources are lang.File and every top-level regular file with the same extension or a
 // header extension (.h, .hpp, …); at least one file of the language must exist. Files the
@@ -58,7 +64,7 @@ var buildLocks sync.Map // dir → *sync.Mutex
 // once. On success log holds the compiler's output (warnings), or nothing when the cached
 // build stood. The error wraps ErrBuildHost when the sandbox or the compiler could not be
 // started, and the context's error when ctx was cancelled.
-func Build(ctx context.Context, sb Sandbox, lang config.Language, dir string, limits Limits, timeout time.Duration) (log string, err error) {
+func Build(ctx context.Context, sb Sandbox, memo Memo, lang config.Language, dir string, limits Limits, timeout time.Duration) (log string, err error) {
 	if len(lang.Build) == 0 {
 		return "", nil
 	}
@@ -78,8 +84,24 @@ func Build(ctx context.Context, sb Sandbox, lang config.Language, dir string, li
 	if err := os.Remove(marker); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("build in %s: remove stale marker: %w: %w", dir, ErrBuildHost, err)
 	}
+	if timeout <= 0 {
+		timeout = DefaultBuildTimeout
+	}
+	key := memoKey(hash, sb.Name(), fmt.Sprintf("%+v", limits), timeout.String())
+	failed, err := recallBuildFailure(ctx, memo, key)
+	if err != nil {
+		return "", fmt.Errorf("build in %s: %w", dir, err)
+	}
+	if failed != nil {
+		return failed.Log, failed
+	}
 
 	log, err = runBuild(ctx, sb, lang, dir, limits, timeout)
+	if errors.As(err, &failed) {
+		if err := rememberBuildFailure(ctx, memo, key, failed); err != nil {
+			return log, fmt.Errorf("build in %s: %w", dir, err)
+		}
+	}
 	if err != nil {
 		return log, err
 	}
@@ -89,11 +111,10 @@ func Build(ctx context.Context, sb Sandbox, lang config.Language, dir string, li
 	return log, nil
 }
 
-// runBuild runs the build command once and explains how it ended.
+// runBuild runs the build command once and explains how it ended: a *BuildError when the
+// sources failed to build.
 func runBuild(ctx context.Context, sb Sandbox, lang config.Language, dir string, limits Limits, timeout time.Duration) (string, error) {
-	if timeout <= 0 {
-		timeout = DefaultBuildTimeout
-	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -128,12 +149,12 @@ func runBuild(ctx context.Context, sb Sandbox, lang config.Language, dir string,
 	}
 	log := readableLog(out.String(), dir)
 	switch {
-	case killed && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return log, fmt.Errorf("build %s: timed out after %s", lang.File, timeout)
+	case killed && parent.Err() == nil: // our own timeout, not the caller's deadline
+		return log, &BuildError{File: lang.File, How: fmt.Sprintf("timed out after %s", timeout), Log: log}
 	case killed:
 		return log, fmt.Errorf("build %s: %w", lang.File, ctx.Err())
 	case err != nil:
-		return log, fmt.Errorf("build %s: %s", lang.File, describeExit(err))
+		return log, &BuildError{File: lang.File, How: describeExit(err), Log: log}
 	}
 	return log, nil
 }

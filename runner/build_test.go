@@ -27,7 +27,7 @@ func TestBuildCompileError(t *testing.T) {
 	lang := loadLanguages(t)["c"]
 	dir := t.TempDir()
 	writeFile(t, dir, "bot.c", "#include <stdio.h>\nint main(void) {\n    printf(\"hi\\n\")\n    return 0;\n}\n")
-	log, err := Build(context.Background(), Unsandboxed{}, lang, dir, Limits{}, time.Minute)
+	log, err := Build(context.Background(), Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute)
 	if err == nil {
 		t.Fatalf("broken C compiled; log:\n%s", log)
 	}
@@ -76,7 +76,7 @@ func TestBuildCache(t *testing.T) {
 	writeFile(t, dir, "bot.src", "v1")
 	lang := counterLang()
 	build := func(lang config.Language) (string, error) {
-		return Build(context.Background(), Unsandboxed{}, lang, dir, Limits{}, time.Minute)
+		return Build(context.Background(), Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute)
 	}
 	steps := []struct {
 		what   string
@@ -140,13 +140,13 @@ func TestBuildCacheKeepsBinary(t *testing.T) {
 	lang := loadLanguages(t)["c"]
 	dir := copyBot(t, "c")
 	ctx := context.Background()
-	if log, err := Build(ctx, Unsandboxed{}, lang, dir, Limits{}, time.Minute); err != nil {
+	if log, err := Build(ctx, Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute); err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bot"), []byte("#!/bin/sh\necho cached\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if log, err := Build(ctx, Unsandboxed{}, lang, dir, Limits{}, time.Minute); err != nil || log != "" {
+	if log, err := Build(ctx, Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute); err != nil || log != "" {
 		t.Fatalf("second build: %v, log %q", err, log)
 	}
 	if got := runBot(t, lang, dir, "x"); got != "cached\n" {
@@ -154,7 +154,7 @@ func TestBuildCacheKeepsBinary(t *testing.T) {
 	}
 	src, _ := os.ReadFile(filepath.Join(dir, "bot.c"))
 	writeFile(t, dir, "bot.c", string(src)+"/* edited */\n")
-	if log, err := Build(ctx, Unsandboxed{}, lang, dir, Limits{}, time.Minute); err != nil {
+	if log, err := Build(ctx, Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute); err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
 	if got := runBot(t, lang, dir, "x"); got != "x\n" {
@@ -168,7 +168,7 @@ func TestBuildTimeoutKillsGroup(t *testing.T) {
 	writeFile(t, dir, "bot.src", "")
 	// The background sleep is what a compiler's leftover child would be.
 	lang := config.Language{File: "bot.src", Build: []string{"sh", "-c", "sleep 60 & echo $! > bg.pid; echo started; wait"}}
-	log, err := Build(context.Background(), Unsandboxed{}, lang, dir, Limits{}, 300*time.Millisecond)
+	log, err := Build(context.Background(), Unsandboxed{}, nil, lang, dir, Limits{}, 300*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "timed out after 300ms") {
 		t.Fatalf("err = %v, want a time-out", err)
 	}
@@ -211,7 +211,7 @@ func TestBuildHostFault(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "bot.c", "int main(void) { return 0; }\n")
 	lang := config.Language{File: "bot.c", Build: []string{"/nonexistent/cc", "bot.c"}}
-	_, err := Build(context.Background(), Unsandboxed{}, lang, dir, Limits{}, time.Minute)
+	_, err := Build(context.Background(), Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute)
 	if !errors.Is(err, ErrBuildHost) {
 		t.Fatalf("err = %v, want ErrBuildHost", err)
 	}
@@ -224,7 +224,7 @@ func TestBuildHostFault(t *testing.T) {
 func TestBuildNothingToDo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir() // not even the source: a language without a build looks at nothing
-	log, err := Build(context.Background(), Unsandboxed{}, loadLanguages(t)["python3"], dir, Limits{}, time.Minute)
+	log, err := Build(context.Background(), Unsandboxed{}, nil, loadLanguages(t)["python3"], dir, Limits{}, time.Minute)
 	if err != nil || log != "" {
 		t.Fatalf("Build = %q, %v; want nothing", log, err)
 	}
@@ -241,7 +241,7 @@ func TestBuildNamedSource(t *testing.T) {
 	writeFile(t, dir, "robber.c", "#include \"odds.h\"\n#include <stdio.h>\nint main(void) { printf(\"%d\\n\", odds()); return 0; }\n")
 	writeFile(t, dir, "odds.c", "#include \"odds.h\"\nint odds(void) { return ODDS; }\n")
 	writeFile(t, dir, "odds.h", "#define ODDS 42\nint odds(void);\n")
-	if log, err := Build(context.Background(), Unsandboxed{}, lang, dir, Limits{}, time.Minute); err != nil {
+	if log, err := Build(context.Background(), Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute); err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
 	if got := runBot(t, lang, dir); got != "42\n" {
@@ -254,7 +254,7 @@ func TestBuildMissingSource(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "odds.h", "#define ODDS 42\n") // a header alone is not a program
 	writeFile(t, dir, "bot.py", "print(1)\n")
-	log, err := Build(context.Background(), Unsandboxed{}, loadLanguages(t)["c"], dir, Limits{}, time.Minute)
+	log, err := Build(context.Background(), Unsandboxed{}, nil, loadLanguages(t)["c"], dir, Limits{}, time.Minute)
 	if err == nil || !strings.Contains(log, "bot.c (or another .c file) is missing") {
 		t.Fatalf("Build = %q, %v; want a missing-source error", log, err)
 	}
@@ -271,7 +271,7 @@ func TestBuildLogTail(t *testing.T) {
 	writeFile(t, dir, "bot.src", "")
 	script := `i=0; while [ $i -lt 5000 ]; do echo "warning $i: something"; i=$((i+1)); done; echo "$PWD/bot.src:1: the last error"; exit 2`
 	lang := config.Language{File: "bot.src", Build: []string{"sh", "-c", script}}
-	log, err := Build(context.Background(), Unsandboxed{}, lang, dir, Limits{}, time.Minute)
+	log, err := Build(context.Background(), Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute)
 	if err == nil || !strings.Contains(err.Error(), "exit status 2") {
 		t.Fatalf("err = %v, want exit status 2", err)
 	}
@@ -291,11 +291,11 @@ func BenchmarkBuildCached(b *testing.B) {
 	lang := loadLanguages(b)["c"]
 	dir := copyBot(b, "c")
 	ctx := context.Background()
-	if log, err := Build(ctx, Unsandboxed{}, lang, dir, Limits{}, time.Minute); err != nil {
+	if log, err := Build(ctx, Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute); err != nil {
 		b.Fatalf("%v\n%s", err, log)
 	}
 	for b.Loop() {
-		if _, err := Build(ctx, Unsandboxed{}, lang, dir, Limits{}, time.Minute); err != nil {
+		if _, err := Build(ctx, Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -311,7 +311,7 @@ func BenchmarkBuildCold(b *testing.B) {
 				b.StopTimer()
 				dir := copyBot(b, key)
 				b.StartTimer()
-				if log, err := Build(context.Background(), Unsandboxed{}, langs[key], dir, Limits{}, 5*time.Minute); err != nil {
+				if log, err := Build(context.Background(), Unsandboxed{}, nil, langs[key], dir, Limits{}, 5*time.Minute); err != nil {
 					b.Fatalf("%v\n%s", err, log)
 				}
 			}
@@ -335,7 +335,7 @@ func TestBuildMarkerHardening(t *testing.T) {
 	}
 	lang := counterLang()
 	for i := 0; i < 2; i++ {
-		if log, err := Build(context.Background(), Unsandboxed{}, lang, dir, Limits{}, time.Minute); err != nil {
+		if log, err := Build(context.Background(), Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute); err != nil {
 			t.Fatalf("%v\n%s", err, log)
 		}
 	}

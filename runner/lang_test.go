@@ -214,7 +214,7 @@ func TestLanguagesBuildAndRun(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, lang.File)); err != nil {
 				t.Fatalf("testdata/langs/%s has no %s: %v", key, lang.File, err)
 			}
-			log, err := Build(context.Background(), Unsandboxed{}, lang, dir, Limits{}, 2*time.Minute)
+			log, err := Build(context.Background(), Unsandboxed{}, nil, lang, dir, Limits{}, 2*time.Minute)
 			if err != nil {
 				t.Fatalf("build: %v\n%s", err, log)
 			}
@@ -282,7 +282,7 @@ class Robber {
 			for name, src := range tt.files {
 				writeFile(t, dir, name, src)
 			}
-			if log, err := Build(context.Background(), Unsandboxed{}, lang, dir, Limits{}, time.Minute); err != nil {
+			if log, err := Build(context.Background(), Unsandboxed{}, nil, lang, dir, Limits{}, time.Minute); err != nil {
 				t.Fatalf("build: %v\n%s", err, log)
 			}
 			if got := runBot(t, lang, dir, "1", "-2"); got != tt.want {
@@ -304,7 +304,7 @@ func BenchmarkStart(b *testing.B) {
 	for _, key := range keys {
 		b.Run(key, func(b *testing.B) {
 			dir := copyBot(b, key)
-			if log, err := Build(context.Background(), Unsandboxed{}, langs[key], dir, Limits{}, 5*time.Minute); err != nil {
+			if log, err := Build(context.Background(), Unsandboxed{}, nil, langs[key], dir, Limits{}, 5*time.Minute); err != nil {
 				b.Fatalf("%v\n%s", err, log)
 			}
 			for b.Loop() {

@@ -41,6 +41,8 @@ type PyConfig struct {
 	// budget its calls get the rules' default at once, counted as timeouts.
 	Budget time.Duration
 	Limits Limits
+	// Memo, if set, remembers class listings (ListClasses) by content across cycles.
+	Memo Memo
 }
 
 // PyBot is one competing class in a prepared directory (holding the answer as bot.py).
@@ -77,9 +79,9 @@ func (c PyConfig) argv(class string, seed uint64) []string {
 	return []string{c.Python, "-u", "-B", HarnessDir + "/pyclass.py", c.Harness, "bot.py", class, strconv.FormatUint(seed, 10)}
 }
 
-// ListClasses executes an answer (dir/bot.py) in the harness and returns its competing
+// listClasses executes an answer (dir/bot.py) in the harness and returns its competing
 // classes in definition order, or the reason it has none (the answer's exception).
-func ListClasses(ctx context.Context, sb Sandbox, cfg PyConfig, dir string) ([]string, error) {
+func listClasses(ctx context.Context, sb Sandbox, cfg PyConfig, dir string) ([]string, error) {
 	p, err := startLineProc(ctx, sb, ProcSpec{Dir: dir, ReadOnlyDir: true, Argv: cfg.argv("", 0), Limits: cfg.Limits})
 	if err != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}

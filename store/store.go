@@ -218,6 +218,7 @@ var migrations = []string{
 		error, result, board FROM runs;
 	DROP TABLE runs;
 	ALTER TABLE runs_new RENAME TO runs;`,
+	cacheSchema, // cache.go
 }
 
 func (s *Store) migrate(ctx context.Context) error {

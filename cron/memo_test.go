@@ -1,0 +1,131 @@
+package cron
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kothd/config"
+	"kothd/scraper"
+)
+
+// writeQuestion writes answers (bodies, oldest first) as a one-page snapshot of question qid.
+func writeQuestion(t *testing.T, dir string, qid int64, bodies []string) scraper.Source {
+	t.Helper()
+	var items []map[string]any
+	for i, b := range bodies {
+		items = append(items, map[string]any{
+			"answer_id": qid + 1 + int64(i), "question_id": qid, "creation_date": 1549000000 + i, "last_activity_date": 1549000000 + i,
+			"score": 1, "body": b, "owner": map[string]any{"user_id": 10 + i, "display_name": "user" + string(rune('A'+i)), "user_type": "registered"},
+		})
+	}
+	raw, _ := json.Marshal(map[string]any{"items": items, "has_more": false, "quota_max": 10000, "quota_remaining": 9000})
+	p := filepath.Join(dir, "codegolf", strconv.FormatInt(qid, 10))
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p, "answers.1.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return scraper.Snapshot{Dir: dir, Site: "codegolf"}
+}
+
+// A C include bomb in Bank Heist spends the build timeout in the first cycle only: the
+// second cycle does not build it again (the build command counts its runs in the bot's
+// directory), and both show it as "failed build" with the compiler's log. Real gcc, real
+// bwrap, real SQLite.
+func TestIncludeBombFailedBuildOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cy := testCycle(t, dir)
+	c := cy.Config.Languages["c"]
+	c.Build = []string{"sh", "-c", "echo x >> attempts; " + c.Build[len(c.Build)-1]}
+	cy.Config.Languages["c"] = c
+	cy.Source = writeQuestion(t, filepath.Join(dir, "snap"), 115303, []string{
+		"<h1>Bomb, C</h1><pre><code>#include \"bot.c\"\n#include \"bot.c\"\nint main(void) { return 0; }\n</code></pre>",
+		"<h1>Lurk, Python 3</h1><pre><code>print(0)\n</code></pre>",
+	})
+	ch, err := cy.Config.Challenge("bankheist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch.Limits.BuildTimeout = config.Duration(2 * time.Second)
+	var first string
+	for cycle := 1; cycle <= 2; cycle++ {
+		rep, err := cy.Run(ctx, ch, Options{Games: 2, Force: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Rejected) != 1 || rep.Rejected[0].Name != "Bomb" || rep.Rejected[0].Status != "failed build" {
+			t.Fatalf("cycle %d: rejected %+v", cycle, rep.Rejected)
+		}
+		reason := rep.Rejected[0].Reason
+		for _, want := range []string{"timed out after 2s", "bot.c:1"} {
+			if !strings.Contains(reason, want) {
+				t.Errorf("cycle %d: reason lacks %q: %.300q", cycle, want, reason)
+			}
+		}
+		if cycle == 1 {
+			first = reason
+		} else {
+			if !strings.Contains(reason, "not built again until the answer changes") {
+				t.Errorf("cycle 2: reason does not say the build was not tried again: %.300q", reason)
+			}
+			_, log1, _ := strings.Cut(first, "\n")
+			if _, log2, _ := strings.Cut(reason, "\n"); log1 == "" || log2 != log1 {
+				t.Errorf("cycle 2 shows another log than cycle 1")
+			}
+		}
+		var status string
+		if err := cy.Store.DB().QueryRow(`SELECT status FROM bots WHERE name = 'Bomb'`).Scan(&status); err != nil || status != "failed build" {
+			t.Errorf("cycle %d: stored status %q (%v)", cycle, status, err)
+		}
+		runs, _ := filepath.Glob(filepath.Join(cy.Config.DataDir, "bots", "bankheist", "115304-*", "attempts"))
+		if len(runs) != 1 {
+			t.Fatalf("cycle %d: attempts files %v", cycle, runs)
+		}
+		b, _ := os.ReadFile(runs[0])
+		if n := strings.Count(string(b), "\n"); n != 1 {
+			t.Errorf("cycle %d: the include bomb was built %d times, want once", cycle, n)
+		}
+	}
+}
+
+// An answer whose import is slow is listed (its classes found by executing it) in the first
+// cycle only. Measured through the store: the listing is remembered when it runs, and the
+// store's clock says in which cycle that happened.
+func TestSlowImportListedOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cy := testCycle(t, dir)
+	cy.Source = writeQuestion(t, filepath.Join(dir, "snap"), 177765, []string{
+		"<h1>Slow</h1><pre><code>import time\ntime.sleep(1)\nclass Slow(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
+	})
+	ch, err := cy.Config.Challenge("forty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch.Baselines = false
+	for cycle := int64(1); cycle <= 2; cycle++ {
+		at := time.Unix(1_700_000_000+cycle*3600, 0)
+		cy.Store.SetClock(func() time.Time { return at })
+		rep, err := cy.Run(ctx, ch, Options{Games: 2, Force: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Entered != 1 || len(rep.Rejected) != 0 {
+			t.Fatalf("cycle %d: entered %d, rejected %+v", cycle, rep.Entered, rep.Rejected)
+		}
+	}
+	var n int
+	var created int64
+	err = cy.Store.DB().QueryRow(`SELECT count(*), max(created) FROM content_cache WHERE kind = 'classes'`).Scan(&n, &created)
+	if err != nil || n != 1 || created != 1_700_000_000+3600 {
+		t.Errorf("%d listings remembered, the last at %d (%v); want one, in cycle 1 (%d)", n, created, err, 1_700_000_000+3600)
+	}
+}
