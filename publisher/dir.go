@@ -103,6 +103,21 @@ func (d Dir) Publish(ctx context.Context, files map[string][]byte, message strin
 	return "", nil
 }
 
+// CheckWrite proves the directory can take a publication: it exists (or is made) and a
+// file can be written in it and removed.
+func (d Dir) CheckWrite(ctx context.Context) error {
+	dirMu.Lock()
+	defer dirMu.Unlock()
+	if err := os.MkdirAll(d.Path, 0o755); err != nil {
+		return fmt.Errorf("output directory %s: %w", d.Path, err)
+	}
+	p := filepath.Join(d.Path, ".kothd-check"+tmpSuffix)
+	if err := writeSynced(p, []byte("kothd write check\n")); err != nil {
+		return fmt.Errorf("output directory %s is not writable: %w", d.Path, err)
+	}
+	return os.Remove(p)
+}
+
 // Repair brings the directory to a whole publication after a kill: journalled
 // publications are finished, unjournalled temporary files removed.
 func (d Dir) Repair() error {

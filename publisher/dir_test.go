@@ -195,3 +195,24 @@ func TestDirPublicationSurvivesKill(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckWrite(t *testing.T) {
+	ok := Dir{Path: filepath.Join(t.TempDir(), "new")}
+	// A path under a regular file cannot be a directory, for root too.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, gh, _, _ := newTestGitHub(t)
+	if err := CheckWrite(context.Background(), []Sink{ok, g}); err != nil {
+		t.Fatalf("writable sinks: %v", err)
+	}
+	if l := listing(t, ok.Path); len(l) != 0 {
+		t.Errorf("the check left %v", l)
+	}
+	gh.SetPush(false)
+	err := CheckWrite(context.Background(), []Sink{Dir{Path: filepath.Join(file, "out")}, g})
+	if err == nil || !strings.Contains(err.Error(), "can read o/r but not write") || !strings.Contains(err.Error(), "output directory "+file) {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -15,6 +16,26 @@ import (
 type Sink interface {
 	Target() string // where, for logs and the publications table
 	Publish(ctx context.Context, files map[string][]byte, message string) (commitID string, err error)
+}
+
+// Checker is a sink that can prove, cheaply and without publishing, that a publication
+// would be allowed (GitHub: token and branch; Dir: a writable directory).
+type Checker interface {
+	CheckWrite(ctx context.Context) error
+}
+
+// CheckWrite runs the check of every sink that has one: a preflight before anything is
+// played, so a bad token or an unwritable directory shows at start, not after a tournament.
+func CheckWrite(ctx context.Context, sinks []Sink) error {
+	var errs []error
+	for _, s := range sinks {
+		if c, ok := s.(Checker); ok {
+			if err := c.CheckWrite(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Files is the set of files published for one board.
