@@ -26,6 +26,7 @@ var commands = []command{
 	{"once", "", "run one full cycle (fetch, build, play, record, publish) and exit", runOnce},
 	{"daemon", "", "run cycles on each challenge's schedule until interrupted", runDaemon},
 	{"status", "", "per challenge: last run, next run, last publication, answers entered and not, changes", runStatus},
+	{"check", "CHALLENGE ANSWER_ID", "fetch one answer, build and validate it, and print what its author needs (plays nothing)", runCheck},
 	{"record", "DIR", "write a snapshot of the live API's answers to DIR", runRecord},
 	{"replay", "RUN GAME", "play game GAME (from 0, in play order) of run RUN again and print its trace", runReplay},
 	{"bench", "", "play a challenge in a scratch directory and report games/s", runBench},

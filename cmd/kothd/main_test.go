@@ -141,3 +141,21 @@ func TestConfigOptionsChecked(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errOut)
 	}
 }
+
+// check prints what an answer's author needs, from the bundled snapshot, with the
+// repository's config; arguments are checked first.
+func TestCheckCommand(t *testing.T) {
+	code, out, errOut := kothd(t, "check", "forty", "178066", "--config", "../../config.yaml", "--snapshot", "../../testdata/snapshot")
+	if code != 0 || !strings.Contains(out, `answer 178066 by jdoe_1999 to forty: "QuotaBot"`) ||
+		!strings.Contains(out, "NOT ENTERED:") || !strings.Contains(out, "SyntaxError") {
+		t.Errorf("check 178066: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = kothd(t, "check", "forty", "abc")
+	if code != 2 || !strings.Contains(errOut, `ANSWER_ID is the number in the answer's link`) {
+		t.Errorf("check forty abc: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = kothd(t, "check", "--config", testConfig(t, ""), "fourty", "1")
+	if code != 1 || !strings.Contains(errOut, `the challenges are: forty, ruins (did you mean "forty"?)`) {
+		t.Errorf("check fourty: exit %d, %q", code, errOut)
+	}
+}
