@@ -11,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"kothd/config"
+	"kothd/engine"
 	"kothd/publisher"
 	"kothd/runner"
 	"kothd/scraper"
@@ -54,17 +57,20 @@ func testSandbox(t testing.TB) runner.Sandbox {
 	return sb
 }
 
+// The forty game through the whole cycle with real bot processes: broken answers are
+// reported, a game of the run replays alone (the same twice), and the same seed gives
+// the same standings.
 func TestFortyCycle(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cy := testCycle(t, dir)
 	ch, _ := cy.Config.Challenge("forty")
 	seed := uint64(99)
-	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 300})
+	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.RunID == 0 || rep.Games != 300 {
+	if rep.RunID == 0 || rep.Games != 100 {
 		t.Fatalf("report %+v", rep)
 	}
 	md, err := os.ReadFile(filepath.Join(cy.Config.OutputDir, "forty.md"))
@@ -78,22 +84,24 @@ func TestFortyCycle(t *testing.T) {
 	}
 	first, _ := cy.Store.Standings(ctx, rep.RunID)
 
-	// The same data again: nothing is duplicated, and without a seed nothing is replayed.
-	rep2, err := cy.Run(ctx, ch, Options{Games: 300})
-	if err != nil {
+	var a, b strings.Builder
+	if err := cy.Replay(ctx, rep.RunID, 7, &a); err != nil {
 		t.Fatal(err)
 	}
-	if rep2.RunID != 0 || rep2.Skipped == "" {
-		t.Errorf("unchanged answers were played again: %+v", rep2)
+	if err := cy.Replay(ctx, rep.RunID, 7, &b); err != nil {
+		t.Fatal(err)
 	}
-	var answers int
-	cy.Store.DB().QueryRow("SELECT COUNT(*) FROM answers").Scan(&answers)
-	if answers != rep.Answers {
-		t.Errorf("%d answers stored after two cycles over %d", answers, rep.Answers)
+	for _, want := range []string{"game 7", "seat 0: ", "pass 1, seat 0: throws", "points"} {
+		if !strings.Contains(a.String(), want) {
+			t.Errorf("trace lacks %q:\n%s", want, a.String())
+		}
+	}
+	if a.String() != b.String() {
+		t.Errorf("two replays differ:\n%s\n---\n%s", a.String(), b.String())
 	}
 
 	// The same seed again: the same standings.
-	rep3, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 300})
+	rep3, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +111,95 @@ func TestFortyCycle(t *testing.T) {
 	}
 	if !reflect.DeepEqual(first, third) {
 		t.Errorf("same seed, different standings:\n%+v\n%+v", first, third)
+	}
+}
+
+// The cycle's bookkeeping with the fake game: a second cycle over the same answers stores
+// nothing twice and plays nothing; the same seed gives the same standings; a changed
+// engine option is a changed bot set and plays again; the faults the engine reports are
+// counted on the board.
+func TestCycleSkipsUnchanged(t *testing.T) {
+	ctx := context.Background()
+	cy := withFakeGame(t, testCycle(t, t.TempDir()))
+	ch, _ := cy.Config.Challenge("forty")
+	seed := uint64(99)
+	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RunID == 0 || rep.Games != 30 || rep.Entered < 10 {
+		t.Fatalf("report %+v", rep)
+	}
+	first, _ := cy.Store.Standings(ctx, rep.RunID)
+
+	rep2, err := cy.Run(ctx, ch, Options{Games: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep2.RunID != 0 || !strings.Contains(rep2.Skipped, "nothing changed") {
+		t.Errorf("unchanged answers were played again: %+v", rep2)
+	}
+	var answers int
+	cy.Store.DB().QueryRow("SELECT COUNT(*) FROM answers").Scan(&answers)
+	if answers != rep.Answers {
+		t.Errorf("%d answers stored after two cycles over %d", answers, rep.Answers)
+	}
+
+	rep3, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third, _ := cy.Store.Standings(ctx, rep3.RunID); !reflect.DeepEqual(first, third) {
+		t.Errorf("same seed, different standings:\n%+v\n%+v", first, third)
+	}
+
+	if err := yaml.Unmarshal([]byte("bonus: 5\n"), &ch.Options); err != nil {
+		t.Fatal(err)
+	}
+	rep4, err := cy.Run(ctx, ch, Options{Games: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep4.RunID == 0 {
+		t.Fatalf("a changed option did not play again: %+v", rep4)
+	}
+	if err := yaml.Unmarshal([]byte("bonsu: 5\n"), &ch.Options); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cy.Run(ctx, ch, Options{Games: 30}); err == nil || !strings.Contains(err.Error(), "bonsu") {
+		t.Errorf("a misspelt option was accepted: %v", err)
+	}
+}
+
+// A bot the engine reports faults for has them counted, with the first, on the board.
+func TestCycleCountsEngineFaults(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+		"<h1>Steady</h1><pre><code>class Steady(Bot):\n    pass\n</code></pre>",
+		"<h1>FaultyBot</h1><pre><code>class FaultyBot(Bot):\n    pass\n</code></pre>",
+	})
+	cy := withFakeGame(t, testCycle(t, dir))
+	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
+	ch, _ := cy.Config.Challenge("forty")
+	ch.Baselines = false
+	rep, err := cy.Run(ctx, ch, Options{Games: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := cy.Store.Standings(ctx, rep.RunID)
+	for _, s := range st {
+		want := 0
+		if s.Bot == "FaultyBot" {
+			want = 7
+		}
+		if s.Errors != want || s.Faults[engine.Crash] != want {
+			t.Errorf("%s: %d errors, faults %v; want %d crashes", s.Bot, s.Errors, s.Faults, want)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(cy.Config.OutputDir, "forty.md"))
+	if !strings.Contains(string(md), "always crash") {
+		t.Errorf("the board does not show the first fault:\n%s", md)
 	}
 }
 
@@ -119,7 +216,7 @@ func TestEngineNotAvailable(t *testing.T) {
 // though no answer changed; a run that finished is not played again.
 func TestInterruptedRunReplaysItsSeed(t *testing.T) {
 	ctx := context.Background()
-	cy := testCycle(t, t.TempDir())
+	cy := withFakeGame(t, testCycle(t, t.TempDir()))
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Games = 30
 	cancelled, cancel := context.WithCancel(ctx)
@@ -155,37 +252,23 @@ func (c cancelAfterPlaying) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// One game of a finished run can be replayed alone, with a trace, the same every time.
+// One game of a finished run can be replayed alone, the same every time; games beyond the
+// run and missing runs are refused.
 func TestReplay(t *testing.T) {
 	ctx := context.Background()
-	cy := testCycle(t, t.TempDir())
+	cy := withFakeGame(t, testCycle(t, t.TempDir()))
 	ch, _ := cy.Config.Challenge("forty")
 	seed := uint64(5)
 	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a, b strings.Builder
-	if err := cy.Replay(ctx, rep.RunID, 7, &a); err != nil {
-		t.Fatal(err)
-	}
-	if err := cy.Replay(ctx, rep.RunID, 7, &b); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"game 7", "seat 0: ", "pass 1, seat 0: throws", "points"} {
-		if !strings.Contains(a.String(), want) {
-			t.Errorf("trace lacks %q:\n%s", want, a.String())
-		}
-	}
-	if a.String() != b.String() {
-		t.Errorf("two replays differ:\n%s\n---\n%s", a.String(), b.String())
-	}
-	if err := cy.Replay(ctx, rep.RunID, 30, io.Discard); err == nil {
-		t.Error("a game beyond the run was replayed")
-	}
+	replayTwice(t, cy, rep.RunID, 7, "forty, run 1 (seed 5), game 7", "Dummy: ")
+	outOfRange(t, cy, rep.RunID, 30)
 	if err := cy.Replay(ctx, 999, 0, io.Discard); err == nil {
 		t.Error("a missing run was replayed")
 	}
+	noCopiesLeft(t, cy)
 }
 
 // flakySink fails its first publications, then works, keeping what it got.
@@ -214,7 +297,7 @@ func TestRepublish(t *testing.T) {
 		"<h1>B</h1><pre><code>class B(Bot):\n    def make_throw(self, scores, last_round):\n        yield sum(self.current_throws) &lt; 10\n</code></pre>",
 	}
 	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, good)
-	cy := testCycle(t, dir)
+	cy := withFakeGame(t, testCycle(t, dir))
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	sink := &flakySink{fails: 1}
 	cy.Sinks = []publisher.Sink{sink}
@@ -248,7 +331,7 @@ func TestEmptyFetchKeepsData(t *testing.T) {
 		"<h1>A</h1><pre><code>class A(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 		"<h1>B</h1><pre><code>class B(Bot):\n    def make_throw(self, scores, last_round):\n        yield True\n</code></pre>",
 	})
-	cy := testCycle(t, dir)
+	cy := withFakeGame(t, testCycle(t, dir))
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Games = 10

@@ -41,7 +41,7 @@ func fakeAPI(t *testing.T, requests *atomic.Int64) *httptest.Server {
 func TestUnchangedAPIOneRequest(t *testing.T) {
 	var requests atomic.Int64
 	srv := fakeAPI(t, &requests)
-	cy := testCycle(t, t.TempDir())
+	cy := withFakeGame(t, testCycle(t, t.TempDir()))
 	cy.Source = scraper.New(srv.URL, "codegolf", "")
 	ctx := context.Background()
 	reps, err := cy.RunAll(ctx, "forty", Options{Games: 40})
@@ -72,7 +72,7 @@ func TestUnchangedAPIOneRequest(t *testing.T) {
 func TestQuestionGoneKeepsData(t *testing.T) {
 	var requests atomic.Int64
 	srv := fakeAPI(t, &requests)
-	cy := testCycle(t, t.TempDir())
+	cy := withFakeGame(t, testCycle(t, t.TempDir()))
 	cy.Source = scraper.New(srv.URL, "codegolf", "")
 	ctx := context.Background()
 	if _, err := cy.RunAll(ctx, "forty", Options{Games: 20}); err != nil {

@@ -46,7 +46,7 @@ func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
 // the publication and the next run, then runs its schedule (every second here: a quiet
 // tick that finds nothing new), and stops cleanly when told to.
 func TestServeStartUpAndTicks(t *testing.T) {
-	cy := testCycle(t, t.TempDir())
+	cy := withFakeGame(t, testCycle(t, t.TempDir()))
 	var logs syncBuffer
 	cy.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ch, _ := cy.Config.Challenge("forty")
