@@ -34,6 +34,9 @@ var Descriptor = &engine.Game{
 	Protocol:    engine.PyClass,
 	Concurrency: 32,
 	Options:     func() any { return new(options) },
+	// The Drunkard competes only where a challenge sets `baselines` (not in the original,
+	// where Drunkards only fill tables and never score).
+	Baselines: []string{"Drunkard"},
 	Harness: &engine.Harness{Module: "ruins", Source: harness,
 		Competes: "a bot is a class deriving from Adventurer"},
 	Play:     play,

@@ -114,17 +114,43 @@ def _short_repr(x):
 
 
 class Handler:
-    """Per game: this class's instance for the current round.
+    """Per game: this class's instance for the current round, and the game's own state of
+    Python's random module.
 
     Methods: "seed" {seed} seeds Python's random at the start of a game (spec §3); "round"
     {name} makes the round's instance (spec §2.3); "turn" {players, presents, just_stole}
-    asks it to move; "end" forgets the game."""
+    asks it to move; "end" forgets the game.
+
+    One process serves many games at once (they run in lockstep), while the original ran one
+    game per seeding of the process-wide random. So every game keeps its own state of that
+    module: it is put in place before each of the game's calls and saved after it. A game's
+    draws are then those of a game played alone from its seed, which is what lets a replay
+    of one game reproduce it."""
 
     def __init__(self, cls):
         self.cls = cls
         self.games = {}
+        self.random = {}  # game -> random.getstate() between the game's calls
 
     def call(self, game, method, a):
+        if method == "seed":
+            self.games.pop(game, None)
+            self.random[game] = random.Random(a["seed"]).getstate()
+            return True
+        if method == "end":
+            self.games.pop(game, None)
+            self.random.pop(game, None)
+            return True
+        state = self.random.get(game)
+        if state is not None:
+            random.setstate(state)
+        try:
+            return self._call(game, method, a)
+        finally:
+            if state is not None:
+                self.random[game] = random.getstate()
+
+    def _call(self, game, method, a):
         if method == "turn":
             inst = self.games.get(game)
             if inst is None:
@@ -136,12 +162,5 @@ class Handler:
         if method == "round":
             self.games.pop(game, None)
             self.games[game] = self.cls(a["name"])
-            return True
-        if method == "seed":
-            self.games.pop(game, None)
-            random.seed(a["seed"])
-            return True
-        if method == "end":
-            self.games.pop(game, None)
             return True
         raise ValueError("unknown method %r" % method)
