@@ -152,3 +152,20 @@ func TestTickWaitsForARunSlot(t *testing.T) {
 		t.Errorf("log: %s", logs.String())
 	}
 }
+
+// A long run logs its progress (games, rate, ETA) every ProgressLog; without it, nothing.
+func TestProgressLogged(t *testing.T) {
+	for _, every := range []time.Duration{0, 5 * time.Millisecond} {
+		var logs syncBuffer
+		cy := &Cycle{Log: slog.New(slog.NewTextHandler(&logs, nil)), ProgressLog: every}
+		p := cy.progressPrinter("forty")
+		p(10, 100)
+		time.Sleep(10 * time.Millisecond)
+		p(50, 100)
+		got := logs.String()
+		want := every > 0
+		if has := strings.Contains(got, "msg=progress challenge=forty games=50 of=100") && strings.Contains(got, "eta="); has != want {
+			t.Errorf("ProgressLog %s: progress logged %v, want %v:\n%s", every, has, want, got)
+		}
+	}
+}
