@@ -54,7 +54,7 @@ func TestIncludeBombFailedBuildOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch.Limits.BuildTimeout = config.Duration(2 * time.Second)
+	ch.Limits.BuildTimeout = config.Duration(3 * time.Second)
 	var first string
 	for cycle := 1; cycle <= 2; cycle++ {
 		rep, err := cy.Run(ctx, ch, Options{Games: 2, Force: true})
@@ -65,7 +65,7 @@ func TestIncludeBombFailedBuildOnce(t *testing.T) {
 			t.Fatalf("cycle %d: rejected %+v", cycle, rep.Rejected)
 		}
 		reason := rep.Rejected[0].Reason
-		for _, want := range []string{"timed out after 2s", "bot.c:1"} {
+		for _, want := range []string{"timed out after 3s", "bot.c:1"} {
 			if !strings.Contains(reason, want) {
 				t.Errorf("cycle %d: reason lacks %q: %.300q", cycle, want, reason)
 			}
