@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -157,5 +158,15 @@ func TestCheckCommand(t *testing.T) {
 	code, _, errOut = kothd(t, "check", "--config", testConfig(t, ""), "fourty", "1")
 	if code != 1 || !strings.Contains(errOut, `the challenges are: forty, ruins (did you mean "forty"?)`) {
 		t.Errorf("check fourty: exit %d, %q", code, errOut)
+	}
+}
+
+// version shows the module version and the VCS revision the build recorded.
+func TestVersionText(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/kothd/kothd", Version: "v1.2.3"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "5930d07252bbdeadbeef"}, {Key: "vcs.time", Value: "2026-11-24T02:24:57Z"}, {Key: "vcs.modified", Value: "true"}}}
+	want := "kothd v1.2.3 (github.com/kothd/kothd, revision 5930d07252bb of 2026-11-24T02:24:57Z, with local changes, go1.26.8)"
+	if got := versionText(bi); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -12,15 +12,16 @@ func runVersion(ctx context.Context, cl *cli, args []string) error {
 	if _, err := cl.parse(cl.flags(), args); err != nil {
 		return err
 	}
-	fmt.Fprintln(cl.out, versionText())
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		fmt.Fprintln(cl.out, "kothd (no build information)")
+		return nil
+	}
+	fmt.Fprintln(cl.out, versionText(bi))
 	return nil
 }
 
-func versionText() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "kothd (no build information)"
-	}
+func versionText(bi *debug.BuildInfo) string {
 	s := fmt.Sprintf("kothd %s (%s", bi.Main.Version, bi.Main.Path)
 	set := map[string]string{}
 	for _, kv := range bi.Settings {
