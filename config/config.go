@@ -26,6 +26,7 @@ type Config struct {
 	// last good data stays (default 10).
 	MinQuota int    `yaml:"min_quota"`
 	Sandbox  string `yaml:"sandbox"`  // "bwrap" (default) or "none"
+	Cgroups  string `yaml:"cgroups"`  // per-sandbox limits: "required" (default) or "off" (logged as an error)
 	Python   string `yaml:"python"`   // interpreter for pyclass harnesses
 	Schedule string `yaml:"schedule"` // default cron expression for every challenge
 	// Timezone is the IANA zone schedules are read in ("Europe/Paris"); empty = the

@@ -89,6 +89,9 @@ func (c *Config) checkOptions(ch *Challenge, e Engine) []error {
 func (c *Config) check() error {
 	var errs []error
 	bad := func(line int, format string, args ...any) { errs = append(errs, c.errAt(line, format, args...)) }
+	if c.Cgroups != "" && c.Cgroups != "required" && c.Cgroups != "off" {
+		bad(c.lines["cgroups"], "cgroups must be required or off, not %q", c.Cgroups)
+	}
 	if c.Sandbox != "bwrap" && c.Sandbox != "none" {
 		bad(c.lines["sandbox"], "sandbox must be bwrap or none, not %q", c.Sandbox)
 	}

@@ -49,15 +49,9 @@ func RunArgv(ctx context.Context, sb Sandbox, spec ProcSpec, args []string, time
 	if err != nil {
 		return "", &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("sandbox %s: %v", sb.Name(), err)}
 	}
-	// Files the sandbox handed the process (bwrap's status and option files) are spent once
-	// it has been classified; one process per decision makes thousands of them.
-	defer func() {
-		for _, f := range cmd.ExtraFiles {
-			if f != nil {
-				_ = f.Close()
-			}
-		}
-	}()
+	// What the sandbox holds for the process (its cgroup, bwrap's status and option files)
+	// is spent once it has been classified; one process per decision makes thousands.
+	defer releaseSandbox(cmd)
 	limit := spec.Limits.OutputBytes
 	if limit <= 0 {
 		limit = defaultArgvOutput

@@ -122,6 +122,7 @@ func runBuild(ctx context.Context, sb Sandbox, lang config.Language, dir string,
 	if err != nil {
 		return "", fmt.Errorf("build %s: sandbox %s: %w: %w", lang.File, sb.Name(), ErrBuildHost, err)
 	}
+	defer releaseSandbox(cmd)
 	out := newTailBuffer(4 * buildLogMax)
 	cmd.Stdin = nil // the null device: a compiler never waits for input
 	cmd.Stdout, cmd.Stderr = out, out

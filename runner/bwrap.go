@@ -26,11 +26,13 @@ const SandboxDir = "/bot"
 //     loopback to the host), no view of the host's processes, a fresh /proc;
 //   - a new root holding only read-only binds of what interpreters and compilers need
 //     (/usr and its symlinks, a few files of /etc, the pyenv interpreters), a private /dev,
-//     a private size-bounded /tmp, and the bot's own directory at SandboxDir, writable;
+//     an empty read-only /tmp, and the bot's own directory at SandboxDir, writable;
 //     the data directory, the database, config.yaml, other bots, /root and /work are not
 //     there;
 //   - the scrubbed environment of BaseEnv (no daemon variable, no token);
-//   - the limits of ProcSpec.Limits, applied inside by prlimit(1) (see limits.go);
+//   - the limits of ProcSpec.Limits, applied inside by prlimit(1) per process (see
+//     limits.go) and to the whole sandbox by a cgroup of its own (cgroup.go): memory,
+//     tasks, one CPU's bandwidth, CPU time;
 //   - --die-with-parent and a PID namespace: when the runner kills bwrap, every process the
 //     bot started dies with it, whatever session or process group it moved to.
 //
@@ -47,6 +49,8 @@ type Bwrap struct {
 	root bool // the daemon is root: bots are switched to UID/GID (rootChain)
 	// util-linux tools run inside the sandbox before the bot (absolute paths under /usr).
 	setpriv, unshare, prlimitPath string
+	// cgroups makes each sandbox's cgroup (cgroup.go); nil when the host opted out.
+	cgroups *cgroupTree
 }
 
 // DefaultReadOnly is what every bot may read. Globs are expanded when the sandbox is made;
@@ -136,8 +140,27 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error) {
 	cmd := exec.Command(b.Path, append([]string{"--args", "4", "--"}, command...)...)
 	cmd.Dir = "/"
 	cmd.Env = append(BaseEnv(mountPoint(spec)), spec.Env...)
+	if !spec.ReadOnlyDir {
+		// There is no /tmp to write to (see args): temporary files go to the bot's own
+		// directory, where the directory allowance counts them.
+		cmd.Env = append(cmd.Env, "TMPDIR="+mountPoint(spec))
+	}
 	cmd.ExtraFiles = []*os.File{status, optFile} // fds 3 and 4
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if b.cgroups != nil {
+		cg, err := b.cgroups.newSandbox(spec.Limits.withDefaults())
+		if err == nil {
+			if err = cg.enter(cmd); err != nil {
+				cg.release()
+			}
+		}
+		if err != nil {
+			status.Close()
+			optFile.Close()
+			return nil, fmt.Errorf("sandbox bwrap: %w", err)
+		}
+		attachCgroup(cmd, cg)
+	}
 	return cmd, nil
 }
 
@@ -192,10 +215,13 @@ func (b *Bwrap) args(dir string, spec ProcSpec) (options, command []string) {
 	a = append(a, "--hostname", "sandbox")
 
 	lim := spec.Limits.withDefaults()
+	// No tmpfs at /tmp: a tmpfs bounds bytes but not inodes (bwrap cannot pass nr_inodes),
+	// and 400,000 empty files there held 330 MB of kernel memory. /tmp is an empty,
+	// read-only directory; TMPDIR names the bot's own directory when it is writable.
 	a = append(a,
 		"--proc", "/proc",
 		"--dev", "/dev",
-		"--perms", "01777", "--size", strconv.FormatInt(int64(lim.FileSizeMB)<<20, 10), "--tmpfs", "/tmp")
+		"--dir", "/tmp")
 	ro := b.ReadOnly
 	// A prefix holding the bot's directory (and so the data directory) is never bound:
 	// the command then fails inside, visibly.

@@ -63,13 +63,13 @@ func TestBwrapView(t *testing.T) {
 	}
 	out, err := runIn(t, sb, dir, Limits{}, `
 		echo "cwd=$(pwd) uid=$(id -u)"; env | sort; cat mine.txt; echo new >new.txt && echo wrote-own
-		touch /tmp/x && echo wrote-tmp; touch /x 2>/dev/null || echo root-ro; touch /usr/x 2>/dev/null || echo usr-ro
+		touch /tmp/x 2>/dev/null || echo tmp-ro; touch "$TMPDIR/t" && echo wrote-tmpdir; touch /x 2>/dev/null || echo root-ro; touch /usr/x 2>/dev/null || echo usr-ro
 		ls / | tr '\n' ' '; echo; ls -a /root /root/.pyenv | tr '\n' ' '; echo
 		cat /proc/1/environ 2>/dev/null | tr '\0' '\n' | grep -c GITHUB_TOKEN; hostname`)
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	for _, want := range []string{"cwd=/bot uid=", "HOME=/bot", "mine", "wrote-own", "wrote-tmp", "root-ro", "usr-ro", "sandbox"} {
+	for _, want := range []string{"cwd=/bot uid=", "HOME=/bot", "mine", "wrote-own", "tmp-ro", "wrote-tmpdir", "root-ro", "usr-ro", "sandbox"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
@@ -90,7 +90,7 @@ func TestBwrapView(t *testing.T) {
 			env = append(env, k)
 		}
 	}
-	allowed := []string{"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "PWD", "SHLVL", "_", "cwd"}
+	allowed := []string{"PATH", "HOME", "TMPDIR", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "PWD", "SHLVL", "_", "cwd"}
 	for _, k := range env {
 		if !slices.Contains(allowed, k) {
 			t.Errorf("unexpected variable %s in the sandbox", k)
@@ -340,7 +340,7 @@ func TestBwrapInterpreterPrefix(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(prefix, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script := "#!/bin/sh\ntouch /tmp/y && echo interpreted \"$@\"\n"
+	script := "#!/bin/sh\ntouch \"$TMPDIR/y\" && echo interpreted \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(prefix, "bin", "interp"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -371,6 +371,11 @@ var oneshotAttacks = []oneshotAttack{
 	{script: "closeout.sh", timeout: time.Second, want: engine.Timeout},
 	{script: "orphan.sh", want: engine.OK, answer: "1"},
 	{script: "parricide.sh", want: engine.OK, answer: "survived"},
+	// Limits of the sandbox as a whole (cgroups): memory held by forked children together,
+	// kernel memory through /tmp's inodes, CPU spent by forked children.
+	{script: "forkhog.py", want: engine.MemoryLimit},
+	{script: "inodes.py", want: engine.OK, answer: "stopped"},
+	{script: "forkspin.sh", cpu: time.Second, timeout: time.Minute, want: engine.Timeout},
 }
 
 // install puts the attack's script in a fresh bot directory and returns the spec that runs

@@ -56,10 +56,14 @@ func (l Limits) withDefaults() Limits {
 //     at MemoryMB + 4 GiB backs it up against shared anonymous mappings, which
 //     RLIMIT_DATA does not count.
 //   - CPU time is RLIMIT_CPU: SIGXCPU at the limit (a timeout), SIGKILL a second later
-//     for a bot that ignores it.
+//     for a bot that ignores it. Each process has its own, so the sandbox's cgroup
+//     charges the total (sandboxCgroup.watchCPU).
 //   - Processes are RLIMIT_NPROC (threads count too), counted per sandbox.
 //   - Open files are RLIMIT_NOFILE; file size is RLIMIT_FSIZE (SIGXFSZ, an output limit).
-//     /tmp is a tmpfs of the same size; the bot's directory itself has no total quota.
+//     The bot's directory, the only writable place, has a total allowance (diskuse.go).
+//
+// The cgroup adds what per-process limits cannot: MemoryMB and Procs for the sandbox as
+// a whole.
 //   - Core dumps are off.
 func (b *Bwrap) prlimit(l Limits) []string {
 	mem := int64(l.MemoryMB) << 20
@@ -79,15 +83,24 @@ func (b *Bwrap) prlimit(l Limits) []string {
 }
 
 // classifyExit names how a bot process that ended with err (from cmd.Wait) failed, using
-// everything the runner knows: a sandbox that never ran the bot is a HostFault; the wait
-// status is read by exitOutcome; a crash whose stderr tail shows the language runtime
-// running out of memory is a MemoryLimit. The stderr test is the bot's own text, so a bot
-// could only misname its own crash with it, never blame the host.
+// everything the runner knows: a sandbox that never ran the bot is a HostFault; a sandbox
+// its cgroup stopped for CPU time is a Timeout; the wait status is read by exitOutcome; a
+// crash or kill after the kernel killed one of the sandbox's processes for the cgroup's
+// memory limit, or whose stderr tail shows the language runtime running out of memory,
+// is a MemoryLimit. The stderr test is the bot's own text, so a bot could only misname
+// its own crash with it, never blame the host.
 func classifyExit(cmd *exec.Cmd, err error, stderrTail string) engine.Outcome {
 	if sandboxFailed(cmd, err) {
 		return engine.HostFault
 	}
+	cg := cgroupOf(cmd)
+	if cg != nil && cg.cpuOver.Load() {
+		return engine.Timeout
+	}
 	o := exitOutcome(err)
+	if (o == engine.Crash || o == engine.Killed) && cg != nil && cg.oomKilled() {
+		return engine.MemoryLimit
+	}
 	if o == engine.Crash && outOfMemory(stderrTail) {
 		return engine.MemoryLimit
 	}

@@ -56,6 +56,7 @@ func startLineProc(ctx context.Context, sb Sandbox, spec ProcSpec) (*lineProc, e
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
+		releaseSandbox(cmd)
 		return nil, fmt.Errorf("start %s in sandbox %s: %w", spec.Argv[0], sb.Name(), err)
 	}
 	maxLine := spec.Limits.OutputBytes
@@ -63,9 +64,19 @@ func startLineProc(ctx context.Context, sb Sandbox, spec ProcSpec) (*lineProc, e
 		maxLine = 16 << 20
 	}
 	go p.readLines(stdout, int(maxLine))
-	go func() { p.err = cmd.Wait(); close(p.exited) }()
+	go func() {
+		p.err = cmd.Wait()
+		// The sandbox's cgroup goes with its process; its OOM count and CPU time stay
+		// readable for classifyExit and cpuTime.
+		releaseCgroup(cmd)
+		close(p.exited)
+	}()
 	return p, nil
 }
+
+// cpuTime is the CPU time used so far by the process and everything it started (the
+// sandbox's cgroup); ok is false without cgroups.
+func (p *lineProc) cpuTime() (time.Duration, bool) { return SandboxCPU(p.cmd) }
 
 var errLineTooLong = errors.New("reply line too long")
 

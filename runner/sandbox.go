@@ -33,12 +33,12 @@ type ProcSpec struct {
 // Limits bound one bot process. Zero means "no limit of this kind" except where a sandbox
 // documents a default (Bwrap bounds memory, processes, open files and file size always).
 type Limits struct {
-	CPUTime     time.Duration // total CPU time of the process (RLIMIT_CPU)
-	MemoryMB    int           // private writable memory (RLIMIT_DATA; see Bwrap.prlimit)
-	Procs       int           // processes/threads of the sandbox (RLIMIT_NPROC)
+	CPUTime     time.Duration // CPU time of each process (RLIMIT_CPU) and of the whole sandbox (cgroup)
+	MemoryMB    int           // each process's private writable memory (RLIMIT_DATA) and the whole sandbox's memory (cgroup)
+	Procs       int           // processes/threads of the sandbox (RLIMIT_NPROC and the cgroup's pids limit)
 	OpenFiles   int           // RLIMIT_NOFILE
 	OutputBytes int64         // bytes the runner reads from stdout before cutting the bot off
-	FileSizeMB  int           // largest file the bot may write (RLIMIT_FSIZE), and its /tmp
+	FileSizeMB  int           // largest file the bot may write (RLIMIT_FSIZE)
 	// DirMB bounds what a one-shot bot keeps in its directory, checked after each decision
 	// (RLIMIT_FSIZE bounds one file, not how many): over it, the decision is an output
 	// limit fault until the bot deletes files.
@@ -60,6 +60,15 @@ type Sandbox interface {
 // play untrusted bots. "none" runs bots unisolated, with the daemon's privileges: allowed
 // only because the host asked for it, and logged at error level every time.
 func NewSandbox(kind string, log *slog.Logger) (Sandbox, error) {
+	return NewSandboxCgroups(kind, CgroupsRequired, log)
+}
+
+// NewSandboxCgroups is NewSandbox with the config's `cgroups` setting: "required" (or "")
+// limits every bwrap sandbox as a whole through a cgroup of its own and refuses to play
+// when the host cannot (CheckCgroups says why), as without bwrap; "off" runs sandboxes
+// with per-process limits only, which a bot that forks can multiply: allowed only because
+// the host asked for it, and logged at error level.
+func NewSandboxCgroups(kind, cgroups string, log *slog.Logger) (Sandbox, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -73,12 +82,27 @@ func NewSandbox(kind string, log *slog.Logger) (Sandbox, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w; refusing to run untrusted bots (set `sandbox: none` to run them unisolated, not advised)", err)
 		}
+		switch cgroups {
+		case "", CgroupsRequired:
+			tree, err := hostCgroups()
+			if err != nil {
+				return nil, fmt.Errorf("%w; refusing to run untrusted bots (set `cgroups: off` to run sandboxes without "+
+					"whole-sandbox limits, not advised)", err)
+			}
+			b.cgroups = tree
+		case CgroupsOff:
+			log.Error("CGROUPS DISABLED (cgroups: off): sandboxes have per-process limits only; a bot's forked " +
+				"children can hold memory_mb each, spin uncharged and starve the other bots")
+		default:
+			return nil, fmt.Errorf("unknown cgroups setting %q (required or off)", cgroups)
+		}
 		if err := b.probe(); err != nil {
 			return nil, fmt.Errorf("bubblewrap cannot build a sandbox on this host: %w; user namespaces may be disabled "+
 				"(kernel.unprivileged_userns_clone, user.max_user_namespaces, an AppArmor user-namespace restriction); "+
 				"refusing to run untrusted bots (set `sandbox: none` to run them unisolated, not advised)", err)
 		}
-		log.Info("sandbox ready", "sandbox", "bwrap", "path", b.Path, "root_daemon", b.root, "bot_uid", b.UID)
+		log.Info("sandbox ready", "sandbox", "bwrap", "path", b.Path, "root_daemon", b.root, "bot_uid", b.UID,
+			"cgroups", b.cgroupsName())
 		return b, nil
 	}
 	return nil, fmt.Errorf("unknown sandbox %q (bwrap or none)", kind)
@@ -95,6 +119,7 @@ func (b *Bwrap) probe() error {
 	if err != nil {
 		return err
 	}
+	defer releaseSandbox(cmd)
 	out := newTailBuffer(2048)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -113,6 +138,17 @@ func (b *Bwrap) probe() error {
 		return fmt.Errorf("`true` in the sandbox: %v: %s", err, out.String())
 	}
 	return nil
+}
+
+// cgroupsName says how sandboxes are limited as a whole, for the log.
+func (b *Bwrap) cgroupsName() string {
+	switch {
+	case b.cgroups == nil:
+		return "off"
+	case b.cgroups.v2:
+		return "v2"
+	}
+	return "v1"
 }
 
 // Unsandboxed runs bots as plain child processes. It exists for hosts that set

@@ -1,0 +1,359 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"weak"
+)
+
+// sandboxTasks is what a sandbox's pids limit allows beyond Limits.Procs: bwrap's monitor
+// outside the PID namespace and its init inside (RLIMIT_NPROC counts only the bot's).
+const sandboxTasks = 2
+
+// sandboxCPUs is the CPU bandwidth one sandbox may use: a bot that forks spinners gets
+// one CPU's worth however many it starts, and the others keep theirs.
+const sandboxCPUs = 1
+
+// releaseWait bounds how long releasing a cgroup waits for its killed tasks to go.
+const releaseWait = 5 * time.Second
+
+// sandboxCgroup is the cgroup of one sandbox: one directory per v1 hierarchy, or one v2
+// directory.
+type sandboxCgroup struct {
+	tree *cgroupTree
+	name string
+	dirs []string
+	fd   *os.File      // v2: the directory, for CLONE_INTO_CGROUP
+	stop chan struct{} // ends the CPU watchdog
+
+	cpuOver atomic.Bool // the watchdog killed the sandbox for its CPU time
+
+	once     sync.Once
+	mu       sync.Mutex // held while reading live files and while removing them
+	released bool
+	cpuUsed  time.Duration // final figures, once released
+	ooms     int64
+}
+
+// newSandbox makes and limits a fresh cgroup for one sandbox (l with defaults filled).
+func (t *cgroupTree) newSandbox(l Limits) (*sandboxCgroup, error) {
+	cg := &sandboxCgroup{tree: t, name: "sb-" + strconv.FormatUint(t.seq.Add(1), 10)}
+	var bases []string
+	for _, b := range []string{t.mem, t.pids, t.cpu, t.acct} {
+		if !slices.Contains(bases, b) {
+			bases = append(bases, b)
+		}
+	}
+	for _, b := range bases {
+		d := filepath.Join(b, cg.name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			cg.release()
+			return nil, fmt.Errorf("make cgroup: %w", err)
+		}
+		cg.dirs = append(cg.dirs, d)
+	}
+	if err := cg.limit(l); err != nil {
+		cg.release()
+		return nil, err
+	}
+	if t.v2 {
+		fd, err := os.Open(cg.dir(t.mem))
+		if err != nil {
+			cg.release()
+			return nil, err
+		}
+		cg.fd = fd
+	}
+	if l.CPUTime > 0 {
+		cg.stop = make(chan struct{})
+		go cg.watchCPU(l.CPUTime)
+	}
+	return cg, nil
+}
+
+func (cg *sandboxCgroup) dir(base string) string { return filepath.Join(base, cg.name) }
+
+// limit writes the sandbox's memory, task and CPU bounds. Memory is Limits.MemoryMB for
+// all the sandbox's processes together, without swap.
+func (cg *sandboxCgroup) limit(l Limits) error {
+	t := cg.tree
+	mem := strconv.FormatInt(int64(l.MemoryMB)<<20, 10)
+	pids := strconv.Itoa(l.Procs + sandboxTasks)
+	if t.v2 {
+		d := cg.dir(t.mem)
+		const period = 100000
+		for _, w := range [][2]string{{"memory.max", mem}, {"memory.swap.max", "0"}, {"pids.max", pids},
+			{"cpu.max", fmt.Sprintf("%d %d", sandboxCPUs*period, period)}} {
+			// memory.swap.max is absent when the kernel accounts no swap: nothing to bound.
+			if err := writeCgroup(d, w[0], w[1]); err != nil && !(w[0] == "memory.swap.max" && errors.Is(err, os.ErrNotExist)) {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := writeCgroup(cg.dir(t.mem), "memory.limit_in_bytes", mem); err != nil {
+		return err
+	}
+	// memsw (memory+swap) exists only with swap accounting; without it there is no swap
+	// to escape to.
+	if err := writeCgroup(cg.dir(t.mem), "memory.memsw.limit_in_bytes", mem); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := writeCgroup(cg.dir(t.pids), "pids.max", pids); err != nil {
+		return err
+	}
+	period, err := os.ReadFile(filepath.Join(cg.dir(t.cpu), "cpu.cfs_period_us"))
+	if err != nil {
+		return err
+	}
+	p, err := strconv.ParseInt(strings.TrimSpace(string(period)), 10, 64)
+	if err != nil {
+		return fmt.Errorf("cgroup cpu.cfs_period_us: %w", err)
+	}
+	return writeCgroup(cg.dir(t.cpu), "cpu.cfs_quota_us", strconv.FormatInt(sandboxCPUs*p, 10))
+}
+
+// joinScript puts the shell in the cgroups named by its first $1 arguments, then executes
+// the rest. cgroup v1 cannot start a process inside a cgroup, and moving bwrap after
+// exec.Cmd.Start would race with the children it forks at once; the shell joins first and
+// then becomes bwrap, so nothing of the sandbox ever runs outside. A failed join ends the
+// shell before bwrap runs: a sandbox failure (sandboxFailed), the host's fault.
+const joinScript = `n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ >"$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`
+
+var shPath = sync.OnceValues(func() (string, error) { return exec.LookPath("sh") })
+
+// enter makes cmd start inside the cgroup: on v2 the kernel creates the process there
+// (clone3 with CLONE_INTO_CGROUP); on v1 a shell joins and then executes the command.
+func (cg *sandboxCgroup) enter(cmd *exec.Cmd) error {
+	if cg.fd != nil {
+		cmd.SysProcAttr.UseCgroupFD = true
+		cmd.SysProcAttr.CgroupFD = int(cg.fd.Fd())
+		return nil
+	}
+	sh, err := shPath()
+	if err != nil {
+		return fmt.Errorf("a shell to join the cgroup: %w", err)
+	}
+	args := []string{"sh", "-c", joinScript, "kothd-join", strconv.Itoa(len(cg.dirs))}
+	for _, d := range cg.dirs {
+		args = append(args, filepath.Join(d, "cgroup.procs"))
+	}
+	cmd.Args = append(append(args, cmd.Path), cmd.Args[1:]...)
+	cmd.Path = sh
+	return nil
+}
+
+// readCPU is the CPU time the sandbox's processes have used, dead ones included.
+func (cg *sandboxCgroup) readCPU() (time.Duration, error) {
+	if cg.tree.v2 {
+		us, err := readCgroupKey(filepath.Join(cg.dir(cg.tree.cpu), "cpu.stat"), "usage_usec")
+		return time.Duration(us) * time.Microsecond, err
+	}
+	data, err := os.ReadFile(filepath.Join(cg.dir(cg.tree.acct), "cpuacct.usage"))
+	if err != nil {
+		return 0, err
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	return time.Duration(ns), err
+}
+
+// readOOM is how many of the sandbox's processes the kernel killed for its memory limit.
+func (cg *sandboxCgroup) readOOM() int64 {
+	file := "memory.oom_control"
+	if cg.tree.v2 {
+		file = "memory.events"
+	}
+	n, _ := readCgroupKey(filepath.Join(cg.dir(cg.tree.mem), file), "oom_kill")
+	return n
+}
+
+// CPU is the sandbox's CPU time so far (or in total, once released).
+func (cg *sandboxCgroup) CPU() (time.Duration, error) {
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return cg.cpuUsed, nil
+	}
+	return cg.readCPU()
+}
+
+// oomKilled reports whether the kernel killed one of the sandbox's processes for its
+// memory limit.
+func (cg *sandboxCgroup) oomKilled() bool {
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return cg.ooms > 0
+	}
+	return cg.readOOM() > 0
+}
+
+// watchCPU kills the sandbox once its processes together have used more than limit. No
+// sandbox runs faster than sandboxCPUs, so the check can sleep until the earliest moment
+// the limit could be passed; a sandbox that waits costs one read now and then.
+func (cg *sandboxCgroup) watchCPU(limit time.Duration) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-cg.stop:
+			return
+		case <-timer.C:
+		}
+		used, err := cg.readCPU()
+		if err != nil {
+			return
+		}
+		if used > limit {
+			cg.cpuOver.Store(true)
+			cg.killAll()
+			return
+		}
+		timer.Reset(max((limit-used)/sandboxCPUs, 10*time.Millisecond))
+	}
+}
+
+// killAll sends SIGKILL to every process in the cgroup and reports whether any was there.
+func (cg *sandboxCgroup) killAll() bool {
+	d := cg.dir(cg.tree.pids)
+	if cg.tree.v2 {
+		if err := writeCgroup(d, "cgroup.kill", "1"); err == nil {
+			n, _ := readCgroupKey(filepath.Join(d, "cgroup.events"), "populated")
+			return n != 0
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+	if err != nil {
+		return false
+	}
+	pids := strings.Fields(string(data))
+	for _, s := range pids {
+		if pid, err := strconv.Atoi(s); err == nil && pid != os.Getpid() {
+			killPid(pid)
+		}
+	}
+	return len(pids) > 0
+}
+
+// killPid kills one process through a pidfd, so that a pid reused since cgroup.procs was
+// read is not hit once the descriptor is open.
+func killPid(pid int) {
+	const sysPidfdOpen, sysPidfdSendSignal = 434, 424
+	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
+	if errno != 0 {
+		if errno == syscall.ENOSYS {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		return
+	}
+	_, _, _ = syscall.Syscall6(sysPidfdSendSignal, fd, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
+	_ = syscall.Close(int(fd))
+}
+
+// release kills whatever is left in the cgroup, keeps its final CPU time and OOM count,
+// and removes it. It is safe to call more than once and from any goroutine.
+func (cg *sandboxCgroup) release() error {
+	var err error
+	cg.once.Do(func() {
+		if cg.stop != nil {
+			close(cg.stop)
+		}
+		deadline := time.Now().Add(releaseWait)
+		for len(cg.dirs) > 0 && cg.killAll() && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cg.mu.Lock()
+		defer cg.mu.Unlock()
+		if len(cg.dirs) > 0 {
+			cg.cpuUsed, _ = cg.readCPU()
+			cg.ooms = cg.readOOM()
+		}
+		cg.released = true
+		for _, d := range slices.Backward(cg.dirs) {
+			for {
+				e := syscall.Rmdir(d)
+				if e == nil || errors.Is(e, syscall.ENOENT) {
+					break
+				}
+				if !isBusy(e) || time.Now().After(deadline) {
+					err = fmt.Errorf("remove cgroup %s: %w", d, e)
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		if cg.fd != nil {
+			cg.fd.Close()
+		}
+	})
+	return err
+}
+
+// Commands made by Bwrap are tied to their cgroup here. The map holds the commands
+// weakly: an entry (and the cgroup, if nobody released it) goes when its command is
+// garbage, so a caller that forgets releaseSandbox leaks nothing for long.
+var cgroupOfCmd sync.Map // weak.Pointer[exec.Cmd] → *sandboxCgroup
+
+func attachCgroup(cmd *exec.Cmd, cg *sandboxCgroup) {
+	key := weak.Make(cmd)
+	cgroupOfCmd.Store(key, cg)
+	runtime.AddCleanup(cmd, func(key weak.Pointer[exec.Cmd]) {
+		if v, ok := cgroupOfCmd.LoadAndDelete(key); ok {
+			_ = v.(*sandboxCgroup).release()
+		}
+	}, key)
+}
+
+// cgroupOf returns the cgroup of a command made by a sandbox with cgroups, or nil.
+func cgroupOf(cmd *exec.Cmd) *sandboxCgroup {
+	if cmd == nil {
+		return nil
+	}
+	if v, ok := cgroupOfCmd.Load(weak.Make(cmd)); ok {
+		return v.(*sandboxCgroup)
+	}
+	return nil
+}
+
+// SandboxCPU is the CPU time used so far by every process of cmd's sandbox, children
+// and dead processes included (after the sandbox ends, its total). ok is false when cmd
+// runs without a cgroup (sandbox none, cgroups off) or the figure cannot be read.
+func SandboxCPU(cmd *exec.Cmd) (used time.Duration, ok bool) {
+	cg := cgroupOf(cmd)
+	if cg == nil {
+		return 0, false
+	}
+	used, err := cg.CPU()
+	return used, err == nil
+}
+
+// releaseCgroup kills what is left of cmd's sandbox and removes its cgroup; its CPU time
+// and OOM count stay readable. For commands without a cgroup it does nothing.
+func releaseCgroup(cmd *exec.Cmd) {
+	if cg := cgroupOf(cmd); cg != nil {
+		_ = cg.release()
+	}
+}
+
+// releaseSandbox frees what a sandbox holds for cmd once the caller is done with it (its
+// process waited for and its exit classified): the cgroup (releaseCgroup) and the files
+// handed to bwrap. Every caller of Sandbox.Command should defer it.
+func releaseSandbox(cmd *exec.Cmd) {
+	releaseCgroup(cmd)
+	for _, f := range cmd.ExtraFiles {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
