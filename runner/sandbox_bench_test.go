@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +13,35 @@ import (
 // Besides ns/op (the mean), each benchmark reports the median launch in milliseconds.
 
 func BenchmarkLaunchBwrap(b *testing.B) { benchSandboxLaunch(b, needBwrap(b)) }
+
+// BenchmarkLaunchBwrapNoCgroups is the same sandbox with `cgroups: off`: the difference
+// from BenchmarkLaunchBwrap is what a cgroup per sandbox costs a launch.
+func BenchmarkLaunchBwrapNoCgroups(b *testing.B) {
+	needBwrap(b)
+	sb, err := NewSandboxCgroups("bwrap", CgroupsOff, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchSandboxLaunch(b, sb)
+}
+
+// BenchmarkCgroupLifecycle is a sandbox cgroup made, limited and removed, without a
+// process: the daemon's side of the cost.
+func BenchmarkCgroupLifecycle(b *testing.B) {
+	tree := needBwrap(b).cgroups
+	if tree == nil {
+		b.Skip("no cgroups")
+	}
+	for b.Loop() {
+		cg, err := tree.newSandbox(Limits{}.withDefaults())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cg.release(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
 
 func BenchmarkLaunchNone(b *testing.B) { benchSandboxLaunch(b, Unsandboxed{}) }
 
@@ -31,7 +62,9 @@ func benchSandboxLaunch(b *testing.B, sb Sandbox) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if out, err := cmd.CombinedOutput(); err != nil {
+				out, err := cmd.CombinedOutput()
+				releaseSandbox(cmd)
+				if err != nil {
 					b.Fatalf("%v: %s", err, out)
 				}
 				runs = append(runs, time.Since(start))

@@ -45,7 +45,7 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 		return nil, nil, err
 	}
 	defer releaseOnError(lock, &err)
-	sb, err := runner.NewSandbox(cfg.Sandbox, log) // refuses a bwrap-less host unless `sandbox: none`
+	sb, err := runner.NewSandboxCgroups(cfg.Sandbox, cfg.Cgroups, log) // refuses a host without bwrap or cgroups unless opted out
 	if err != nil {
 		return nil, nil, err
 	}
