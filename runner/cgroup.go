@@ -30,9 +30,10 @@ import (
 //
 // cgroup v2 is used when the daemon's own cgroup can delegate the memory, pids and cpu
 // controllers; otherwise the v1 hierarchies of those controllers (and cpuacct), as on
-// hosts that mount only v1 for them. Sandbox cgroups live under a directory per daemon
-// process, kothd-<pid>, below the daemon's own cgroup: they stay inside whatever limits the
-// host put on the daemon.
+// hosts that mount only v1 for them. Sandbox cgroups, kothd-<pid>-<n>, are children of the
+// daemon's own cgroup: they stay inside whatever limits the host put on the daemon, and
+// each competes for the CPU as one peer of the daemon's other tasks. (Under a common
+// parent all sandboxes together would weigh as much as one process of the host's.)
 
 // CgroupsRequired and CgroupsOff are the values of the config's `cgroups` key.
 const (
@@ -43,9 +44,9 @@ const (
 // cgroupTree is where this daemon process makes its sandboxes' cgroups.
 type cgroupTree struct {
 	v2 bool
-	// Directories holding the per-daemon parent of sandbox cgroups for each controller;
-	// on v2 they are all the same directory. cpuacct is the CPU accounting (v1; on v2
-	// cpu.stat of the cpu controller).
+	// The daemon's cgroup, parent of the sandbox cgroups, for each controller; on v2 they
+	// are all the same directory. cpuacct is the CPU accounting (v1; on v2 cpu.stat of
+	// the cpu controller).
 	mem, pids, cpu, acct string
 	seq                  atomic.Uint64
 }
@@ -196,7 +197,7 @@ func ownCgroups() (map[string]string, error) {
 	return own, nil
 }
 
-// setupV1 makes kothd-<pid> in the daemon's cgroup of each v1 hierarchy needed.
+// setupV1 finds the daemon's cgroup in each v1 hierarchy needed.
 func setupV1(mounts map[string]cgroupMount, own map[string]string) (*cgroupTree, error) {
 	dirs := map[string]string{}
 	for _, c := range []string{"memory", "pids", "cpu", "cpuacct"} {
@@ -205,22 +206,21 @@ func setupV1(mounts map[string]cgroupMount, own map[string]string) (*cgroupTree,
 			return nil, fmt.Errorf("no cgroup v1 hierarchy has the %s controller (and cgroup v2 does not offer memory, pids and cpu)", c)
 		}
 		parent := filepath.Join(m.point, strings.TrimPrefix(own[c], m.root))
-		removeStale(parent)
-		base := filepath.Join(parent, daemonCgroupName())
-		if err := os.MkdirAll(base, 0o755); err != nil {
-			return nil, fmt.Errorf("make %s: %w", base, err)
+		if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("the daemon's %s cgroup %s: %v", c, parent, err)
 		}
-		dirs[c] = base
+		removeStale(parent)
+		dirs[c] = parent
 	}
 	return &cgroupTree{mem: dirs["memory"], pids: dirs["pids"], cpu: dirs["cpu"], acct: dirs["cpuacct"]}, nil
 }
 
 var v2Controllers = []string{"memory", "pids", "cpu"}
 
-// setupV2 delegates memory, pids and cpu to kothd-<pid> below own. cgroup v2 lets a
-// cgroup hand controllers to its children only while it holds no process itself, so when
-// the daemon sits alone in own it first moves to own/kothd-daemon (a service manager's
-// delegated cgroup, systemd's Delegate=yes, is exactly that case).
+// setupV2 delegates memory, pids and cpu to own's children. cgroup v2 lets a cgroup hand
+// controllers to its children only while it holds no process itself, so when the daemon
+// sits alone in own it first moves to own/kothd-daemon (a service manager's delegated
+// cgroup, systemd's Delegate=yes, is exactly that case).
 func setupV2(own string) (*cgroupTree, error) {
 	avail, err := os.ReadFile(filepath.Join(own, "cgroup.controllers"))
 	if err != nil {
@@ -247,14 +247,7 @@ func setupV2(own string) (*cgroupTree, error) {
 		}
 	}
 	removeStale(own)
-	base := filepath.Join(own, daemonCgroupName())
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return nil, err
-	}
-	if err := enableV2(base); err != nil {
-		return nil, fmt.Errorf("enable controllers in %s: %w", base, err)
-	}
-	return &cgroupTree{v2: true, mem: base, pids: base, cpu: base, acct: base}, nil
+	return &cgroupTree{v2: true, mem: own, pids: own, cpu: own, acct: own}, nil
 }
 
 // enableV2 turns on memory, pids and cpu for dir's children.
@@ -275,31 +268,25 @@ func enableV2(dir string) error {
 	return writeCgroup(dir, "cgroup.subtree_control", strings.Join(add, " "))
 }
 
-// daemonCgroupName is this process's parent of sandbox cgroups, so that two daemons (or
+// sandboxPrefix begins this process's sandbox cgroups' names, so that two daemons (or
 // test binaries) never share or remove each other's.
-func daemonCgroupName() string { return "kothd-" + strconv.Itoa(os.Getpid()) }
+func sandboxPrefix() string { return "kothd-" + strconv.Itoa(os.Getpid()) + "-" }
 
-// removeStale removes what daemons that have ended left in parent: their kothd-<pid>
-// directories and the sandbox cgroups inside, once empty. A sandbox cgroup still holding
-// tasks stays (rmdir refuses it).
+// removeStale removes the sandbox cgroups that daemons which have ended left in parent,
+// once empty (rmdir refuses a cgroup still holding tasks).
 func removeStale(parent string) {
 	entries, _ := os.ReadDir(parent)
 	for _, e := range entries {
-		pid, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "kothd-"))
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), "kothd-") || err != nil || pid == os.Getpid() {
+		rest, ok := strings.CutPrefix(e.Name(), "kothd-")
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !e.IsDir() || !ok || err != nil || pid == os.Getpid() {
 			continue
 		}
-		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
+		if _, err := os.Stat("/proc/" + pidText); err == nil {
 			continue // that daemon still runs
 		}
-		dir := filepath.Join(parent, e.Name())
-		subs, _ := os.ReadDir(dir)
-		for _, sub := range subs {
-			if sub.IsDir() {
-				_ = syscall.Rmdir(filepath.Join(dir, sub.Name()))
-			}
-		}
-		_ = syscall.Rmdir(dir)
+		_ = syscall.Rmdir(filepath.Join(parent, e.Name()))
 	}
 }
 

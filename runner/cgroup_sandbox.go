@@ -48,7 +48,7 @@ type sandboxCgroup struct {
 
 // newSandbox makes and limits a fresh cgroup for one sandbox (l with defaults filled).
 func (t *cgroupTree) newSandbox(l Limits) (*sandboxCgroup, error) {
-	cg := &sandboxCgroup{tree: t, name: "sb-" + strconv.FormatUint(t.seq.Add(1), 10)}
+	cg := &sandboxCgroup{tree: t, name: sandboxPrefix() + strconv.FormatUint(t.seq.Add(1), 10)}
 	var bases []string
 	for _, b := range []string{t.mem, t.pids, t.cpu, t.acct} {
 		if !slices.Contains(bases, b) {
