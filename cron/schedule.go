@@ -102,6 +102,34 @@ type daemon struct {
 	loc    *time.Location
 	sem    chan struct{} // one token per cycle allowed to run at once
 	scheds map[string]robfigSchedule
+
+	mu   sync.Mutex
+	busy map[string]bool // challenges in a cycle now (the start-up tick and a job may meet)
+}
+
+// claim marks the named challenges busy and returns those that were free.
+func (d *daemon) claim(names []string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.busy == nil {
+		d.busy = map[string]bool{}
+	}
+	var free []string
+	for _, n := range names {
+		if !d.busy[n] {
+			d.busy[n] = true
+			free = append(free, n)
+		}
+	}
+	return free
+}
+
+func (d *daemon) release(names []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, n := range names {
+		delete(d.busy, n)
+	}
 }
 
 // due lists the challenges to play at start: those without a finished run, and those
@@ -141,6 +169,16 @@ func (d *daemon) tick(ctx context.Context, names []string, why string) {
 	}
 	defer func() { <-d.sem }()
 	log := d.c.Log
+	// A challenge is never in two cycles at once (two runs of one challenge would take each
+	// other for interrupted): one still running from another tick sits this one out.
+	free := d.claim(names)
+	defer d.release(free)
+	if len(free) < len(names) {
+		log.Info("still running from an earlier tick; skipped this time", "challenges", slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(free, n) }))
+	}
+	if names = free; len(names) == 0 {
+		return
+	}
 	log.Info("tick", "challenges", names, "why", why)
 	start := time.Now()
 	reps, err := d.c.RunSome(ctx, names, Options{})

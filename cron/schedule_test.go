@@ -169,3 +169,20 @@ func TestProgressLogged(t *testing.T) {
 		}
 	}
 }
+
+// A challenge still in a cycle sits out a tick that would run it a second time at once.
+func TestTickSkipsABusyChallenge(t *testing.T) {
+	cy := testCycle(t, t.TempDir())
+	var logs syncBuffer
+	cy.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	d := &daemon{c: cy, loc: time.UTC, sem: make(chan struct{}, 2), scheds: map[string]robfigSchedule{}}
+	d.claim([]string{"forty"}) // a cycle of forty is running
+	d.tick(context.Background(), []string{"forty"}, "test")
+	if out := logs.String(); !strings.Contains(out, "skipped this time") || strings.Contains(out, "msg=tick") {
+		t.Errorf("a busy challenge was run again:\n%s", out)
+	}
+	d.release([]string{"forty"})
+	if free := d.claim([]string{"forty", "ruins"}); len(free) != 2 {
+		t.Errorf("claim after release: %v", free)
+	}
+}
