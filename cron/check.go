@@ -94,7 +94,7 @@ func (c *Cycle) Check(ctx context.Context, ch *config.Challenge, answerID int64)
 		switch {
 		case taken.Clash(e.Name) != "":
 			b.Status, b.Reason = "rejected", taken.Clash(e.Name)
-		case slices.Contains(ch.Exclude, e.Name):
+		case names.Listed(ch.Exclude, e.Name):
 			b.Status, b.Reason = "excluded", "excluded by the host"
 		default:
 			work, cleanup, err := scratch(env, "validate", []Entry{e})

@@ -29,10 +29,13 @@ func TestLookAlikeClassNames(t *testing.T) {
 		class("G\u039fTo20Bot"), // Greek capital Ο
 		class("gotO20bot"),      // case
 		class("GoTo21Bot"),
+		class("G\u043eToTenBot"), // a built-in bot's name, Cyrillic о
+		"<pre><code>class HoldOn(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 	})
 	cy := testCycle(t, dir)
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	ch, _ := cy.Config.Challenge("forty")
+	ch.Exclude = []string{"Hold0n"} // the host's exclusion: its look-alike is excluded too
 	rep, err := cy.Run(context.Background(), ch, Options{Games: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +51,13 @@ func TestLookAlikeClassNames(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := rejected["GoTo20Bot"]; ok || len(rep.Rejected) != 3 {
-		t.Errorf("rejected %v, want exactly the three look-alikes", rejected)
+	if r := rejected["G\u043eToTenBot"]; !strings.Contains(r, `looks like "GoToTenBot", which a built-in bot entered first`) {
+		t.Errorf("built-in look-alike: %q", r)
+	}
+	if r := rejected["HoldOn"]; r != "excluded by the host" {
+		t.Errorf("look-alike of an excluded name: %q", r)
+	}
+	if _, ok := rejected["GoTo20Bot"]; ok || len(rep.Rejected) != 5 {
+		t.Errorf("rejected %v, want exactly the five look-alikes", rejected)
 	}
 }

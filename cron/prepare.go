@@ -88,7 +88,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 				reject(s, e.Name, "rejected", reason)
 				continue
 			}
-			if slices.Contains(env.Challenge.Exclude, e.Name) {
+			if names.Listed(env.Challenge.Exclude, e.Name) {
 				reject(s, e.Name, "excluded", "excluded by the host")
 				continue
 			}
@@ -132,7 +132,7 @@ func (c *Cycle) prepareOne(ctx context.Context, env *PlayEnv, a Adapter, s scrap
 	p.entries = entries
 	p.invalid = make([]error, len(entries))
 	for k, e := range entries {
-		if slices.Contains(env.Challenge.Exclude, e.Name) {
+		if names.Listed(env.Challenge.Exclude, e.Name) {
 			continue
 		}
 		if err := c.validate(ctx, env, a, s, e); err != nil {

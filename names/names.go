@@ -80,6 +80,17 @@ func Same(a, b string) bool {
 	return false
 }
 
+// Listed reports whether name is, or passes for, one of list (the host's exclusions: a
+// look-alike of an excluded name is excluded too).
+func Listed(list []string, name string) bool {
+	for _, l := range list {
+		if l == name || Same(l, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // Claims is the names already entered in a challenge, each with who entered it. The zero
 // value is ready to use.
 type Claims struct {

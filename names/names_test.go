@@ -80,3 +80,16 @@ func TestClaims(t *testing.T) {
 		}
 	}
 }
+
+// A look-alike of a name the host excluded is excluded too.
+func TestListed(t *testing.T) {
+	exclude := []string{"GoTo20Bot", "!!"}
+	for name, want := range map[string]bool{"GoTo20Bot": true, "GoTo20B\u043et": true, "goto 20 bot": true, "!!": true, "GoTo21Bot": false, "??": false} {
+		if got := Listed(exclude, name); got != want {
+			t.Errorf("Listed(%+q) = %v, want %v", name, got, want)
+		}
+	}
+	if Listed(nil, "x") {
+		t.Error("an empty list holds a name")
+	}
+}

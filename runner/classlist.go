@@ -29,12 +29,12 @@ func ListClasses(ctx context.Context, sb Sandbox, cfg PyConfig, dir string) ([]s
 	}
 	key := memoKey("pyclass listing v1", tree, interpreterID(cfg.Python), cfg.Harness,
 		cfg.StartTimeout.String(), fmt.Sprintf("%+v", cfg.Limits), sb.Name())
-	v, ok, err := cfg.Memo.Recall(ctx, memoClasses, key)
+	remembered, ok, err := cfg.Memo.Recall(ctx, memoClasses, key)
 	if err != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "list classes: " + err.Error()}
 	}
 	var l listing
-	if ok && json.Unmarshal(v, &l) == nil {
+	if ok && json.Unmarshal(remembered, &l) == nil {
 		return l.result()
 	}
 	classes, err := listClasses(ctx, sb, cfg, dir)
@@ -50,9 +50,11 @@ func ListClasses(ctx context.Context, sb Sandbox, cfg PyConfig, dir string) ([]s
 		return classes, err
 	}
 	l.At = time.Now().Unix()
-	if v, merr := json.Marshal(l); merr != nil {
-		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "list classes: " + merr.Error()}
-	} else if merr := cfg.Memo.Remember(ctx, memoClasses, key, v); merr != nil {
+	v, merr := json.Marshal(l)
+	if merr == nil {
+		merr = cfg.Memo.Remember(ctx, memoClasses, key, v)
+	}
+	if merr != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "list classes: " + merr.Error()}
 	}
 	return classes, err
