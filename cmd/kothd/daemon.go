@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 
 	"kothd/cron"
+	"kothd/publisher"
 )
 
 func runDaemon(ctx context.Context, cl *cli, args []string) error {
@@ -26,5 +28,9 @@ func runDaemon(ctx context.Context, cl *cli, args []string) error {
 		return err
 	}
 	defer closeFn()
+	// Before anything is played: a bad token or an unwritable directory shows now.
+	if err := publisher.CheckWrite(ctx, cy.Sinks); err != nil {
+		return fmt.Errorf("preflight: %w", err)
+	}
 	return cron.Serve(ctx, cy)
 }

@@ -9,24 +9,40 @@ import (
 	"time"
 
 	"kothd/httpclient/httpclienttest"
+	"kothd/publisher/fakegithub"
 )
 
-// A GitHub that accepts connections and never answers: kothd plays, keeps the board in
-// the directory, and fails the publication within the configured deadline with a message
-// saying so, instead of hanging.
+// A GitHub that accepts connections and never answers stops kothd at the preflight, before
+// anything is played, within the configured deadline, with a message saying so.
 func TestUnresponsiveGitHubFailsWithinTheDeadline(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "tok")
 	cfg := testConfig(t, "github:\n  owner: o\n  repo: r\n  base_url: "+httpclienttest.Unresponsive(t)+"\n  deadline: 3s\n")
 	start := time.Now()
 	code, out, errOut := kothd(t, "once", "--config", cfg, "--snapshot", oneBotSnapshot(t), "--challenge", "forty", "--games", "10")
 	took := time.Since(start)
-	if code == 0 || !strings.Contains(errOut+out, "github:o/r@main/") || !strings.Contains(errOut+out, "deadline of 3s") {
+	if code != 1 || !strings.Contains(errOut, "preflight") || !strings.Contains(errOut, "deadline of 3s") || !strings.Contains(errOut, "GitHub did not answer") {
 		t.Fatalf("exit %d after %s\nstdout:\n%s\nstderr:\n%s", code, took, out, errOut)
 	}
-	if !strings.Contains(out, "leaderboard written to") {
-		t.Errorf("the directory did not get the board:\n%s", out)
+	if took > 10*time.Second {
+		t.Errorf("took %s with a deadline of 3s", took)
 	}
-	t.Logf("failed after %s: %s", took, errOut)
+}
+
+// A GitHub that stops answering after the preflight: kothd plays, keeps the board in the
+// directory, and fails the publication at the deadline instead of hanging.
+func TestGitHubHangingDuringPublicationFailsAtTheDeadline(t *testing.T) {
+	gh := fakegithub.New()
+	defer gh.Close()
+	gh.Fail(fakegithub.Hang().On("POST", "/git/trees"))
+	t.Setenv("GITHUB_TOKEN", gh.Token())
+	cfg := testConfig(t, "github:\n  owner: o\n  repo: r\n  base_url: "+gh.BaseURL()+"\n  deadline: 3s\n")
+	code, out, errOut := kothd(t, "once", "--config", cfg, "--snapshot", oneBotSnapshot(t), "--challenge", "forty", "--games", "10")
+	if code == 0 || !strings.Contains(errOut, "github:o/r@main/") || !strings.Contains(errOut, "deadline of 3s") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "leaderboard written to") || len(gh.History("main")) != 1 {
+		t.Errorf("directory board missing, or a commit made:\n%s", out)
+	}
 }
 
 // oneBotSnapshot is the bundled forty snapshot cut to its first two answers: a tournament in
@@ -53,4 +69,19 @@ func oneBotSnapshot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// A token GitHub rejects stops kothd before anything is played, with what to do about it.
+func TestBadTokenStopsBeforePlaying(t *testing.T) {
+	gh := fakegithub.New()
+	defer gh.Close()
+	t.Setenv("GITHUB_TOKEN", "ghp_expired")
+	cfg := testConfig(t, "github:\n  owner: o\n  repo: r\n  base_url: "+gh.BaseURL()+"\n")
+	code, out, errOut := kothd(t, "once", "--config", cfg, "--snapshot", oneBotSnapshot(t), "--challenge", "forty", "--games", "10")
+	if code != 1 || !strings.Contains(errOut, "preflight") || !strings.Contains(errOut, "GITHUB_TOKEN is wrong, expired or revoked") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if strings.Contains(out, "entered") || len(gh.History("main")) != 1 {
+		t.Errorf("played or published despite the bad token:\n%s", out)
+	}
 }

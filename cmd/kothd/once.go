@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"kothd/cron"
+	"kothd/publisher"
 )
 
 func runOnce(ctx context.Context, cl *cli, args []string) error {
@@ -32,6 +34,10 @@ func runOnce(ctx context.Context, cl *cli, args []string) error {
 		return err
 	}
 	defer closeFn()
+	// Before anything is played: a bad token or an unwritable directory shows now.
+	if err := publisher.CheckWrite(ctx, cy.Sinks); err != nil {
+		return fmt.Errorf("preflight: %w", err)
+	}
 	_, err = cy.RunAll(ctx, *challenge, cron.Options{Seed: seed.ptr(), Games: int(games), Force: *force})
 	return err
 }

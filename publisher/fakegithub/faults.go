@@ -19,6 +19,8 @@ type Fault struct {
 	Race string
 	// Hangup closes the connection without an answer (a network failure).
 	Hangup bool
+	// Hang never answers: the request waits until the client gives up.
+	Hang bool
 }
 
 // On restricts the fault to requests with this method and path prefix.
@@ -88,3 +90,6 @@ func Moved(branch string) Fault {
 
 // Hangup drops the connection without answering.
 func Hangup() Fault { return Fault{Hangup: true} }
+
+// Hang holds the request without ever answering.
+func Hang() Fault { return Fault{Hang: true} }

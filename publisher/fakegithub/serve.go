@@ -3,8 +3,10 @@ package fakegithub
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // The wire side: authentication, visibility, faults, then the repository's endpoints.
@@ -37,6 +39,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			if f.Race != "" {
 				s.push1(f.Race, "someone else's commit", map[string]string{"OTHER.md": "theirs"})
 				break
+			}
+			if f.Hang {
+				s.mu.Unlock()
+				// The body read, the server notices the client hanging up (and ends the
+				// request's context); the minute is a failsafe for the test's Close.
+				io.Copy(io.Discard, r.Body)
+				select {
+				case <-r.Context().Done():
+				case <-time.After(time.Minute):
+				}
+				s.mu.Lock()
+				return
 			}
 			if f.Hangup {
 				if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
