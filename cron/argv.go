@@ -29,7 +29,7 @@ func (argvAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([
 	if err := build(ctx, env, sub); err != nil {
 		return nil, err
 	}
-	return []Entry{{Name: answerName(sub), AnswerID: sub.AnswerID, Author: sub.Author, Title: sub.Title, Dir: sub.Dir, Run: lang.Run}}, nil
+	return []Entry{{Name: answerName(sub), AnswerID: sub.AnswerID, Author: sub.Author, Heading: sub.Heading, Dir: sub.Dir, Run: lang.Run}}, nil
 }
 
 // build runs the language's build command (if any) in the answer's directory.

@@ -77,7 +77,7 @@ func (c *Cycle) Check(ctx context.Context, ch *config.Challenge, answerID int64)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
+	entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Heading: s.HeadingText, Language: s.Language, Dir: dir})
 	if err != nil {
 		if isHostFault(err) {
 			return nil, fmt.Errorf("prepare answer %d: %w", s.AnswerID, err)

@@ -58,7 +58,7 @@ func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission
 	if err := markScripts(sub.Dir); err != nil {
 		return nil, err
 	}
-	return []Entry{{Name: answerName(sub), AnswerID: sub.AnswerID, Author: sub.Author, Title: sub.Title, Dir: sub.Dir, Run: []string{"./" + runner.RunFile}}}, nil
+	return []Entry{{Name: answerName(sub), AnswerID: sub.AnswerID, Author: sub.Author, Heading: sub.Heading, Dir: sub.Dir, Run: []string{"./" + runner.RunFile}}}, nil
 }
 
 // markScripts makes `run` and every top-level file starting with "#!" executable.

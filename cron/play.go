@@ -18,7 +18,7 @@ type Entry struct {
 	Baseline bool
 	AnswerID int64  // 0 for built-in bots
 	Author   string // answer owner's display name
-	Title    string // the answer's heading
+	Heading  string // the answer's first heading as posted, struck-out words included
 	Dir      string // the bot's private directory, files materialised and built
 	Run      []string
 	Seed     uint64 // the bot's own seed, derived from the run seed and its name
@@ -26,7 +26,7 @@ type Entry struct {
 
 // entrant is the engine's view of a bot.
 func (e Entry) entrant() engine.Entrant {
-	return engine.Entrant{Name: e.Name, Baseline: e.Baseline, Seed: e.Seed, Author: e.Author, Title: e.Title}
+	return engine.Entrant{Name: e.Name, Baseline: e.Baseline, Seed: e.Seed, Author: e.Author, Heading: e.Heading}
 }
 
 // PlayEnv is everything a protocol adapter needs to play one run.
@@ -56,7 +56,8 @@ type Played struct {
 type Submission struct {
 	AnswerID int64
 	Author   string
-	Title    string
+	Title    string // the bot's name where the challenge takes it from the heading
+	Heading  string // the first heading as posted, struck-out words included
 	Language string
 	Dir      string
 }

@@ -121,7 +121,7 @@ type preparedSub struct {
 
 func (c *Cycle) prepareOne(ctx context.Context, env *PlayEnv, a Adapter, s scraper.Submission, dir string) preparedSub {
 	var p preparedSub
-	entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
+	entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Heading: s.HeadingText, Language: s.Language, Dir: dir})
 	if err != nil {
 		if isHostFault(err) {
 			p.hostErr = fmt.Errorf("prepare answer %d: %w", s.AnswerID, err)

@@ -53,7 +53,7 @@ func (pyclassAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission)
 	}
 	var out []Entry
 	for _, c := range classes {
-		out = append(out, Entry{Name: c, AnswerID: sub.AnswerID, Author: sub.Author, Title: sub.Title, Dir: sub.Dir})
+		out = append(out, Entry{Name: c, AnswerID: sub.AnswerID, Author: sub.Author, Heading: sub.Heading, Dir: sub.Dir})
 	}
 	return out, nil
 }

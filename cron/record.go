@@ -259,7 +259,7 @@ func (c *Cycle) rankMoves(ctx context.Context, last *store.Run, now []store.Stan
 func runBots(entries []Entry) []store.RunBot {
 	out := make([]store.RunBot, len(entries))
 	for i, e := range entries {
-		out[i] = store.RunBot{Name: e.Name, AnswerID: e.AnswerID, Author: e.Author, Baseline: e.Baseline, Dir: e.Dir, Seed: e.Seed, Run: e.Run}
+		out[i] = store.RunBot{Name: e.Name, AnswerID: e.AnswerID, Author: e.Author, Baseline: e.Baseline, Dir: e.Dir, Seed: e.Seed, Run: e.Run, Heading: e.Heading}
 	}
 	return out
 }

@@ -82,9 +82,10 @@ type Entrant struct {
 	Name     string // the name on the leaderboard (a class name, an answer title)
 	Baseline bool   // a built-in reference bot, not a participant's
 	Seed     uint64 // the bot's own seed (its random module's), derived from the run's
-	// Author and Title are the answer's owner and heading as posted (empty for built-in
-	// bots): some originals ordered their competitors by them.
-	Author, Title string
+	// Author and Heading are the answer's owner and its first heading as posted, struck-out
+	// words included (empty for built-in bots): some originals ordered their competitors
+	// by them.
+	Author, Heading string
 }
 
 // Progress receives a tournament's progress; done of total games have finished.

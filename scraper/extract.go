@@ -17,10 +17,13 @@ type Submission struct {
 	Author   string // the owner's display name, unescaped
 	// Title is the bot's name where the challenge takes it from the heading (header_language:
 	// the part before the language), otherwise the answer's first heading as written.
-	Title    string
-	Heading  string // the first heading as written
-	Language string // key of the language table
-	Files    []File
+	Title   string
+	Heading string // the first heading as written, struck-out words removed
+	// HeadingText is the first heading's whole text, struck-out words included (what the
+	// originals' scrapers read).
+	HeadingText string
+	Language    string // key of the language table
+	Files       []File
 	// Main is the file the language's build and run commands expect (its `file`, e.g.
 	// bot.py) when the answer has it; "" otherwise (a Mafia answer may consist of `run` and
 	// helpers only).
@@ -101,6 +104,7 @@ func extract(a Answer, r Rules) Submission {
 		return s
 	}
 	s.Heading = heading(doc)
+	s.HeadingText = headingText(doc)
 	s.Title = s.Heading
 	s.Language = r.Language
 	if r.HeaderLanguage {

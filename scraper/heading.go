@@ -21,6 +21,18 @@ func heading(doc *goquery.Document) string {
 	return ""
 }
 
+// headingText is the whole text of the first h1, else h2, else h3, struck-out words
+// included, with runs of spaces collapsed: what the originals' scrapers read as an
+// answer's title (Ruins names an answer's module after it, and that name orders the bots).
+func headingText(doc *goquery.Document) string {
+	for _, h := range []string{"h1", "h2", "h3"} {
+		if sel := doc.Find(h).First(); sel.Length() > 0 {
+			return collapseSpaces(sel.Text())
+		}
+	}
+	return ""
+}
+
 func collapseSpaces(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

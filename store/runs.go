@@ -194,6 +194,7 @@ type RunBot struct {
 	Dir      string
 	Seed     uint64
 	Run      []string // the command that starts it, for one-shot protocols
+	Heading  string   // its answer's first heading as posted, struck-out words included
 }
 
 // RecordRunBots stores the bots of a run in tournament order.
@@ -205,8 +206,8 @@ func (s *Store) RecordRunBots(ctx context.Context, runID int64, bots []RunBot) e
 				j, _ := json.Marshal(b.Run)
 				run = string(j)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO run_bots (run_id, idx, name, answer_id, author, baseline, dir, seed, run) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				runID, i, b.Name, nullable(b.AnswerID), b.Author, b.Baseline, b.Dir, int64(b.Seed), run); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO run_bots (run_id, idx, name, answer_id, author, baseline, dir, seed, run, heading) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				runID, i, b.Name, nullable(b.AnswerID), b.Author, b.Baseline, b.Dir, int64(b.Seed), run, b.Heading); err != nil {
 				return fmt.Errorf("record bots of run %d: %w", runID, err)
 			}
 		}
@@ -216,7 +217,7 @@ func (s *Store) RecordRunBots(ctx context.Context, runID int64, bots []RunBot) e
 
 // RunBots returns the bots of a run in tournament order.
 func (s *Store) RunBots(ctx context.Context, runID int64) ([]RunBot, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, COALESCE(answer_id, 0), author, baseline, dir, seed, run FROM run_bots WHERE run_id = ? ORDER BY idx`, runID)
+	rows, err := s.db.QueryContext(ctx, `SELECT name, COALESCE(answer_id, 0), author, baseline, dir, seed, run, heading FROM run_bots WHERE run_id = ? ORDER BY idx`, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +227,7 @@ func (s *Store) RunBots(ctx context.Context, runID int64) ([]RunBot, error) {
 		var b RunBot
 		var seed int64
 		var run string
-		if err := rows.Scan(&b.Name, &b.AnswerID, &b.Author, &b.Baseline, &b.Dir, &seed, &run); err != nil {
+		if err := rows.Scan(&b.Name, &b.AnswerID, &b.Author, &b.Baseline, &b.Dir, &seed, &run, &b.Heading); err != nil {
 			return nil, err
 		}
 		b.Seed = uint64(seed)

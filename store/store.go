@@ -219,6 +219,9 @@ var migrations = []string{
 	DROP TABLE runs;
 	ALTER TABLE runs_new RENAME TO runs;`,
 	cacheSchema, // cache.go
+	// A run's bots keep their answer's heading as posted: Ruins orders its bots by it, and a
+	// replay must seat them as the run did.
+	`ALTER TABLE run_bots ADD COLUMN heading TEXT NOT NULL DEFAULT '';`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

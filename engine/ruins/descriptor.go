@@ -114,7 +114,7 @@ func replay(ctx context.Context, r engine.Run, game int, trace func(string)) err
 func LoadingOrder(bots []engine.Entrant) []int {
 	names := make([]string, len(bots))
 	for i, b := range bots {
-		title := b.Title
+		title := b.Heading
 		if title == "" {
 			title = b.Name
 		}

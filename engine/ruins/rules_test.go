@@ -334,14 +334,18 @@ func TestModuleName(t *testing.T) {
 // within an answer, classes keep their order.
 func TestLoadingOrder(t *testing.T) {
 	bots := []engine.Entrant{
-		{Name: "Older", Author: "Tom", Title: "Older"},
-		{Name: "Second", Author: "anna", Title: "Plan Ahead"},
-		{Name: "First", Author: "anna", Title: "Plan Ahead"}, // two classes of one answer
-		{Name: "Notitle", Author: "zed"},                     // zed__notitle
-		{Name: "Bounty", Author: "Sleafar", Title: "Bounty Hunter"},
+		{Name: "Older", Author: "Tom", Heading: "Older"},
+		{Name: "Second", Author: "anna", Heading: "Plan Ahead"},
+		{Name: "First", Author: "anna", Heading: "Plan Ahead"}, // two classes of one answer
+		{Name: "Notitle", Author: "zed"},                       // zed__notitle
+		{Name: "Bounty", Author: "Sleafar", Heading: "Bounty Hunter"},
+		// The module is named after the heading with its struck-out word (§1.4):
+		// "Zed Alpha" gives sleafar__zed_alpha, after sleafar__bounty_hunter; without the
+		// struck word it would be sleafar__alpha, before it.
+		{Name: "Alpha", Author: "Sleafar", Heading: "Zed Alpha"},
 	}
 	got := LoadingOrder(bots)
-	if want := []int{1, 2, 4, 0, 3}; !reflect.DeepEqual(got, want) {
+	if want := []int{1, 2, 4, 5, 0, 3}; !reflect.DeepEqual(got, want) {
 		t.Errorf("order %v, want %v", got, want)
 	}
 }
