@@ -72,30 +72,35 @@ func (r *launchReply) launched(timeout time.Duration, limit int64) Launched {
 	return res
 }
 
-// statusOutcome is exitOutcome and classifyExit's out-of-memory test for a wait status
-// the launcher reported: the same signals mean the same limits, an exit status of 128+n
-// is read as signal n (as bwrap and shells report a killed child), and a crash whose
-// stderr ends in a runtime's out-of-memory message is a MemoryLimit.
+// statusOutcome is classifyExit for a wait status the launcher reported: the exit table
+// (waitOutcome), then a crash whose stderr ends in a runtime's out-of-memory message is a
+// MemoryLimit.
 func statusOutcome(signaled bool, code int, sig syscall.Signal, stderrTail string) engine.Outcome {
+	o := waitOutcome(signaled, code, sig)
+	if o == engine.Crash && outOfMemory(stderrTail) {
+		return engine.MemoryLimit
+	}
+	return o
+}
+
+// waitOutcome is the one table from a wait status to an outcome, for processes the runner
+// waited for itself (exitOutcome) and for those a launcher reported (statusOutcome): the
+// limits' signals mean their limits, an exit status of 128+n is read as signal n (bwrap
+// and shells report a killed child so), anything else is a crash.
+func waitOutcome(signaled bool, code int, sig syscall.Signal) engine.Outcome {
 	if !signaled {
 		if code <= 128 || code > 128+64 {
-			if outOfMemory(stderrTail) {
-				return engine.MemoryLimit
-			}
 			return engine.Crash
 		}
 		sig = syscall.Signal(code - 128)
 	}
 	switch sig {
-	case syscall.SIGXCPU:
+	case syscall.SIGXCPU: // RLIMIT_CPU's soft limit
 		return engine.Timeout
-	case syscall.SIGXFSZ:
+	case syscall.SIGXFSZ: // RLIMIT_FSIZE: a file grew past the limit
 		return engine.OutputLimit
 	case syscall.SIGKILL, syscall.SIGTERM:
 		return engine.Killed
-	}
-	if outOfMemory(stderrTail) {
-		return engine.MemoryLimit
 	}
 	return engine.Crash
 }

@@ -170,24 +170,7 @@ func exitOutcome(err error) engine.Outcome {
 	if !ok {
 		return engine.Crash
 	}
-	var sig syscall.Signal
-	switch {
-	case ws.Signaled():
-		sig = ws.Signal()
-	case ws.Exited() && ws.ExitStatus() > 128 && ws.ExitStatus() <= 128+64:
-		sig = syscall.Signal(ws.ExitStatus() - 128)
-	default:
-		return engine.Crash
-	}
-	switch sig {
-	case syscall.SIGXCPU: // RLIMIT_CPU's soft limit
-		return engine.Timeout
-	case syscall.SIGXFSZ: // RLIMIT_FSIZE: a file grew past the limit
-		return engine.OutputLimit
-	case syscall.SIGKILL, syscall.SIGTERM:
-		return engine.Killed
-	}
-	return engine.Crash
+	return waitOutcome(ws.Signaled(), ws.ExitStatus(), ws.Signal())
 }
 
 func (p *lineProc) kill() {
