@@ -119,31 +119,19 @@ func (c *Client) Quota() Quota {
 // deleted answers). An item that belongs to another question is dropped and logged: it
 // must not enter this question's challenge.
 func (c *Client) Answers(ctx context.Context, questionID int64) ([]Answer, error) {
-	var all []Answer
-	seen := map[int64]bool{}
+	col := newCollector(questionID, c.log())
 	err := c.answerPages(ctx, questionID, func(page int, body []byte) error {
 		items, _, err := decodeAnswersPage(body)
 		if err != nil {
 			return fmt.Errorf("page %d: %w", page, err)
 		}
-		for _, a := range items {
-			if a.QuestionID != 0 && a.QuestionID != questionID {
-				c.log().Warn("stack exchange API returned an answer of another question: dropped",
-					"answer", a.AnswerID, "its_question", a.QuestionID, "asked", questionID, "page", page)
-				continue
-			}
-			// An answer undeleted while we page shifts later pages by one: skip the repeat.
-			if !seen[a.AnswerID] {
-				seen[a.AnswerID] = true
-				all = append(all, a)
-			}
-		}
+		col.add(page, items)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return all, nil
+	return col.all, nil
 }
 
 // maxPages is the hard cap on answer pages of one question (10,000 answers at 100 a page),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,11 +17,16 @@ import (
 type Snapshot struct {
 	Dir  string
 	Site string
+	Log  *slog.Logger // default: discard
 }
 
 func (s Snapshot) Answers(ctx context.Context, questionID int64) ([]Answer, error) {
 	qdir := filepath.Join(s.Dir, s.Site, strconv.FormatInt(questionID, 10))
-	var all []Answer
+	log := s.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	col := newCollector(questionID, log)
 	for page := 1; ; page++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -37,9 +43,9 @@ func (s Snapshot) Answers(ctx context.Context, questionID int64) ([]Answer, erro
 		if err != nil {
 			return nil, fmt.Errorf("snapshot %s: %w", path, err)
 		}
-		all = append(all, items...)
+		col.add(page, items)
 		if !more {
-			return all, nil
+			return col.all, nil
 		}
 	}
 }

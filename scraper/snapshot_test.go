@@ -2,6 +2,10 @@ package scraper_test
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -64,5 +68,49 @@ func TestFixtureSnapshotLiveAndReplayed(t *testing.T) {
 	}
 	if subs[1].Edited != 1491500000 || subs[2].Edited != subs[2].Created {
 		t.Errorf("edit dates %d %d", subs[1].Edited, subs[2].Edited)
+	}
+}
+
+// A recorded snapshot holds the raw pages, so replaying it must make of them what the live
+// fetch made: an answer repeated on the next page (undeleted while paging) counts once, an
+// item of another question is dropped. Before, the replay kept both, so a bot met itself
+// as a duplicate and a stray answer entered the challenge.
+func TestSnapshotReplaysPagesAsTheLiveFetch(t *testing.T) {
+	dir := t.TempDir()
+	qdir := filepath.Join(dir, "codegolf", "177765")
+	if err := os.MkdirAll(qdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	item := func(q, id int64) string {
+		return fmt.Sprintf(`{"answer_id":%d,"question_id":%d,"creation_date":%d,"last_activity_date":%d,"owner":{"display_name":"A%d"},"body":"<h1>B%d</h1>"}`, id, q, id, id, id, id)
+	}
+	pages := []string{
+		`{"items":[` + item(177765, 1) + `,` + item(177765, 2) + `],"has_more":true}`,
+		`{"items":[` + item(177765, 2) + `,` + item(169235, 9) + `,` + item(177765, 3) + `],"has_more":false}`,
+	}
+	for i, p := range pages {
+		if err := os.WriteFile(filepath.Join(qdir, fmt.Sprintf("answers.%d.json", i+1)), []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log strings.Builder
+	snap := scraper.Snapshot{Dir: dir, Site: "codegolf", Log: slog.New(slog.NewTextHandler(&log, nil))}
+	got, err := snap.Answers(context.Background(), 177765)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, a := range got {
+		ids = append(ids, a.AnswerID)
+	}
+	if !reflect.DeepEqual(ids, []int64{1, 2, 3}) {
+		t.Errorf("replayed answers %v, want [1 2 3]", ids)
+	}
+	if !strings.Contains(log.String(), "another question") {
+		t.Errorf("the stray answer was not logged:\n%s", log.String())
+	}
+	info, err := snap.Probe(context.Background(), []int64{177765})
+	if err != nil || len(info) != 1 || info[0].AnswerCount != 3 {
+		t.Errorf("probe %+v, %v; want 3 answers", info, err)
 	}
 }
