@@ -9,6 +9,7 @@ require (
 	github.com/mattn/go-sqlite3 v1.14.52
 	github.com/mtibben/confusables v0.0.0-20210201002637-9d1b0723b659
 	github.com/robfig/cron/v3 v3.0.1
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/text v0.41.0
 	gopkg.in/yaml.v3 v3.0.1
 )

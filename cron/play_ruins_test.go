@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"kothd/engine/ruins"
+	"kothd/publisher"
 )
 
 // The bundled Ruins snapshot through the whole cycle: broken answers are reported, the rest
@@ -46,12 +47,12 @@ func TestRuinsCycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Seed: " + ruins.SeedString(seed) + ` \(derived from the run seed 5\)`, // markdown-escaped
+		publisher.Text("Seed: " + ruins.SeedString(seed) + " (derived from the run seed 5)"), // markdown-escaped
 		"Filled up with 3 Drunkards",
-		"| Score | Mean Score | Finals | Faults |",
-		"| DeepDiver | Priya Raman |",
-		"| LightFingers | Lena Vogt | 0 | 0.000 | 4 |",
-		"| Pickpocket | Diego Salcedo | 0 | 0.000 | 4 |",
+		"| Score | Mean Score | Finals | 95 % interval | Faults |",
+		"[DeepDiver](https://codegolf.stackexchange.com/a/", ") | Priya Raman |",
+		"[LightFingers](https://codegolf.stackexchange.com/a/", ") | Lena Vogt | 0 | 0\\.000 | 4 |",
+		"[Pickpocket](https://codegolf.stackexchange.com/a/", ") | Diego Salcedo | 0 | 0\\.000 | 4 |",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("leaderboard lacks %q", want)

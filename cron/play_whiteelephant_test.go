@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"kothd/publisher"
 )
 
 // The bundled White Elephant snapshot through the whole cycle: broken answers are reported,
@@ -48,9 +50,10 @@ func TestWhiteElephantCycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| Score | Rounds played | Disqualified | Faults |", "is the winner!",
+	for _, want := range []string{"| Score | Rounds played | Disqualified | 95 % interval | Games | Faults |", "is the winner\\!",
 		// Participants' text is markdown-escaped on the page (it renders as written).
-		`MirrorBot has been disqualified. Reason: ValueError: max\(\) arg is an empty sequence`, `| ValueBot | todd\_k |`, `| OddTodd | todd\_k |`, "| GreedyBot *(baseline)* |"} {
+		publisher.Text("MirrorBot has been disqualified. Reason: ValueError: max() arg is an empty sequence"),
+		"[ValueBot](https://codegolf.stackexchange.com/a/", "[OddTodd](https://codegolf.stackexchange.com/a/", `) | todd\_k |`, "| GreedyBot *(baseline)* |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("leaderboard lacks %q", want)
 		}

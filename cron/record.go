@@ -78,14 +78,15 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	}
 	c.Log.Info("run finished", "challenge", ch.Name, "run", runID, "seed", env.Seed, "games", rep.Games, "elapsed", rep.Elapsed.Round(time.Millisecond))
 	c.printf("%s: %d games in %s (%s games/s)\n", ch.Name, rep.Games, rep.Elapsed.Round(time.Millisecond), rateText(float64(rep.Games)/max(rep.Elapsed.Seconds(), 1e-9)))
-	board := c.board(env, played, rep)
-	now := standings(env, played)
-	moves, err := c.rankMoves(ctx, last, now)
+	board, err := c.board(ctx, env, played, rep, last)
 	if err != nil {
 		return err
 	}
-	board.Changes = append(board.Changes, moves...)
+	now := standings(env, played)
 	if err := c.Store.FinishRun(ctx, runID, played.Result, now); err != nil {
+		return err
+	}
+	if err := c.recordMoves(ctx, board); err != nil {
 		return err
 	}
 	if err := c.Store.SetRunBoard(ctx, runID, publisher.JSON(board)); err != nil {
@@ -130,19 +131,25 @@ func standings(env *PlayEnv, p *Played) []store.Standing {
 	return out
 }
 
-func (c *Cycle) board(env *PlayEnv, p *Played, rep *Report) *publisher.Board {
-	b := &publisher.Board{
-		Challenge: env.Challenge.Name, Title: env.Challenge.Title, QuestionID: env.Challenge.QuestionID,
-		RunID: rep.RunID, Seed: env.Seed, Date: time.Now(), Sandbox: c.Sandbox.Name(),
-		Result: p.Result, Bots: map[string]publisher.BotInfo{}, NotEntered: rep.Rejected,
+// board builds the run's board: the table with its statistics, compared with the last
+// published board, and the history of earlier runs for the chart.
+func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report, last *store.Run) (*publisher.Board, error) {
+	revs, err := c.Store.CurrentRevisions(ctx, env.Challenge.Name)
+	if err != nil {
+		return nil, err
 	}
-	if b.Title == "" {
-		b.Title = env.Challenge.Name
+	in := publisher.Input{
+		Challenge: env.Challenge.Name, Title: env.Challenge.Title, Engine: env.Challenge.Engine, QuestionID: env.Challenge.QuestionID,
+		RunID: rep.RunID, Seed: env.Seed, Date: time.Now(), Sandbox: c.Sandbox.Name(),
+		Result: p.Result, Bots: map[string]publisher.BotInfo{}, NotEntered: rep.Rejected, Changes: changeList(rep.Changes, revs),
 	}
 	for i, e := range env.Bots {
 		info := publisher.BotInfo{Author: e.Author, AnswerID: e.AnswerID}
+		if r, ok := revs[e.AnswerID]; ok && e.AnswerID != 0 {
+			info.Revision, info.ContentHash = r.ID, r.Hash
+		}
 		if i < len(p.Stats) && p.Stats[i] != nil {
-			info.Faults = map[engine.Outcome]int{}
+			info.Faults = publisher.Faults{}
 			for o, n := range p.Stats[i].Counts() {
 				if o != engine.OK {
 					info.Faults[o] = n
@@ -152,10 +159,36 @@ func (c *Cycle) board(env *PlayEnv, p *Played, rep *Report) *publisher.Board {
 				info.FirstFault = fmt.Sprintf("%s: %s\ninput: %s", f.Outcome, f.Detail, f.Input)
 			}
 		}
-		b.Bots[e.Name] = info
+		in.Bots[e.Name] = info
 	}
-	b.Changes = append(b.Changes, changeLines(rep.Changes)...)
-	return b
+	if last != nil {
+		if raw, err := c.Store.RunBoard(ctx, last.ID); err == nil && raw != nil {
+			var prev publisher.Board
+			if json.Unmarshal(raw, &prev) == nil {
+				in.Previous = &prev
+			}
+		}
+	}
+	past, err := c.Store.ScoreHistory(ctx, env.Challenge.Name, 30)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range past {
+		in.History = append(in.History, publisher.HistoryRun{Run: h.RunID, Date: time.Unix(h.Finished, 0).UTC(), Scores: h.Scores})
+	}
+	return publisher.Build(in), nil
+}
+
+// recordMoves records the board's significant moves as events.
+func (c *Cycle) recordMoves(ctx context.Context, b *publisher.Board) error {
+	for _, ch := range b.Changes {
+		if ch.Kind == "up" || ch.Kind == "down" {
+			if err := c.Store.AddEvent(ctx, b.Challenge, "rank", ch.AnswerID, fmt.Sprintf("%s %s from %d to %d", ch.Bot, ch.Kind, ch.From, ch.To)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // republish brings the last run's board up to date without playing: the answers not
@@ -171,8 +204,16 @@ func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) err
 	if err := json.Unmarshal(raw, &b); err != nil {
 		return fmt.Errorf("board of run %d unreadable: %w", last.ID, err)
 	}
+	if b.SchemaVersion != publisher.SchemaVersion {
+		c.Log.Warn("board of the last run is in an older format; it is published again after the next run", "run", last.ID)
+		return nil
+	}
+	revs, err := c.Store.CurrentRevisions(ctx, b.Challenge)
+	if err != nil {
+		return err
+	}
 	b.NotEntered = rep.Rejected
-	b.Changes = append(b.Changes, changeLines(rep.Changes)...)
+	b.Changes = append(b.Changes, changeList(rep.Changes, revs)...)
 	return c.publish(ctx, &b, rep)
 }
 
@@ -189,7 +230,7 @@ func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report) er
 		if prev == hash {
 			continue
 		}
-		commit, err := s.Publish(ctx, files, fmt.Sprintf("%s: run %d, %d games, seed %d", b.Challenge, b.RunID, b.Result.Games, b.Seed))
+		commit, err := s.Publish(ctx, files, fmt.Sprintf("%s: run %d, %d games, seed %d", b.Challenge, b.Run.ID, b.Run.Games, b.Run.Seed))
 		if err != nil {
 			c.Log.Error("publish failed", "target", s.Target(), "err", err)
 			// An event, so `kothd status` can say why the board is not out.
@@ -201,59 +242,13 @@ func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report) er
 			}
 			continue
 		}
-		if err := c.Store.RecordPublication(ctx, b.Challenge, b.RunID, s.Target(), hash, commit); err != nil {
+		if err := c.Store.RecordPublication(ctx, b.Challenge, b.Run.ID, s.Target(), hash, commit); err != nil {
 			return err
 		}
 		rep.Published = append(rep.Published, s.Target())
 		c.printf("%s: leaderboard written to %s\n", b.Challenge, s.Target())
 	}
 	return firstErr
-}
-
-// rankMoves compares a run's standings with the previous run's and records every bot whose
-// rank changed, entered or left the table as an event; it returns them for the board.
-func (c *Cycle) rankMoves(ctx context.Context, last *store.Run, now []store.Standing) ([]string, error) {
-	if last == nil {
-		return nil, nil
-	}
-	prev, err := c.Store.Standings(ctx, last.ID)
-	if err != nil {
-		return nil, err
-	}
-	before := map[string]int{}
-	for _, p := range prev {
-		before[p.Bot] = p.Rank
-	}
-	var out []string
-	for _, s := range now {
-		r, ok := before[s.Bot]
-		delete(before, s.Bot)
-		var msg string
-		switch {
-		case !ok:
-			msg = fmt.Sprintf("%s enters the table at rank %d", s.Bot, s.Rank)
-		case r > s.Rank:
-			msg = fmt.Sprintf("%s up from %d to %d", s.Bot, r, s.Rank)
-		case r < s.Rank:
-			msg = fmt.Sprintf("%s down from %d to %d", s.Bot, r, s.Rank)
-		default:
-			continue
-		}
-		out = append(out, msg)
-		if err := c.Store.AddEvent(ctx, last.Challenge, "rank", s.AnswerID, msg); err != nil {
-			return nil, err
-		}
-	}
-	for _, p := range prev {
-		if _, gone := before[p.Bot]; gone {
-			msg := fmt.Sprintf("%s leaves the table (was %d)", p.Bot, p.Rank)
-			out = append(out, msg)
-			if err := c.Store.AddEvent(ctx, last.Challenge, "rank", p.AnswerID, msg); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return out, nil
 }
 
 func runBots(entries []Entry) []store.RunBot {
@@ -264,13 +259,23 @@ func runBots(entries []Entry) []store.RunBot {
 	return out
 }
 
-// changeLines describes a fetch's changes for the board.
-func changeLines(changes []store.Change) []string {
-	var out []string
+// changeList describes a fetch's changes for the board, with each edit's time.
+func changeList(changes []store.Change, revs map[int64]store.Revision) []publisher.Change {
+	var out []publisher.Change
 	for _, ch := range changes {
-		if ch.Kind != "unchanged" {
-			out = append(out, fmt.Sprintf("%s: answer %d, %s by %s", ch.Kind, ch.AnswerID, ch.Title, ch.Author))
+		c := publisher.Change{Kind: ch.Kind, AnswerID: ch.AnswerID, Title: ch.Title, Author: ch.Author}
+		switch ch.Kind {
+		case "unchanged":
+			continue
+		case "deleted":
+			c.Kind = "withdrawn"
+		case "edited":
+			if r, ok := revs[ch.AnswerID]; ok && r.Edited > 0 {
+				t := time.Unix(r.Edited, 0).UTC()
+				c.Edited = &t
+			}
 		}
+		out = append(out, c)
 	}
 	return out
 }

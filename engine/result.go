@@ -12,6 +12,21 @@ type Result struct {
 	Summary []string
 	// Appendix is markdown shown below the table (e.g. the forty game's percentiles).
 	Appendix string
+
+	// How noisy the scores are, for the publisher's intervals and tie groups (optional).
+	//
+	// WinRate says Score is 100·Wins/Played over independent games: the publisher uses
+	// Wilson intervals and two-proportion tests on the counts.
+	WinRate bool `json:",omitempty"`
+	// Units, UnitName and Rescore let the publisher bootstrap: the run consists of Units
+	// independent units of play (games; tournaments where state carries from game to game),
+	// and Rescore returns every row's Score, by Bot, as if the run had been the given units
+	// (indices in [0, Units), repeats allowed). A function rather than per-unit samples
+	// because not every score is a mean of per-game values (Mafia's is relative to the
+	// field's mean win rates per role). Not stored: the published board keeps what it shows.
+	Units    int                                  `json:",omitempty"`
+	UnitName string                               `json:",omitempty"` // "games", "tournaments"
+	Rescore  func(units []int) map[string]float64 `json:"-"`
 }
 
 // Row is one bot's line of the table.

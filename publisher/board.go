@@ -1,39 +1,109 @@
-// Package publisher renders a run's leaderboard (markdown for people, JSON for tools) and
-// delivers it to sinks: a directory, a GitHub repository.
+// Package publisher renders a run's leaderboard (markdown for people, JSON for tools, an
+// SVG chart of past runs) and delivers it to sinks: a directory, a GitHub repository.
 package publisher
 
 import (
-	"encoding/json"
-	"fmt"
-	"html"
-	"sort"
-	"strings"
+	"math"
 	"time"
 
 	"kothd/engine"
 )
 
-// Board is everything a leaderboard page shows.
+// SchemaVersion is the version of the board's JSON (docs/leaderboard-schema.json). It
+// changes when a field changes meaning or goes away; new optional fields keep it.
+const SchemaVersion = 1
+
+// Board is everything a leaderboard page shows. Its JSON is the published machine-readable
+// board and is what the store keeps to publish the board again without replaying.
 type Board struct {
-	Challenge  string    `json:"challenge"`
-	Title      string    `json:"title"`
-	QuestionID int64     `json:"question_id"`
-	RunID      int64     `json:"run_id"`
-	Seed       uint64    `json:"seed"`
-	Date       time.Time `json:"date"`
-	Sandbox    string    `json:"sandbox"`
-	Result     *engine.Result
-	Bots       map[string]BotInfo `json:"bots"` // by leaderboard name
-	NotEntered []Rejected         `json:"not_entered"`
-	Changes    []string           `json:"changes"` // since the previous run, human-readable
+	SchemaVersion int          `json:"schema_version"`
+	Challenge     string       `json:"challenge"`
+	Title         string       `json:"title"`
+	QuestionID    int64        `json:"question_id"`
+	QuestionURL   string       `json:"question_url"`
+	Run           RunInfo      `json:"run"`
+	Statistics    Statistics   `json:"statistics"`
+	Columns       []string     `json:"columns"` // the challenge's own columns, as in Row.Cells
+	Rows          []Row        `json:"rows"`
+	Summary       []string     `json:"summary"`           // the engine's lines above the table
+	Appendix      string       `json:"appendix_markdown"` // the engine's markdown below it
+	NotEntered    []Rejected   `json:"not_entered"`
+	Changes       []Change     `json:"changes"`
+	History       []HistoryRun `json:"history"` // earlier runs and this one, oldest first
 }
 
-// BotInfo is what the page says about a bot beyond its row.
+// RunInfo identifies the run and what it takes to reproduce it.
+type RunInfo struct {
+	ID      int64     `json:"id"`
+	Seed    uint64    `json:"seed,string"` // a string: JSON numbers lose precision above 2^53
+	Date    time.Time `json:"date"`
+	Games   int       `json:"games"`
+	Voided  int       `json:"voided"`
+	Sandbox string    `json:"sandbox"`
+	Engine  string    `json:"engine"`
+	// EngineVersion and KothdVersion: engines are compiled into kothd, so the engine's
+	// version is kothd's build with the engine's name.
+	EngineVersion string `json:"engine_version"`
+	KothdVersion  string `json:"kothd_version"`
+}
+
+// Statistics says how the intervals and tie groups were made.
+type Statistics struct {
+	Method     string  `json:"method"` // wilson, bootstrap, none
+	Confidence float64 `json:"confidence"`
+	Unit       string  `json:"unit"`  // what is independent: games, tournaments
+	Units      int     `json:"units"` // how many
+	Replicates int     `json:"replicates,omitempty"`
+	Ties       string  `json:"ties"` // the tie-group method in words
+}
+
+// Row is one bot's line.
+type Row struct {
+	Rank        int       `json:"rank"`      // competition rank by score: equal scores share it
+	TieGroup    [2]int    `json:"tie_group"` // first and last rank the statistics cannot separate
+	Bot         string    `json:"bot"`
+	Baseline    bool      `json:"baseline"`
+	AnswerID    int64     `json:"answer_id,omitempty"`
+	Link        string    `json:"link,omitempty"`
+	Author      string    `json:"author,omitempty"`
+	Revision    int64     `json:"revision,omitempty"`     // the answer's revision played (store id)
+	ContentHash string    `json:"content_hash,omitempty"` // sha256 of the answer's extracted files
+	Score       float64   `json:"score"`
+	Interval    *Interval `json:"interval"` // null when a run cannot measure it
+	Games       int       `json:"games"`
+	Wins        int       `json:"wins"`
+	Faults      Faults    `json:"faults"`      // decisions that did not end well, by outcome
+	FirstFault  string    `json:"first_fault"` // the first of them in full, '' if none
+	Cells       []string  `json:"cells"`       // formatted values, one per Columns
+	Move        *Move     `json:"move"`        // change since the previous run, when shown
+}
+
+// Interval is a 95 % interval of a score.
+type Interval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// Faults counts non-OK decisions by outcome.
+type Faults map[engine.Outcome]int
+
+// Move is a bot's change of rank since the previous published run, shown only when the
+// move is outside the noise (the tie groups do not overlap) or the bots changed.
+type Move struct {
+	Kind   string `json:"kind"` // new, up, down
+	From   int    `json:"from,omitempty"`
+	Places int    `json:"places,omitempty"`
+	Why    string `json:"why"` // new bot, edited, bots changed, significant
+}
+
+// BotInfo is what the run knows about a bot beyond its row.
 type BotInfo struct {
-	Author     string                 `json:"author"`
-	AnswerID   int64                  `json:"answer_id"`
-	Faults     map[engine.Outcome]int `json:"faults"` // non-OK decisions by outcome
-	FirstFault string                 `json:"first_fault,omitempty"`
+	Author      string
+	AnswerID    int64
+	Revision    int64
+	ContentHash string
+	Faults      Faults
+	FirstFault  string
 }
 
 // Rejected is an answer (or one bot of it) that did not enter, with the reason.
@@ -45,138 +115,103 @@ type Rejected struct {
 	Reason   string `json:"reason"`
 }
 
-// Markdown renders the board.
-func Markdown(b *Board) []byte {
-	var w strings.Builder
-	fmt.Fprintf(&w, "# %s: leaderboard\n\n", b.Title)
-	fmt.Fprintf(&w, "Question: https://codegolf.stackexchange.com/q/%d · run %d · seed `%d` · %s",
-		b.QuestionID, b.RunID, b.Seed, plural(b.Result.Games, "game"))
-	if b.Result.Voided > 0 {
-		fmt.Fprintf(&w, " (+%d voided by host faults)", b.Result.Voided)
-	}
-	fmt.Fprintf(&w, " · %s · %s UTC · sandbox %s\n\n", plural(len(b.Result.Rows), "bot"), b.Date.UTC().Format("2006-01-02 15:04"), b.Sandbox)
-	for _, l := range b.Result.Summary {
-		fmt.Fprintf(&w, "%s  \n", text(l))
-	}
-	if len(b.Result.Summary) > 0 {
-		w.WriteString("\n")
-	}
-	w.WriteString("| # | Bot | Author | " + strings.Join(b.Result.Columns, " | ") + " | Faults |\n")
-	w.WriteString("|---|---|---|" + strings.Repeat("---|", len(b.Result.Columns)) + "---|\n")
-	for i, r := range b.Result.Rows {
-		info := b.Bots[r.Bot]
-		name, author := cell(r.Bot), cell(info.Author)
-		if r.Baseline {
-			name += " *(baseline)*"
-			author = "—"
-		}
-		cells := make([]string, len(r.Cells))
-		for k, c := range r.Cells {
-			cells[k] = cell(c) // engines put bots' own words in cells (a disqualification's reason)
-		}
-		fmt.Fprintf(&w, "| %d | %s | %s | %s | %s |\n", i+1, name, author, strings.Join(cells, " | "), faultCell(info.Faults))
-	}
-	if b.Result.Appendix != "" {
-		w.WriteString("\n" + b.Result.Appendix)
-		if !strings.HasSuffix(b.Result.Appendix, "\n") {
-			w.WriteString("\n")
-		}
-	}
-	if len(b.NotEntered) > 0 {
-		w.WriteString("\n## Not entered\n\n| Answer | Author | Bot | Status | Reason |\n|---|---|---|---|---|\n")
-		for _, r := range b.NotEntered {
-			fmt.Fprintf(&w, "| [%d](https://codegolf.stackexchange.com/a/%d) | %s | %s | %s | %s |\n",
-				r.AnswerID, r.AnswerID, cell(r.Author), cell(r.Name), r.Status, cell(r.Reason))
-		}
-	}
-	faulty := faultyBots(b)
-	if len(faulty) > 0 {
-		w.WriteString("\n## Faults\n\nDecisions that did not end well, and the first one in full so it can be reproduced.\n\n")
-		for _, name := range faulty {
-			info := b.Bots[name]
-			fmt.Fprintf(&w, "- **%s**: %s\n", cell(name), faultCell(info.Faults))
-			if info.FirstFault != "" {
-				// HTML-escaped in <pre>, not a ``` fence: the text is the bot's (its
-				// exception message), and a fence it closed itself would let it write the page.
-				fmt.Fprintf(&w, "  <details><summary>first fault</summary><pre>%s</pre></details>\n", preText(info.FirstFault))
-			}
-		}
-	}
-	if len(b.Changes) > 0 {
-		w.WriteString("\n## Changes since the previous run\n\n")
-		for _, c := range b.Changes {
-			fmt.Fprintf(&w, "- %s\n", text(c))
-		}
-	}
-	w.WriteString("\n*Published by kothd. Same seed and same bots give the same table.*\n")
-	return []byte(w.String())
+// Change is one thing that happened since the previous run.
+type Change struct {
+	Kind     string     `json:"kind"` // new, edited, withdrawn, restored, up, down
+	AnswerID int64      `json:"answer_id,omitempty"`
+	Bot      string     `json:"bot,omitempty"` // for moves
+	Title    string     `json:"title,omitempty"`
+	Author   string     `json:"author,omitempty"`
+	Edited   *time.Time `json:"edited,omitempty"` // the answer's last edit, for edits
+	From     int        `json:"from,omitempty"`   // ranks, for moves
+	To       int        `json:"to,omitempty"`
 }
 
-// JSON renders the board for tools.
-func JSON(b *Board) []byte {
-	out, _ := json.MarshalIndent(b, "", "  ")
-	return append(out, '\n')
+// HistoryRun is one past run's headline scores, for the chart.
+type HistoryRun struct {
+	Run    int64              `json:"run"`
+	Date   time.Time          `json:"date"`
+	Scores map[string]float64 `json:"scores"` // by bot
 }
 
-func faultyBots(b *Board) []string {
-	var out []string
-	for name, info := range b.Bots {
-		if len(info.Faults) > 0 {
-			out = append(out, name)
+// Input is what a finished run hands the publisher.
+type Input struct {
+	Challenge, Title, Engine string
+	QuestionID, RunID        int64
+	Seed                     uint64
+	Date                     time.Time
+	Sandbox                  string
+	Result                   *engine.Result
+	Bots                     map[string]BotInfo // by leaderboard name
+	NotEntered               []Rejected
+	Changes                  []Change     // answers new, edited, withdrawn since the last run
+	Previous                 *Board       // the last published board, nil if none
+	History                  []HistoryRun // earlier runs, oldest first (this one is added)
+}
+
+// Build makes the board of a run: ranks, tie groups, intervals, moves and changes.
+func Build(in Input) *Board {
+	res := in.Result
+	b := &Board{
+		SchemaVersion: SchemaVersion, Challenge: in.Challenge, Title: in.Title, QuestionID: in.QuestionID,
+		QuestionURL: questionURL(in.QuestionID),
+		Run: RunInfo{ID: in.RunID, Seed: in.Seed, Date: in.Date.UTC(), Games: res.Games, Voided: res.Voided, Sandbox: in.Sandbox,
+			Engine: in.Engine, EngineVersion: in.Engine + "@" + Version(), KothdVersion: Version()},
+		Columns: res.Columns, Summary: res.Summary, Appendix: res.Appendix,
+		NotEntered: in.NotEntered, Changes: in.Changes,
+	}
+	if b.Title == "" {
+		b.Title = in.Challenge
+	}
+	a := analyse(res, in.Seed)
+	b.Statistics = Statistics{Method: a.method, Confidence: Confidence, Unit: a.unit, Units: a.units, Ties: tieMethod(a.method)}
+	if a.method == MethodBootstrap {
+		b.Statistics.Replicates = bootstrapReplicates
+	}
+	for i, r := range res.Rows {
+		info := in.Bots[r.Bot]
+		row := Row{Rank: a.rank[i], TieGroup: a.group[i], Bot: r.Bot, Baseline: r.Baseline,
+			AnswerID: info.AnswerID, Link: answerURL(info.AnswerID), Author: info.Author, Revision: info.Revision, ContentHash: info.ContentHash,
+			Score: finite(r.Score), Games: r.Played, Wins: r.Wins, Faults: info.Faults, FirstFault: info.FirstFault, Cells: r.Cells}
+		if !math.IsNaN(a.lo[i]) && !math.IsInf(a.lo[i], 0) && !math.IsInf(a.hi[i], 0) {
+			row.Interval = &Interval{Low: a.lo[i], High: a.hi[i]}
 		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// faultCell lists non-OK outcomes, e.g. "3 crash, 1 timeout"; empty when clean.
-func faultCell(f map[engine.Outcome]int) string {
-	var parts []string
-	for _, o := range engine.Outcomes {
-		if o != engine.OK && f[o] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", f[o], o))
+		if row.Faults == nil {
+			row.Faults = Faults{}
 		}
+		b.Rows = append(b.Rows, row)
 	}
-	return strings.Join(parts, ", ")
+	b.Changes = append(b.Changes, moves(b, in.Previous)...)
+	b.History = history(in.History, b)
+	return b
 }
 
-// cell makes participant-controlled text (bot names, authors, titles, reasons) safe inside
-// a markdown table cell: one line, no table pipes, no markup, at most 300 characters.
-func cell(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
-	if r := []rune(s); len(r) > 300 {
-		s = string(r[:300]) + "…"
+// finite keeps a broken score (NaN, ±Inf: an engine bug) from making the JSON unwritable;
+// the row's cells still show what the engine said.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
 	}
-	return text(s)
+	return v
 }
 
-// markdownSpecial are the characters with which text could turn into links, images,
-// emphasis, code, headings or table cells on a rendered page.
-var markdownSpecial = strings.NewReplacer(
-	"\\", "\\\\", "|", "\\|", "[", "\\[", "]", "\\]", "(", "\\(", ")", "\\)", "!", "\\!",
-	"*", "\\*", "_", "\\_", "`", "\\`", "#", "\\#", "~", "\\~",
-)
+func questionURL(id int64) string { return "https://codegolf.stackexchange.com/q/" + itoa(id) }
 
-// text makes a line of participant-controlled text inert: HTML escaped (no raw tags) and
-// markdown punctuation backslash-escaped, so it renders as the characters it holds.
-func text(s string) string {
-	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-	return markdownSpecial.Replace(html.EscapeString(s))
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+func answerURL(id int64) string {
+	if id == 0 {
+		return ""
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return "https://codegolf.stackexchange.com/a/" + itoa(id)
 }
 
-// inHTML are characters a markdown renderer might still act on next to raw HTML; as
-// numeric entities they display unchanged.
-var inHTML = strings.NewReplacer("\n", "&#10;", "\r", "", "[", "&#91;", "]", "&#93;", "(", "&#40;", ")", "&#41;",
-	"`", "&#96;", "*", "&#42;", "_", "&#95;", "|", "&#124;", "!", "&#33;")
-
-// preText is multi-line participant text for a one-line <pre> element.
-func preText(s string) string {
-	return inHTML.Replace(html.EscapeString(strings.TrimSpace(s)))
+// tieMethod describes the tie groups for the footer and the JSON.
+func tieMethod(method string) string {
+	switch method {
+	case MethodWilson:
+		return "adjacent bots compared by a two-sided two-proportion z-test, Holm-corrected over all adjacent pairs; pairs not separated at 95 % form a tie group"
+	case MethodBootstrap:
+		return "adjacent bots compared by a paired bootstrap of their score difference (two-sided), Holm-corrected over all adjacent pairs; pairs not separated at 95 % form a tie group"
+	default:
+		return "one unit of play cannot separate bots: all form one tie group, except that identical scores share a rank"
+	}
 }

@@ -1,7 +1,9 @@
 package publisher
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,41 +11,170 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/PuerkitoBio/goquery"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	ghtml "github.com/yuin/goldmark/renderer/html"
+
 	"kothd/engine"
 )
 
-func sampleBoard() *Board {
-	return &Board{
-		Challenge: "forty", Title: "Forty", QuestionID: 177765, RunID: 3, Seed: 42, Sandbox: "bwrap",
-		Date: time.Date(2026, 11, 21, 4, 0, 0, 0, time.UTC),
-		Result: &engine.Result{Games: 100, Columns: []string{"Win%"}, Summary: []string{"100 games"},
-			Rows: []engine.Row{{Bot: "A|B", Cells: []string{"60.0"}}, {Bot: "Base", Baseline: true, Cells: []string{"40.0"}}}},
+// sampleInput is a forty-like run: win rates, two bots with identical scores, a
+// baseline, a faulty bot, a rejected answer and a new answer.
+func sampleInput() Input {
+	rows := []engine.Row{
+		{Bot: "Leader", Score: 30, Played: 4000, Wins: 1200},
+		{Bot: "A|B", Score: 20.5, Played: 4000, Wins: 820},
+		{Bot: "Close", Score: 20, Played: 4000, Wins: 800},
+		{Bot: "TwinOne", Score: 10, Played: 4000, Wins: 400},
+		{Bot: "TwinTwo", Score: 10, Played: 4000, Wins: 400},
+		{Bot: "Base", Baseline: true, Score: 0, Played: 4000, Wins: 0},
+	}
+	for i := range rows {
+		rows[i].Cells = []string{fmt.Sprintf("%.1f", rows[i].Score)}
+	}
+	return Input{
+		Challenge: "forty", Title: "Forty", Engine: "forty", QuestionID: 177765, RunID: 3, Seed: 42, Sandbox: "bwrap",
+		Date:   time.Date(2026, 11, 21, 4, 0, 0, 0, time.UTC),
+		Result: &engine.Result{Games: 4000, Columns: []string{"Win%"}, Summary: []string{"4000 games"}, Rows: rows, WinRate: true},
 		Bots: map[string]BotInfo{
-			"A|B":  {Author: "Jane", Faults: map[engine.Outcome]int{engine.Timeout: 2, engine.Crash: 1}, FirstFault: "timeout: no reply\ninput: {}"},
-			"Base": {},
+			"Leader":  {Author: "Ann", AnswerID: 11, Revision: 5, ContentHash: "ab12"},
+			"A|B":     {Author: "Jane", AnswerID: 12, Faults: Faults{engine.Timeout: 2, engine.Crash: 1}, FirstFault: "timeout: no reply\ninput: {}"},
+			"Close":   {Author: "Bob", AnswerID: 13},
+			"TwinOne": {Author: "Cy", AnswerID: 14},
+			"TwinTwo": {Author: "Cy", AnswerID: 14},
 		},
 		NotEntered: []Rejected{{AnswerID: 9, Author: "Joe", Name: "X", Status: "rejected", Reason: "no code block in the answer"}},
-		Changes:    []string{"new: answer 9, X by Joe"},
+		Changes:    []Change{{Kind: "new", AnswerID: 9, Title: "X", Author: "Joe"}},
 	}
 }
 
-func TestMarkdown(t *testing.T) {
-	md := string(Markdown(sampleBoard()))
-	for _, want := range []string{
-		"seed `42`", "100 games", "| # | Bot | Author | Win% | Faults |",
-		`| 1 | A\|B | Jane | 60.0 | 2 timeout, 1 crash |`, // pipes escaped, faults in a stable order
-		"| 2 | Base *(baseline)* | — | 40.0 |  |",
-		"## Not entered", "no code block in the answer", "## Faults", "## Changes since the previous run",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
+// render turns markdown into HTML as GitHub does (GFM: tables, strikethrough, autolinks,
+// task lists; raw HTML passed through, as GitHub passes what its sanitiser allows) and
+// parses it.
+func render(t *testing.T, md []byte) (*goquery.Document, string) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(ghtml.WithUnsafe())).Convert(md, &out); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, out.String()
+}
+
+// shown is the text a reader sees: word joiners are invisible.
+func shown(s *goquery.Selection) string { return strings.ReplaceAll(s.Text(), wordJoiner, "") }
+
+func TestMarkdownTable(t *testing.T) {
+	b := Build(sampleInput())
+	doc, html := render(t, Markdown(b))
+	head := doc.Find("table").First().Find("th")
+	var cols []string
+	head.Each(func(_ int, s *goquery.Selection) { cols = append(cols, shown(s)) })
+	if got := strings.Join(cols, "|"); got != "#|±|Bot|Author|Win%|95 % interval|Games|Faults" {
+		t.Errorf("columns %q", got)
+	}
+	rows := map[string][]string{}
+	links := map[string]string{}
+	doc.Find("table").First().Find("tbody tr").Each(func(_ int, tr *goquery.Selection) {
+		var cells []string
+		tr.Find("td").Each(func(_ int, td *goquery.Selection) { cells = append(cells, shown(td)) })
+		rows[cells[2]] = cells
+		if a := tr.Find("td").Eq(2).Find("a"); a.Length() > 0 {
+			links[cells[2]], _ = a.Attr("href")
 		}
+	})
+	if rows["A|B"] == nil || rows["Base (baseline)"] == nil {
+		t.Fatalf("rows %v\n%s", rows, html)
+	}
+	if links["Leader"] != "https://codegolf.stackexchange.com/a/11" || links["A|B"] != "https://codegolf.stackexchange.com/a/12" {
+		t.Errorf("bot names not linked to their answers: %v", links)
+	}
+	if _, ok := links["Base (baseline)"]; ok {
+		t.Error("a baseline has no answer to link to")
+	}
+	// 20.5 % against 20.0 % over 4000 games is noise: one tie group. 30 % is clear of it;
+	// identical scores share a rank; 0 % is clear of 10 %.
+	for bot, want := range map[string]string{"Leader": "1", "A|B": "2–3", "Close": "2–3", "TwinOne": "4", "TwinTwo": "4", "Base (baseline)": "6"} {
+		if got := rows[bot][0]; got != want {
+			t.Errorf("%s ranked %q, want %q", bot, got, want)
+		}
+	}
+	if got := rows["A|B"][7]; got != "2 timeout, 1 crash" {
+		t.Errorf("faults %q", got)
+	}
+	if got := rows["Leader"][5]; got != "28.6–31.4" {
+		t.Errorf("Leader's interval %q, want the Wilson interval 28.6–31.4", got)
+	}
+	for _, want := range []string{"seed 42", "Wilson", "Holm", "tie group", "Not entered", "no code block in the answer", "Changes since the previous run", "new: X by Joe"} {
+		if !strings.Contains(shown(doc.Selection), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// Names, authors, reasons and fault texts are the participants' words: whatever they hold,
+// they render as the text they are, never as links, images, HTML or page structure.
+func TestMarkdownIsInert(t *testing.T) {
+	evils := []string{
+		"x](http://evil.example) ![i](http://evil.example/p.png) <img src=x> `code` *em* | cell\r\n# Official leaderboard moved\n```\n</details>",
+		"see https://evil.example/x and www.evil.example or mail me@evil.example, <http://evil.example>",
+		`O'Brien says "quotes" & <b>bold</b> &amp; &#39; \* 1. not a list`,
+		"[ref]: http://evil.example\n[ref]",
+	}
+	for _, evil := range evils {
+		in := sampleInput()
+		in.Result.Rows[1].Bot = evil
+		in.Result.Rows[1].Cells = []string{evil}
+		in.Result.Summary = []string{evil}
+		in.Result.Columns = []string{"Win%"}
+		in.Bots[evil] = BotInfo{Author: evil, AnswerID: 12, Faults: Faults{engine.Crash: 1}, FirstFault: "crash: " + evil}
+		in.NotEntered[0].Name, in.NotEntered[0].Reason, in.NotEntered[0].Author = evil, evil, evil
+		in.Changes = []Change{{Kind: "edited", AnswerID: 9, Title: evil, Author: evil}}
+		in.Title = evil
+		b := Build(in)
+		doc, html := render(t, Markdown(b))
+		doc.Find("a").Each(func(_ int, a *goquery.Selection) {
+			href, _ := a.Attr("href")
+			if !strings.HasPrefix(href, "https://codegolf.stackexchange.com/") {
+				t.Errorf("participants' text made a link to %q:\n%s", href, html)
+			}
+		})
+		if n := doc.Find("img, b, em code, h2:contains('Official')").Length(); n > 0 {
+			t.Errorf("participants' text made %d elements:\n%s", n, html)
+		}
+		if n := doc.Find("h1").Length(); n != 1 {
+			t.Errorf("%d headings of level 1", n)
+		}
+		text := shown(doc.Selection)
+		flat := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(evil)
+		if !strings.Contains(text, flat) {
+			t.Errorf("text does not read as written:\nwant %q\npage %q", flat, text)
+		}
+		pre := shown(doc.Find("pre"))
+		if !strings.Contains(pre, strings.ReplaceAll(strings.TrimSpace(evil), "\r", "")) {
+			t.Errorf("first fault does not read as written: %q", pre)
+		}
+		for _, line := range strings.Split(string(Markdown(b)), "\n") {
+			if strings.HasPrefix(line, "| 2–3 |") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 9 {
+				t.Errorf("row broken into other columns: %s", line)
+			}
+		}
+	}
+	if c := cell(strings.Repeat("é", 400)); !utf8.ValidString(c) {
+		t.Errorf("cutting a long name broke UTF-8: %q", c)
 	}
 }
 
 func TestDirSink(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	files := Files(sampleBoard())
+	files := Files(Build(sampleInput()))
+	if _, ok := files["forty/runs/3.json"]; !ok {
+		t.Fatalf("no archive entry in %v", keys(files))
+	}
 	if _, err := (Dir{Path: dir}).Publish(context.Background(), files, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -58,36 +189,10 @@ func TestDirSink(t *testing.T) {
 	}
 }
 
-// Names, authors, reasons and fault texts are the participants' words: whatever they hold,
-// they render as text, never as links, images, HTML or page structure.
-func TestMarkdownIsInert(t *testing.T) {
-	evil := "x](http://evil.example) ![i](http://evil.example/p.png) <img src=x> `code` *em* | cell\r\n# Official leaderboard moved\n```\n</details>"
-	b := sampleBoard()
-	b.Result.Rows[0].Bot = evil
-	b.Result.Rows[0].Cells = []string{evil}
-	b.Result.Summary = []string{evil}
-	b.Bots = map[string]BotInfo{evil: {Author: evil, Faults: map[engine.Outcome]int{engine.Crash: 1}, FirstFault: "crash: " + evil}}
-	b.NotEntered[0].Name, b.NotEntered[0].Reason, b.NotEntered[0].Author = evil, evil, evil
-	b.Changes = []string{evil}
-	b.Result.Rows[0].Cells = append(b.Result.Rows[0].Cells[:0], evil)
-	b.Result.Columns = []string{"Win%"}
-	md := string(Markdown(b))
-	for _, bad := range []string{"](http://evil", "<img", "\n# Official", "\n```\n</details>", "`code`", "*em*", "\r"} {
-		if strings.Contains(md, bad) {
-			t.Errorf("rendered page holds live markup %q:\n%s", bad, md)
-		}
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
 	}
-	// Every table row still has its columns.
-	for _, line := range strings.Split(md, "\n") {
-		if strings.HasPrefix(line, "| 1 |") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 6 {
-			t.Errorf("row broken into other columns: %s", line)
-		}
-	}
-	if !strings.Contains(md, "Official leaderboard moved") {
-		t.Error("the text itself was dropped instead of escaped")
-	}
-	long := strings.Repeat("é", 400)
-	if c := cell(long); !utf8.ValidString(c) {
-		t.Errorf("cutting a long name broke UTF-8: %q", c)
-	}
+	return out
 }

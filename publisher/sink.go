@@ -38,14 +38,6 @@ func CheckWrite(ctx context.Context, sinks []Sink) error {
 	return errors.Join(errs...)
 }
 
-// Files is the set of files published for one board.
-func Files(b *Board) map[string][]byte {
-	return map[string][]byte{
-		b.Challenge + ".md":   Markdown(b),
-		b.Challenge + ".json": JSON(b),
-	}
-}
-
 // Hash identifies a set of files, to skip publishing what has not changed.
 func Hash(files map[string][]byte) string {
 	names := make([]string, 0, len(files))

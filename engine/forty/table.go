@@ -2,26 +2,24 @@ package forty
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
 	"kothd/engine"
 )
 
-// Columns of the original table (§6), plus a 95 % interval for Win% (engine addition: the
-// results are noisy and the table should say how much).
-var Columns = []string{"Win%", "Wins", "Played", "Max", "Avg", "Avg win", "Throws", "Success%", "95% CI"}
+// Columns of the original table (§6). The publisher adds a 95 % interval for Win%
+// (Result.WinRate).
+var Columns = []string{"Win%", "Wins", "Played", "Max", "Avg", "Avg win", "Throws", "Success%"}
 
 // Table turns a tally into the leaderboard: rows by Win% descending, then Wins, then name.
 func Table(t *Tally, bots []engine.Entrant, seconds float64) *engine.Result {
-	res := &engine.Result{Games: t.Games, Voided: t.Voided, Columns: Columns}
+	res := &engine.Result{Games: t.Games, Voided: t.Voided, Columns: Columns, WinRate: true}
 	for i, b := range t.Bots {
 		if b.Played == 0 {
 			continue
 		}
 		winPct := 100 * float64(b.Wins) / float64(b.Played)
-		lo, hi := wilson(b.Wins, b.Played)
 		res.Rows = append(res.Rows, engine.Row{
 			Bot: bots[i].Name, Baseline: bots[i].Baseline, Score: winPct,
 			Played: b.Played, Wins: b.Wins, Errors: b.Errors,
@@ -34,7 +32,6 @@ func Table(t *Tally, bots []engine.Entrant, seconds float64) *engine.Result {
 				fmt.Sprintf("%.2f", float64(b.WinScoreSum)/float64(max(1, b.Wins))),
 				fmt.Sprintf("%.2f", ratio(b.Throws, b.Turns)),
 				fmt.Sprintf("%.2f", 100*ratio(b.Successes, b.Turns)),
-				fmt.Sprintf("%.1f–%.1f", 100*lo, 100*hi),
 			},
 		})
 	}
@@ -89,19 +86,6 @@ func percentiles(hist map[int]int, games int) string {
 		fmt.Fprintf(&b, "| %s %% | %d |\n", p.label, value(p.bin))
 	}
 	return b.String()
-}
-
-// wilson is the 95 % Wilson score interval of a proportion.
-func wilson(k, n int) (float64, float64) {
-	if n == 0 {
-		return 0, 0
-	}
-	const z = 1.959964
-	p, nf := float64(k)/float64(n), float64(n)
-	d := 1 + z*z/nf
-	c := (p + z*z/(2*nf)) / d
-	h := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / d
-	return math.Max(0, c-h), math.Min(1, c+h)
 }
 
 func ratio(a, b int) float64 {

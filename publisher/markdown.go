@@ -1,0 +1,241 @@
+package publisher
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"kothd/engine"
+)
+
+// Markdown renders the board for people (GitHub Flavored Markdown). Everything the
+// participants wrote goes through cell/text/preText; the links are the board's own.
+func Markdown(b *Board) []byte {
+	var w strings.Builder
+	fmt.Fprintf(&w, "# %s: leaderboard\n\n", text(b.Title))
+	fmt.Fprintf(&w, "[Question %d](%s) · run %d · %s", b.QuestionID, b.QuestionURL, b.Run.ID, plural(b.Run.Games, "game"))
+	if b.Run.Voided > 0 {
+		fmt.Fprintf(&w, " (+%d voided by host faults)", b.Run.Voided)
+	}
+	fmt.Fprintf(&w, " · %s · %s UTC\n\n", plural(len(b.Rows), "bot"), b.Run.Date.UTC().Format("2006-01-02 15:04"))
+	for _, l := range b.Summary {
+		fmt.Fprintf(&w, "%s  \n", text(l))
+	}
+	if len(b.Summary) > 0 {
+		w.WriteString("\n")
+	}
+	table(&w, b)
+	if len(b.History) > 1 {
+		fmt.Fprintf(&w, "\n![%s: headline score of the leading bots over the last %d runs](%s)\n", text(b.Title), len(b.History), ChartName(b.Challenge))
+	}
+	if b.Appendix != "" {
+		w.WriteString("\n" + b.Appendix) // the engine's own markdown; bot names in it are escaped by the engine
+		if !strings.HasSuffix(b.Appendix, "\n") {
+			w.WriteString("\n")
+		}
+	}
+	changes(&w, b)
+	if len(b.NotEntered) > 0 {
+		w.WriteString("\n## Not entered\n\n| Answer | Author | Bot | Status | Reason |\n|---|---|---|---|---|\n")
+		for _, r := range b.NotEntered {
+			fmt.Fprintf(&w, "| [%d](%s) | %s | %s | %s | %s |\n", r.AnswerID, answerURL(r.AnswerID), cell(r.Author), cell(r.Name), cell(r.Status), cell(r.Reason))
+		}
+	}
+	faults(&w, b)
+	footer(&w, b)
+	return []byte(w.String())
+}
+
+func table(w *strings.Builder, b *Board) {
+	games := "Games"
+	for _, c := range b.Columns {
+		if c == "Played" || c == "Games" || c == "Finals" {
+			games = "" // the challenge's own columns already count them
+		}
+	}
+	head := []string{"#", "±", "Bot", "Author"}
+	for _, c := range b.Columns {
+		head = append(head, text(c))
+	}
+	head = append(head, "95 % interval")
+	if games != "" {
+		head = append(head, games)
+	}
+	head = append(head, "Faults")
+	w.WriteString("| " + strings.Join(head, " | ") + " |\n|" + strings.Repeat("---|", len(head)) + "\n")
+	for _, r := range b.Rows {
+		name, author := cell(r.Bot), cell(r.Author)
+		if r.Link != "" {
+			name = "[" + name + "](" + r.Link + ")"
+		}
+		if r.Baseline {
+			name += " *(baseline)*"
+			author = "—"
+		}
+		cells := []string{rankCell(r), moveCell(r.Move), name, author}
+		for _, c := range r.Cells {
+			cells = append(cells, cell(c)) // engines put bots' own words in cells (a disqualification's reason)
+		}
+		cells = append(cells, intervalCell(r.Interval))
+		if games != "" {
+			cells = append(cells, fmt.Sprint(r.Games))
+		}
+		cells = append(cells, faultCell(r.Faults))
+		w.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	if hasTieGroups(b) {
+		w.WriteString("\nA rank like 3–5 is a tie group: the statistics cannot order those bots (see the footer).\n")
+	}
+}
+
+// rankCell is "4", or "3–5" for a tie group.
+func rankCell(r Row) string {
+	if r.TieGroup[0] != r.TieGroup[1] {
+		return fmt.Sprintf("%d–%d", r.TieGroup[0], r.TieGroup[1])
+	}
+	return fmt.Sprint(r.Rank)
+}
+
+func hasTieGroups(b *Board) bool {
+	for _, r := range b.Rows {
+		if r.TieGroup[0] != r.TieGroup[1] {
+			return true
+		}
+	}
+	return false
+}
+
+func moveCell(m *Move) string {
+	switch {
+	case m == nil:
+		return ""
+	case m.Kind == "new":
+		return "new"
+	case m.Kind == "up":
+		return fmt.Sprintf("▲%d", m.Places)
+	default:
+		return fmt.Sprintf("▼%d", m.Places)
+	}
+}
+
+// intervalCell shows an interval to two significant digits of its width.
+func intervalCell(iv *Interval) string {
+	if iv == nil {
+		return "—"
+	}
+	d := decimals(iv.High - iv.Low)
+	return fmt.Sprintf("%.*f–%.*f", d, iv.Low, d, iv.High)
+}
+
+func decimals(width float64) int {
+	if width <= 0 || math.IsNaN(width) || math.IsInf(width, 0) {
+		return 2
+	}
+	return min(max(1-int(math.Floor(math.Log10(width))), 0), 6)
+}
+
+func changes(w *strings.Builder, b *Board) {
+	if len(b.Changes) == 0 {
+		return
+	}
+	w.WriteString("\n## Changes since the previous run\n\n")
+	for _, c := range b.Changes {
+		who := cell(c.Title)
+		if c.Bot != "" {
+			who = cell(c.Bot)
+		}
+		if c.AnswerID != 0 {
+			who = fmt.Sprintf("[%s](%s)", who, answerURL(c.AnswerID))
+		}
+		by := ""
+		if c.Author != "" {
+			by = " by " + cell(c.Author)
+		}
+		switch c.Kind {
+		case "up", "down":
+			fmt.Fprintf(w, "- %s%s: %s from %d to %d (outside the noise)\n", who, by, c.Kind, c.From, c.To)
+		case "edited":
+			when := ""
+			if c.Edited != nil {
+				when = " " + c.Edited.UTC().Format("2006-01-02 15:04 UTC")
+			}
+			fmt.Fprintf(w, "- edited%s: %s%s\n", when, who, by)
+		default:
+			fmt.Fprintf(w, "- %s: %s%s\n", cell(c.Kind), who, by)
+		}
+	}
+}
+
+func faults(w *strings.Builder, b *Board) {
+	var faulty []Row
+	for _, r := range b.Rows {
+		if len(r.Faults) > 0 {
+			faulty = append(faulty, r)
+		}
+	}
+	if len(faulty) == 0 {
+		return
+	}
+	sort.SliceStable(faulty, func(i, j int) bool { return faulty[i].Bot < faulty[j].Bot })
+	w.WriteString("\n## Faults\n\nDecisions that did not end well, and the first one in full so it can be reproduced.\n\n")
+	for _, r := range faulty {
+		fmt.Fprintf(w, "- **%s**: %s\n", cell(r.Bot), faultCell(r.Faults))
+		if r.FirstFault != "" {
+			// HTML-escaped in <pre>, not a ``` fence: the text is the bot's (its
+			// exception message), and a fence it closed itself would let it write the page.
+			fmt.Fprintf(w, "  <details><summary>first fault</summary><pre>%s</pre></details>\n", preText(r.FirstFault))
+		}
+	}
+}
+
+// footer says how to reproduce the table and how its statistics were made.
+func footer(w *strings.Builder, b *Board) {
+	s := b.Statistics
+	w.WriteString("\n---\n\n")
+	fmt.Fprintf(w, "**Reproduce**: seed `%d` · engine `%s` · kothd `%s` · sandbox %s. Same seed and same bots give the same table.  \n",
+		b.Run.Seed, text(b.Run.EngineVersion), text(b.Run.KothdVersion), text(b.Run.Sandbox))
+	switch s.Method {
+	case MethodWilson:
+		fmt.Fprintf(w, "**Statistics**: 95 %% Wilson score intervals of the win rate over %s %s. Tie groups: %s.\n", itoa(int64(s.Units)), s.Unit, s.Ties)
+	case MethodBootstrap:
+		fmt.Fprintf(w, "**Statistics**: 95 %% percentile bootstrap intervals of the score, %d resamples of the run's %d %s. Tie groups: %s.\n", s.Replicates, s.Units, s.Unit, s.Ties)
+	default:
+		fmt.Fprintf(w, "**Statistics**: the run has %d %s, too few to measure its noise: no intervals. Tie groups: %s.\n", s.Units, s.Unit, s.Ties)
+	}
+	var hashed []Row
+	for _, r := range b.Rows {
+		if r.ContentHash != "" {
+			hashed = append(hashed, r)
+		}
+	}
+	if len(hashed) > 0 {
+		w.WriteString("\n<details><summary>Bots' content hashes (sha256 of each answer's extracted files)</summary>\n\n| Bot | Answer | Revision | Content hash |\n|---|---|---|---|\n")
+		for _, r := range hashed {
+			fmt.Fprintf(w, "| %s | %d | %d | `%s` |\n", cell(r.Bot), r.AnswerID, r.Revision, hexOnly(r.ContentHash))
+		}
+		w.WriteString("\n</details>\n")
+	}
+	w.WriteString("\n*Published by kothd.*\n")
+}
+
+// hexOnly keeps a hash's hex digits (it goes inside a code span).
+func hexOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'f' {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// faultCell lists non-OK outcomes, e.g. "3 crash, 1 timeout"; empty when clean.
+func faultCell(f Faults) string {
+	var parts []string
+	for _, o := range engine.Outcomes {
+		if o != engine.OK && f[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", f[o], o))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,217 @@
+package publisher
+
+import (
+	"encoding/xml"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"kothd/engine"
+)
+
+func TestWilson(t *testing.T) {
+	// 1200 of 4000: the Wilson interval is 0.2859–0.3144 (computed by hand from the formula).
+	lo, hi := Wilson(1200, 4000)
+	if math.Abs(lo-0.28594) > 1e-4 || math.Abs(hi-0.31436) > 1e-4 {
+		t.Errorf("Wilson(1200, 4000) = %.5f–%.5f", lo, hi)
+	}
+	if lo, hi := Wilson(0, 100); lo > 1e-12 || hi < 0.03 || hi > 0.04 {
+		t.Errorf("Wilson(0, 100) = %f–%f, want 0–0.037", lo, hi)
+	}
+}
+
+func TestHolm(t *testing.T) {
+	got := holm([]float64{0.01, 0.04, 0.03, 0.5})
+	want := []float64{0.04, 0.09, 0.09, 0.5} // 4·0.01, max(3·0.03, 0.04), 2·0.04 → 0.09, 0.5
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("holm = %v, want %v", got, want)
+			break
+		}
+	}
+}
+
+// meanResult is a White-Elephant-like run: per game every bot scores a normal draw around
+// its strength; the score is the mean over games, which the publisher bootstraps.
+func meanResult(strengths []float64, games int, seed uint64) *engine.Result {
+	r := rand.New(rand.NewPCG(seed, 1))
+	names := []string{}
+	per := make([][]float64, len(strengths))
+	for i, s := range strengths {
+		names = append(names, string(rune('A'+i)))
+		for range games {
+			per[i] = append(per[i], s+r.NormFloat64())
+		}
+	}
+	rescore := func(units []int) map[string]float64 {
+		out := map[string]float64{}
+		for i, n := range names {
+			sum := 0.0
+			for _, u := range units {
+				sum += per[i][u]
+			}
+			out[n] = sum / float64(len(units))
+		}
+		return out
+	}
+	res := &engine.Result{Games: games, Units: games, UnitName: "games", Rescore: rescore}
+	all := make([]int, games)
+	for i := range all {
+		all[i] = i
+	}
+	s := rescore(all)
+	for _, n := range names {
+		res.Rows = append(res.Rows, engine.Row{Bot: n, Score: s[n], Played: games, Cells: []string{"x"}})
+	}
+	// best first, as engines sort
+	for i := range res.Rows {
+		for j := i + 1; j < len(res.Rows); j++ {
+			if res.Rows[j].Score > res.Rows[i].Score {
+				res.Rows[i], res.Rows[j] = res.Rows[j], res.Rows[i]
+			}
+		}
+	}
+	return res
+}
+
+func TestBootstrapTieGroups(t *testing.T) {
+	// Two clearly separated pairs of equal bots: A,B at 5 and C,D at 0, 200 games each with
+	// unit noise. A and B must tie, C and D must tie, and the pairs must be separated.
+	res := meanResult([]float64{5, 5, 0, 0}, 200, 7)
+	a := analyse(res, 1)
+	if a.method != MethodBootstrap || a.units != 200 {
+		t.Fatalf("method %s over %d", a.method, a.units)
+	}
+	if a.group[0] != [2]int{1, 2} || a.group[1] != [2]int{1, 2} || a.group[2] != [2]int{3, 4} || a.group[3] != [2]int{3, 4} {
+		t.Errorf("tie groups %v, want 1–2, 1–2, 3–4, 3–4", a.group)
+	}
+	for i, r := range res.Rows {
+		if !(a.lo[i] < r.Score && r.Score < a.hi[i]) || a.hi[i]-a.lo[i] > 0.4 || a.hi[i]-a.lo[i] < 0.15 {
+			// the standard error of a mean of 200 unit normals is 0.07: width about 0.28
+			t.Errorf("%s: interval %.3f–%.3f around %.3f", r.Bot, a.lo[i], a.hi[i], r.Score)
+		}
+	}
+	// The same seed gives the same board.
+	b := analyse(res, 1)
+	if b.lo[0] != a.lo[0] || b.sepP[1] != a.sepP[1] {
+		t.Error("the bootstrap is not reproducible")
+	}
+	// Coverage: over many runs of equal bots, adjacent pairs are wrongly separated rarely.
+	wrong := 0
+	for s := range uint64(40) {
+		a := analyse(meanResult([]float64{1, 1, 1, 1, 1}, 60, 100+s), s)
+		if a.group[0] != [2]int{1, 5} {
+			wrong++
+		}
+	}
+	if wrong > 6 { // expected at most 5 % of 40 = 2; allow for the bootstrap's roughness
+		t.Errorf("equal bots were split in %d of 40 runs", wrong)
+	}
+}
+
+func TestIdenticalScoresShareARank(t *testing.T) {
+	res := &engine.Result{Rows: []engine.Row{{Bot: "a", Score: 3}, {Bot: "b", Score: 2}, {Bot: "c", Score: 2}, {Bot: "d", Score: 1}}}
+	a := analyse(res, 1) // one unit: no statistics, but equal scores still share
+	if a.rank[1] != 2 || a.rank[2] != 2 || a.rank[3] != 4 {
+		t.Errorf("ranks %v, want 1 2 2 4", a.rank)
+	}
+	if a.method != MethodNone || a.group[0] != [2]int{1, 4} {
+		t.Errorf("without statistics every bot ties: %v %v", a.method, a.group)
+	}
+}
+
+// Playing the same bots again (once --force) reorders noise; that must not be news. A
+// real change (tie groups apart) and a new bot are.
+func TestMovesOnlyWhenSignificant(t *testing.T) {
+	first := Build(sampleInput())
+	in := sampleInput()
+	in.RunID, in.Previous = 4, first
+	// Close passes A|B (20.6 against 20.5 is noise); Leader falls to third, clear of
+	// where it was.
+	rows := in.Result.Rows
+	rows[0], rows[2] = rows[2], rows[0]
+	rows[0].Score, rows[0].Wins = 20.6, 824
+	rows[2].Score, rows[2].Wins = 10.5, 420
+	b := Build(in)
+	got := map[string]*Move{}
+	for _, r := range b.Rows {
+		got[r.Bot] = r.Move
+	}
+	if got["Close"] != nil || got["A|B"] != nil {
+		t.Errorf("noise reported as a move: Close %+v, A|B %+v", got["Close"], got["A|B"])
+	}
+	if m := got["Leader"]; m == nil || m.Kind != "down" || m.From != 1 || m.Why != "significant" {
+		t.Errorf("Leader's fall not reported: %+v (rows %+v)", m, b.Rows)
+	}
+	var movers []string
+	for _, c := range b.Changes {
+		if c.Kind == "up" || c.Kind == "down" {
+			movers = append(movers, c.Bot)
+		}
+	}
+	if strings.Join(movers, ",") != "Leader" {
+		t.Errorf("movers in the changes: %v", movers)
+	}
+	// A new bot is marked new.
+	in = sampleInput()
+	in.Previous = first
+	in.Result.Rows[5].Bot = "Newcomer"
+	b = Build(in)
+	if m := b.Rows[5].Move; m == nil || m.Kind != "new" {
+		t.Errorf("new bot: %+v", m)
+	}
+}
+
+func TestSVG(t *testing.T) {
+	in := sampleInput()
+	in.Result.Rows[1].Bot = `</text><script>alert(1)</script> & "x"` + "\x01"
+	for k := range 5 {
+		in.History = append(in.History, HistoryRun{Run: int64(k + 1), Date: time.Date(2026, 11, k+1, 4, 0, 0, 0, time.UTC),
+			Scores: map[string]float64{"Leader": 25 + float64(k), "Close": 20 - float64(k)}})
+	}
+	b := Build(in)
+	svg := SVG(b)
+	dec := xml.NewDecoder(strings.NewReader(string(svg)))
+	var polylines, texts int
+	var names []string
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("chart is not well-formed XML: %v\n%s", err, svg)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "script", "foreignObject", "a", "image", "use":
+				t.Errorf("chart holds a <%s>", e.Name.Local)
+			case "polyline":
+				polylines++
+			case "text":
+				texts++
+			}
+			for _, at := range e.Attr {
+				if strings.HasPrefix(at.Name.Local, "on") || strings.Contains(at.Value, "javascript:") {
+					t.Errorf("chart has an active attribute %s=%q", at.Name.Local, at.Value)
+				}
+			}
+		case xml.CharData:
+			names = append(names, string(e))
+		}
+	}
+	// Leader and Close have six points (five past runs and this one); the others one.
+	if polylines != 2 {
+		t.Errorf("%d lines, want 2 (bots with more than one run)", polylines)
+	}
+	if !strings.Contains(strings.Join(names, "|"), "Leader") {
+		t.Error("legend lacks the leader")
+	}
+	if !strings.Contains(string(Markdown(b)), "](forty.svg)") {
+		t.Error("the page does not embed its chart")
+	}
+}

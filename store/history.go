@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// RunScores is one finished run's headline scores, for a board's history chart.
+type RunScores struct {
+	RunID    int64
+	Finished int64              // Unix seconds
+	Scores   map[string]float64 // by bot
+}
+
+// ScoreHistory returns the last limit finished runs of a challenge with every bot's
+// score, oldest first. Standings are kept for every run, so this is the whole history.
+func (s *Store) ScoreHistory(ctx context.Context, challenge string, limit int) ([]RunScores, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT r.id, COALESCE(r.finished, r.started), st.bot, st.score
+		FROM (SELECT id, finished, started FROM runs WHERE challenge = ? AND state = 'done' ORDER BY id DESC LIMIT ?) r
+		JOIN standings st ON st.run_id = r.id ORDER BY r.id, st.rank`, challenge, limit)
+	if err != nil {
+		return nil, fmt.Errorf("score history of %s: %w", challenge, err)
+	}
+	defer rows.Close()
+	var out []RunScores
+	for rows.Next() {
+		var id, at int64
+		var bot string
+		var score float64
+		if err := rows.Scan(&id, &at, &bot, &score); err != nil {
+			return nil, fmt.Errorf("score history of %s: %w", challenge, err)
+		}
+		if len(out) == 0 || out[len(out)-1].RunID != id {
+			out = append(out, RunScores{RunID: id, Finished: at, Scores: map[string]float64{}})
+		}
+		out[len(out)-1].Scores[bot] = score
+	}
+	return out, rows.Err()
+}
+
+// Revision is the revision of an answer a run plays.
+type Revision struct {
+	ID     int64
+	Hash   string // the submission's content hash
+	Edited int64  // the answer's last edit on the site, Unix seconds
+}
+
+// CurrentRevisions returns the current revision of every answer of a challenge, by answer id.
+func (s *Store) CurrentRevisions(ctx context.Context, challenge string) (map[int64]Revision, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT a.answer_id, r.id, r.hash, r.edited FROM answers a JOIN revisions r ON r.id = a.revision_id
+		WHERE a.challenge = ?`, challenge)
+	if err != nil {
+		return nil, fmt.Errorf("revisions of %s: %w", challenge, err)
+	}
+	defer rows.Close()
+	out := map[int64]Revision{}
+	for rows.Next() {
+		var id int64
+		var r Revision
+		if err := rows.Scan(&id, &r.ID, &r.Hash, &r.Edited); err != nil {
+			return nil, fmt.Errorf("revisions of %s: %w", challenge, err)
+		}
+		out[id] = r
+	}
+	return out, rows.Err()
+}
