@@ -194,7 +194,7 @@ func footer(w *strings.Builder, b *Board) {
 	s := b.Statistics
 	w.WriteString("\n---\n\n")
 	fmt.Fprintf(w, "**Reproduce**: seed `%d` · engine `%s` · kothd `%s` · sandbox %s. Same seed and same bots give the same table.  \n",
-		b.Run.Seed, text(b.Run.EngineVersion), text(b.Run.KothdVersion), text(b.Run.Sandbox))
+		b.Run.Seed, code(b.Run.EngineVersion), code(b.Run.KothdVersion), text(b.Run.Sandbox))
 	switch s.Method {
 	case MethodWilson:
 		fmt.Fprintf(w, "**Statistics**: 95 %% Wilson score intervals of the win rate over %s %s. Tie groups: %s.\n", itoa(int64(s.Units)), s.Unit, s.Ties)
@@ -218,6 +218,10 @@ func footer(w *strings.Builder, b *Board) {
 	}
 	w.WriteString("\n*Published by kothd.*\n")
 }
+
+// code is the board's own text (versions) for a code span, in which backslashes are
+// literal: only a backtick could end it, and a version has none to lose.
+func code(s string) string { return strings.ReplaceAll(s, "`", "'") }
 
 // hexOnly keeps a hash's hex digits (it goes inside a code span).
 func hexOnly(s string) string {

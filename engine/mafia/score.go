@@ -51,22 +51,9 @@ func Score(entrants []engine.Entrant, lineup Lineup, games []GameResult) *engine
 		}
 		for b := range t {
 			t[b].faults += g.Faults[b]
-			if g.Outcome == Abandoned {
-				continue
-			}
-			if g.Roles[b].Mafia() {
-				t[b].mafiaGames++
-				if g.Outcome == MafiaVictory {
-					t[b].mafiaWins++
-				}
-			} else {
-				t[b].villageGames++
-				if g.Outcome == VillageVictory {
-					t[b].villageWins++
-				}
-			}
 		}
 		if g.Outcome != Abandoned {
+			addGame(t, g)
 			scored++
 			days += g.Days
 		}
@@ -74,7 +61,48 @@ func Score(entrants []engine.Entrant, lineup Lineup, games []GameResult) *engine
 	res := table(entrants, t)
 	res.Games, res.Voided = scored, voided
 	res.Summary = summary(lineup, scored, village, mafia, abandoned, voided, days, why)
+	rescore(res, entrants, games)
 	return res
+}
+
+// addGame adds a scored game's roles and outcome to the tallies.
+func addGame(t []tally, g GameResult) {
+	for b := range t {
+		if g.Roles[b].Mafia() {
+			t[b].mafiaGames++
+			if g.Outcome == MafiaVictory {
+				t[b].mafiaWins++
+			}
+		} else {
+			t[b].villageGames++
+			if g.Outcome == VillageVictory {
+				t[b].villageWins++
+			}
+		}
+	}
+}
+
+// rescore lets the publisher bootstrap over the scored games: the score is relative to the
+// field's mean ratios, so each resample is scored as a whole by table.
+func rescore(res *engine.Result, entrants []engine.Entrant, games []GameResult) {
+	var scored []GameResult
+	for _, g := range games {
+		if g.Outcome != Voided && g.Outcome != Abandoned {
+			scored = append(scored, g)
+		}
+	}
+	res.Units, res.UnitName = len(scored), "games"
+	res.Rescore = func(units []int) map[string]float64 {
+		t := make([]tally, len(entrants))
+		for _, u := range units {
+			addGame(t, scored[u])
+		}
+		out := make(map[string]float64, len(entrants))
+		for _, r := range table(entrants, t).Rows {
+			out[r.Bot] = r.Score
+		}
+		return out
+	}
 }
 
 // table scores the tallies and sorts the rows: score, then overall win rate, then name.

@@ -227,6 +227,7 @@ func Play(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts 
 	score := make([]int, len(bots))
 	recorded := len(finalists) // Drunkards' points are never recorded
 	finals, scoredFinals, why := 0, 0, ""
+	var finalGames []GameResult // scored finals, for the publisher's bootstrap
 	for why == "" {
 		batch := opts.Concurrency
 		if recorded < 2 {
@@ -246,6 +247,7 @@ func Play(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts 
 			finals++ // voided games count against the limit too, so a broken host ends the run
 			if scored {
 				scoredFinals++
+				finalGames = append(finalGames, r)
 				for _, s := range r.Ranked {
 					if s.Adv.Bot >= 0 {
 						score[s.Adv.Bot] += s.Points
@@ -264,7 +266,30 @@ func Play(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts 
 	}
 	res.Games, res.Voided = tr.scored, tr.voided
 	tr.table(res, pool, finalists, score, scoredFinals)
+	tr.rescore(res, finalGames)
 	return res, nil
+}
+
+// rescore lets the publisher bootstrap over the scored final games: a finalist's score is
+// its points summed over them; bots the pool eliminated keep no final score. (The finals
+// stop on a lead, so the resampled runs are a little less decisive than the real one.)
+func (tr *tournament) rescore(res *engine.Result, finals []GameResult) {
+	res.Units, res.UnitName = len(finals), "final games"
+	res.Rescore = func(units []int) map[string]float64 {
+		score := make([]float64, len(tr.bots))
+		for _, u := range units {
+			for _, s := range finals[u].Ranked {
+				if s.Adv.Bot >= 0 {
+					score[s.Adv.Bot] += float64(s.Points)
+				}
+			}
+		}
+		out := make(map[string]float64, len(tr.bots))
+		for b, bot := range tr.bots {
+			out[bot.Name] = score[b]
+		}
+		return out
+	}
 }
 
 // rankPool returns the size finalists: the bots by pool score, ties in competitor order.

@@ -148,6 +148,9 @@ func tabulate(bots []engine.Entrant, competitors []int, excluded []string, playe
 		}
 	}
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].mean > lines[j].mean })
+	if multi {
+		rescore(res, bots, lines, played)
+	}
 
 	if multi {
 		res.Columns = []string{"Mean score", "Wins", "Games", "Rounds played", "Disqualified"}
@@ -210,4 +213,32 @@ func printout(rows []engine.Row, winner string) string {
 	}
 	fmt.Fprintf(&b, "[!!!] %s is the winner!\n```\n", winner)
 	return b.String()
+}
+
+// rescore lets the publisher bootstrap over the scored games (contests): each bot's mean
+// final score over the resampled games it played.
+func rescore(res *engine.Result, bots []engine.Entrant, lines []*line, played []*game) {
+	var scored []*game
+	for _, g := range played {
+		if g.void == "" {
+			scored = append(scored, g)
+		}
+	}
+	res.Units, res.UnitName = len(scored), "games"
+	res.Rescore = func(units []int) map[string]float64 {
+		sum := make([]float64, len(bots))
+		n := make([]int, len(bots))
+		for _, u := range units {
+			g := scored[u]
+			for _, b := range g.members {
+				sum[b] += g.score[b]
+				n[b]++
+			}
+		}
+		out := make(map[string]float64, len(lines))
+		for _, l := range lines {
+			out[bots[l.bot].Name] = sum[l.bot] / float64(max(n[l.bot], 1))
+		}
+		return out
+	}
 }
