@@ -25,6 +25,7 @@ func TestWhiteElephantCycle(t *testing.T) {
 	if err := yaml.Unmarshal([]byte("winning_score: 60\n"), &ch.Options); err != nil {
 		t.Fatal(err)
 	}
+	ch.Games = 1 // one contest, as the original played it (the config plays several)
 	seed := uint64(8)
 	rep, err := cy.Run(ctx, ch, Options{Seed: &seed})
 	if err != nil {

@@ -4,54 +4,20 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"kothd/publisher/mdtext"
 )
 
-// Participants' words (bot names, authors, titles, reasons, fault texts) go on a page that
-// GitHub renders as GitHub Flavored Markdown. They must render as the characters they hold:
-// no links, images, HTML, emphasis or page structure, and nothing shown as an entity code.
+// Participants' words go through mdtext (shared with engines that write markdown).
 
-// wordJoiner (U+2060) is invisible and joins its neighbours; placed inside "http:",
-// "www." and after "@" it keeps GFM's extended autolinks (bare URLs, www. names, e-mail
-// addresses) from forming, since each needs those characters side by side.
-const wordJoiner = "\u2060"
+// wordJoiner is the invisible character mdtext puts inside would-be autolinks.
+const wordJoiner = mdtext.WordJoiner
 
-// text makes a line of participant-controlled text inert: every ASCII punctuation
-// character backslash-escaped (CommonMark renders an escaped character as itself, so
-// `\&` cannot start an entity and `\<` cannot start a tag), line breaks made spaces, and
-// autolinks broken with a word joiner.
-func text(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
-	var b strings.Builder
-	b.Grow(len(s) + len(s)/4)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ':' || (c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www")):
-			b.WriteString(wordJoiner) // "http⁠:", "www⁠."
-		}
-		if isASCIIPunct(c) {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(c)
-		if c == '@' {
-			b.WriteString(wordJoiner) // "a@⁠b.com"
-		}
-	}
-	return b.String()
-}
-
-func isASCIIPunct(c byte) bool {
-	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
-}
+func text(s string) string { return mdtext.Text(s) }
 
 // cell makes participant-controlled text safe inside a markdown table cell: one line, no
-// table pipes, no markup, at most 300 characters (cut on a character boundary).
-func cell(s string) string {
-	if r := []rune(s); len(r) > 300 {
-		s = string(r[:300]) + "…"
-	}
-	return text(s)
-}
+// table pipes, no markup, at most 300 characters.
+func cell(s string) string { return mdtext.Cell(s, 300) }
 
 // inHTML are characters a markdown renderer might still act on next to raw HTML; as
 // numeric entities they display unchanged (inside raw HTML entities are decoded once, by

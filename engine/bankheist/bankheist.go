@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"kothd/engine"
+	"kothd/publisher/mdtext"
 )
 
 // Call is one decision asked of one bot.
@@ -221,7 +222,7 @@ func appendix(cfg Config, ts []*tournament) string {
 			continue
 		}
 		w := t.order[0]
-		fmt.Fprintf(&b, "| %d | %d | %s | %d |\n", t.index, t.played, cfg.Bots[w].Name, t.bots[w].credits)
+		fmt.Fprintf(&b, "| %d | %d | %s | %d |\n", t.index, t.played, mdtext.Cell(cfg.Bots[w].Name, 100), t.bots[w].credits) // an answer's title: participants' words
 	}
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"kothd/engine"
+	"kothd/publisher/mdtext"
 )
 
 // table fills the result's columns and rows (§6): finalists by final score (ties in
@@ -73,7 +74,7 @@ func (tr *tournament) table(res *engine.Result, pool []int, finalists []Seat, sc
 	var b strings.Builder
 	fmt.Fprintf(&b, "Pool phase (%d games per bot):\n\n| Bot Class | Score | Mean Score |\n|---|---:|---:|\n", tr.opts.PoolGames)
 	for _, i := range order {
-		fmt.Fprintf(&b, "| %s | %d | %s |\n", tr.bots[i].Name, pool[i], mean(pool[i], tr.opts.PoolGames))
+		fmt.Fprintf(&b, "| %s | %d | %s |\n", mdtext.Text(tr.bots[i].Name), pool[i], mean(pool[i], tr.opts.PoolGames))
 	}
 	if len(tr.voids) > 0 {
 		b.WriteString("\nVoided games:\n\n")

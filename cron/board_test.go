@@ -1,0 +1,112 @@
+package cron
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kothd/publisher"
+	"kothd/scraper"
+)
+
+// The same bots played again (`once --force`) publish a board whose rank changes are only
+// those the statistics stand behind, with the run history, the chart and the archive.
+func TestBoardAcrossRuns(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	bot := func(name, rule string) string {
+		return fmt.Sprintf("<h1>%s</h1><pre><code>class %s(Bot):\n    def make_throw(self, scores, last_round):\n        while %s:\n            yield True\n        yield False\n</code></pre>", name, name, rule)
+	}
+	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+		bot("Ten", "sum(self.current_throws) &lt; 10"),
+		bot("Eleven", "sum(self.current_throws) &lt; 11"),
+		bot("Twenty", "sum(self.current_throws) &lt; 20"),
+		bot("Once", "len(self.current_throws) &lt; 1"),
+	})
+	cy := testCycle(t, dir)
+	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
+	ch, _ := cy.Config.Challenge("forty")
+	ch.Baselines, ch.Games = false, 400
+	var runs []int64
+	for i := range 3 {
+		rep, err := cy.Run(ctx, ch, Options{Force: true})
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		runs = append(runs, rep.RunID)
+	}
+	out := cy.Config.OutputDir
+	boards := map[int64]*publisher.Board{}
+	for _, id := range runs {
+		raw, err := os.ReadFile(filepath.Join(out, "forty", "runs", fmt.Sprint(id)+".json"))
+		if err != nil {
+			t.Fatalf("archive of run %d: %v", id, err)
+		}
+		var b publisher.Board
+		if err := json.Unmarshal(raw, &b); err != nil {
+			t.Fatal(err)
+		}
+		boards[id] = &b
+	}
+	for k := 1; k < len(runs); k++ {
+		prev, b := boards[runs[k-1]], boards[runs[k]]
+		group := map[string][2]int{}
+		for _, r := range prev.Rows {
+			group[r.Bot] = r.TieGroup
+		}
+		for _, r := range b.Rows {
+			if r.Move == nil {
+				continue
+			}
+			g := group[r.Bot]
+			if r.Move.Why != "significant" || !(g[1] < r.TieGroup[0] || r.TieGroup[1] < g[0]) {
+				t.Errorf("run %d: the same bots, yet %s is reported moving %s (%s), tie groups %v then %v", b.Run.ID, r.Bot, r.Move.Kind, r.Move.Why, g, r.TieGroup)
+			}
+		}
+		for _, c := range b.Changes {
+			if c.Kind != "up" && c.Kind != "down" {
+				t.Errorf("run %d: the same bots, yet the changes list %+v", b.Run.ID, c)
+			}
+		}
+	}
+	last := boards[runs[2]]
+	if len(last.History) != 3 || last.History[0].Run != runs[0] || last.History[2].Run != runs[2] {
+		t.Errorf("history %+v, want runs %v", last.History, runs)
+	}
+	for _, r := range last.Rows {
+		if r.Interval == nil || r.Interval.Low > r.Score || r.Interval.High < r.Score || r.Link == "" || r.ContentHash == "" || r.Revision == 0 {
+			t.Errorf("row lacks its interval, link or identity: %+v", r)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "forty.md"))
+	if !strings.Contains(string(md), "](forty.svg)") {
+		t.Error("the page does not embed its chart")
+	}
+	svg, err := os.ReadFile(filepath.Join(out, "forty.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(strings.NewReader(string(svg)))
+	lines := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("chart is not XML: %v", err)
+		}
+		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "polyline" {
+			lines++
+		}
+	}
+	if lines != 4 {
+		t.Errorf("chart has %d lines, want one per bot", lines)
+	}
+}
