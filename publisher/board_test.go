@@ -74,7 +74,7 @@ func TestMarkdownTable(t *testing.T) {
 	head := doc.Find("table").First().Find("th")
 	var cols []string
 	head.Each(func(_ int, s *goquery.Selection) { cols = append(cols, shown(s)) })
-	if got := strings.Join(cols, "|"); got != "#|±|Bot|Author|Win%|95 % interval|Games|Faults" {
+	if got := strings.Join(cols, "|"); got != "#|Δ|Bot|Author|Win%|95 % interval|Games|Faults" {
 		t.Errorf("columns %q", got)
 	}
 	rows := map[string][]string{}

@@ -54,7 +54,7 @@ func table(w *strings.Builder, b *Board) {
 			games = "" // the challenge's own columns already count them
 		}
 	}
-	head := []string{"#", "±", "Bot", "Author"}
+	head := []string{"#", "Δ", "Bot", "Author"} // Δ: change of rank since the previous run
 	for _, c := range b.Columns {
 		head = append(head, text(c))
 	}
