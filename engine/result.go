@@ -18,15 +18,45 @@ type Result struct {
 	// WinRate says Score is 100·Wins/Played over independent games: the publisher uses
 	// Wilson intervals and two-proportion tests on the counts.
 	WinRate bool `json:",omitempty"`
-	// Units, UnitName and Rescore let the publisher bootstrap: the run consists of Units
+	// Units, UnitName and Resample let the publisher bootstrap: the run consists of Units
 	// independent units of play (games; tournaments where state carries from game to game),
-	// and Rescore returns every row's Score, by Bot, as if the run had been the given units
-	// (indices in [0, Units), repeats allowed). A function rather than per-unit samples
-	// because not every score is a mean of per-game values (Mafia's is relative to the
-	// field's mean win rates per role). Not stored: the published board keeps what it shows.
-	Units    int                                  `json:",omitempty"`
-	UnitName string                               `json:",omitempty"` // "games", "tournaments"
-	Rescore  func(units []int) map[string]float64 `json:"-"`
+	// and Resample rescores every row as if the run had been a given multiset of them.
+	// Not stored: the published board keeps what it shows.
+	Units    int       `json:",omitempty"`
+	UnitName string    `json:",omitempty"` // "games", "tournaments"
+	Resample Resampler `json:"-"`
+}
+
+// Resampler returns every row's Score, by Bot, as if the run had consisted of the given
+// units (indices in [0, Result.Units), repeats allowed). An interface rather than per-unit
+// samples because not every score is a sum or mean of per-game values (Mafia's is relative
+// to the field's mean win rates per role). Implementations hold plain data, no functions,
+// so results stay comparable with reflect.DeepEqual in determinism tests.
+type Resampler interface {
+	Rescore(units []int) map[string]float64
+}
+
+// Samples is the Resampler of a score that is the sum (or the mean) of per-unit values.
+type Samples struct {
+	Bots   []string    // leaderboard names
+	Values [][]float64 // Values[unit][bot]
+	Mean   bool        // the score is the mean over units, not the sum
+}
+
+// Rescore sums (or averages) each bot's values over the units.
+func (s *Samples) Rescore(units []int) map[string]float64 {
+	out := make(map[string]float64, len(s.Bots))
+	for b, name := range s.Bots {
+		sum := 0.0
+		for _, u := range units {
+			sum += s.Values[u][b]
+		}
+		if s.Mean && len(units) > 0 {
+			sum /= float64(len(units))
+		}
+		out[name] = sum
+	}
+	return out
 }
 
 // Row is one bot's line of the table.

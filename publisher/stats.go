@@ -46,7 +46,7 @@ func analyse(res *engine.Result, seed uint64) *analysis {
 		raw[i] = 1
 	}
 	switch {
-	case res.Rescore != nil && res.Units >= 2:
+	case res.Resample != nil && res.Units >= 2:
 		a.method, a.unit, a.units = MethodBootstrap, orDefault(res.UnitName, "games"), res.Units
 		bootstrap(res, seed, a, raw)
 	case res.WinRate:
@@ -103,7 +103,7 @@ func bootstrap(res *engine.Result, seed uint64, a *analysis, raw []float64) {
 		for k := range idx {
 			idx[k] = r.IntN(res.Units)
 		}
-		s := res.Rescore(idx)
+		s := res.Resample.Rescore(idx)
 		for i, row := range res.Rows {
 			scores[i] = append(scores[i], s[row.Bot])
 		}

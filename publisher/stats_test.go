@@ -46,23 +46,20 @@ func meanResult(strengths []float64, games int, seed uint64) *engine.Result {
 			per[i] = append(per[i], s+r.NormFloat64())
 		}
 	}
-	rescore := func(units []int) map[string]float64 {
-		out := map[string]float64{}
-		for i, n := range names {
-			sum := 0.0
-			for _, u := range units {
-				sum += per[i][u]
-			}
-			out[n] = sum / float64(len(units))
+	smp := &engine.Samples{Bots: names, Mean: true}
+	for u := range games {
+		v := make([]float64, len(names))
+		for i := range names {
+			v[i] = per[i][u]
 		}
-		return out
+		smp.Values = append(smp.Values, v)
 	}
-	res := &engine.Result{Games: games, Units: games, UnitName: "games", Rescore: rescore}
+	res := &engine.Result{Games: games, Units: games, UnitName: "games", Resample: smp}
 	all := make([]int, games)
 	for i := range all {
 		all[i] = i
 	}
-	s := rescore(all)
+	s := smp.Rescore(all)
 	for _, n := range names {
 		res.Rows = append(res.Rows, engine.Row{Bot: n, Score: s[n], Played: games, Cells: []string{"x"}})
 	}

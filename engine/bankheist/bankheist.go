@@ -187,18 +187,18 @@ func table(cfg Config, ts []*tournament) *engine.Result {
 	}
 	// The publisher bootstraps over tournaments: credits carry from game to game within
 	// one, so the tournament is the independent unit.
-	res.Units, res.UnitName = len(ts), "tournaments"
-	res.Rescore = func(units []int) map[string]float64 {
-		out := make(map[string]float64, n)
-		for i, b := range cfg.Bots {
-			sum := 0.0
-			for _, u := range units {
-				sum += float64(ts[u].bots[i].credits)
-			}
-			out[b.Name] = sum
-		}
-		return out
+	smp := &engine.Samples{}
+	for _, b := range cfg.Bots {
+		smp.Bots = append(smp.Bots, b.Name)
 	}
+	for _, t := range ts {
+		v := make([]float64, n)
+		for i, b := range t.bots {
+			v[i] = float64(b.credits)
+		}
+		smp.Values = append(smp.Values, v)
+	}
+	res.Units, res.UnitName, res.Resample = len(ts), "tournaments", smp
 	res.Summary = append(res.Summary, fmt.Sprintf("%d tournament(s) of %d–%d games, %d games played; the score is the sum of each bot's credits after the last game of every tournament.",
 		len(ts), cfg.GamesPerTournament, int(1.1*float64(cfg.GamesPerTournament)), res.Games))
 	if res.Voided > 0 {

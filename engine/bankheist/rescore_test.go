@@ -17,13 +17,13 @@ func TestRescoreReproducesScores(t *testing.T) {
 	if res.Units != 3 || res.UnitName != "tournaments" {
 		t.Fatalf("units %d %s", res.Units, res.UnitName)
 	}
-	got := res.Rescore([]int{0, 1, 2})
+	got := res.Resample.Rescore([]int{0, 1, 2})
 	for _, row := range res.Rows {
 		if got[row.Bot] != row.Score {
 			t.Errorf("%s: rescored %v, table %v", row.Bot, got[row.Bot], row.Score)
 		}
 	}
-	if got := res.Rescore([]int{1, 1, 1}); got["B"] != 270 {
+	if got := res.Resample.Rescore([]int{1, 1, 1}); got["B"] != 270 {
 		t.Errorf("three copies of tournament 2 give B %v, want 270", got["B"])
 	}
 }

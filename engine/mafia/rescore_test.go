@@ -20,20 +20,20 @@ func TestRescoreReproducesScores(t *testing.T) {
 	}
 	games = append(games, GameResult{Outcome: Voided, Roles: make([]Role, 4), Faults: make([]int, 4)})
 	res := Score(entrants, Lineup{Names: []string{"A", "B", "C", "D"}, Bots: 4}, games)
-	if res.Units != res.Games || res.Rescore == nil {
+	if res.Units != res.Games || res.Resample == nil {
 		t.Fatalf("units %d for %d scored games", res.Units, res.Games)
 	}
 	all := make([]int, res.Units)
 	for i := range all {
 		all[i] = i
 	}
-	got := res.Rescore(all)
+	got := res.Resample.Rescore(all)
 	for _, row := range res.Rows {
 		if math.Abs(got[row.Bot]-row.Score) > 1e-9 {
 			t.Errorf("%s: rescored %v, table %v", row.Bot, got[row.Bot], row.Score)
 		}
 	}
-	if first := res.Rescore(make([]int, res.Units)); first[res.Rows[0].Bot] == res.Rows[0].Score && first[res.Rows[3].Bot] == res.Rows[3].Score {
+	if first := res.Resample.Rescore(make([]int, res.Units)); first[res.Rows[0].Bot] == res.Rows[0].Score && first[res.Rows[3].Bot] == res.Rows[3].Score {
 		t.Error("a resample of one game scored as the whole run")
 	}
 }

@@ -82,27 +82,34 @@ func addGame(t []tally, g GameResult) {
 	}
 }
 
-// rescore lets the publisher bootstrap over the scored games: the score is relative to the
-// field's mean ratios, so each resample is scored as a whole by table.
+// rescore lets the publisher bootstrap over the scored games.
 func rescore(res *engine.Result, entrants []engine.Entrant, games []GameResult) {
-	var scored []GameResult
+	r := &resampler{entrants: entrants}
 	for _, g := range games {
 		if g.Outcome != Voided && g.Outcome != Abandoned {
-			scored = append(scored, g)
+			r.scored = append(r.scored, g)
 		}
 	}
-	res.Units, res.UnitName = len(scored), "games"
-	res.Rescore = func(units []int) map[string]float64 {
-		t := make([]tally, len(entrants))
-		for _, u := range units {
-			addGame(t, scored[u])
-		}
-		out := make(map[string]float64, len(entrants))
-		for _, r := range table(entrants, t).Rows {
-			out[r.Bot] = r.Score
-		}
-		return out
+	res.Units, res.UnitName, res.Resample = len(r.scored), "games", r
+}
+
+// resampler scores a resample of the games as a whole: a bot's score is relative to the
+// field's mean ratios, not a sum of per-game values.
+type resampler struct {
+	entrants []engine.Entrant
+	scored   []GameResult
+}
+
+func (r *resampler) Rescore(units []int) map[string]float64 {
+	t := make([]tally, len(r.entrants))
+	for _, u := range units {
+		addGame(t, r.scored[u])
 	}
+	out := make(map[string]float64, len(r.entrants))
+	for _, row := range table(r.entrants, t).Rows {
+		out[row.Bot] = row.Score
+	}
+	return out
 }
 
 // table scores the tallies and sorts the rows: score, then overall win rate, then name.

@@ -271,25 +271,23 @@ func Play(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts 
 }
 
 // rescore lets the publisher bootstrap over the scored final games: a finalist's score is
-// its points summed over them; bots the pool eliminated keep no final score. (The finals
-// stop on a lead, so the resampled runs are a little less decisive than the real one.)
+// its points summed over them; bots the pool eliminated score nothing in the finals. (The
+// finals stop on a lead, so resampled runs are a little less decisive than the real one.)
 func (tr *tournament) rescore(res *engine.Result, finals []GameResult) {
-	res.Units, res.UnitName = len(finals), "final games"
-	res.Rescore = func(units []int) map[string]float64 {
-		score := make([]float64, len(tr.bots))
-		for _, u := range units {
-			for _, s := range finals[u].Ranked {
-				if s.Adv.Bot >= 0 {
-					score[s.Adv.Bot] += float64(s.Points)
-				}
+	smp := &engine.Samples{}
+	for _, b := range tr.bots {
+		smp.Bots = append(smp.Bots, b.Name)
+	}
+	for _, g := range finals {
+		v := make([]float64, len(tr.bots))
+		for _, s := range g.Ranked {
+			if s.Adv.Bot >= 0 {
+				v[s.Adv.Bot] += float64(s.Points)
 			}
 		}
-		out := make(map[string]float64, len(tr.bots))
-		for b, bot := range tr.bots {
-			out[bot.Name] = score[b]
-		}
-		return out
+		smp.Values = append(smp.Values, v)
 	}
+	res.Units, res.UnitName, res.Resample = len(finals), "final games", smp
 }
 
 // rankPool returns the size finalists: the bots by pool score, ties in competitor order.

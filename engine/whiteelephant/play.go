@@ -216,29 +216,21 @@ func printout(rows []engine.Row, winner string) string {
 }
 
 // rescore lets the publisher bootstrap over the scored games (contests): each bot's mean
-// final score over the resampled games it played.
+// final score over the resampled games (every competitor plays every game).
 func rescore(res *engine.Result, bots []engine.Entrant, lines []*line, played []*game) {
-	var scored []*game
+	smp := &engine.Samples{Mean: true}
+	for _, l := range lines {
+		smp.Bots = append(smp.Bots, bots[l.bot].Name)
+	}
 	for _, g := range played {
-		if g.void == "" {
-			scored = append(scored, g)
+		if g.void != "" {
+			continue
 		}
+		v := make([]float64, len(lines))
+		for k, l := range lines {
+			v[k] = g.score[l.bot]
+		}
+		smp.Values = append(smp.Values, v)
 	}
-	res.Units, res.UnitName = len(scored), "games"
-	res.Rescore = func(units []int) map[string]float64 {
-		sum := make([]float64, len(bots))
-		n := make([]int, len(bots))
-		for _, u := range units {
-			g := scored[u]
-			for _, b := range g.members {
-				sum[b] += g.score[b]
-				n[b]++
-			}
-		}
-		out := make(map[string]float64, len(lines))
-		for _, l := range lines {
-			out[bots[l.bot].Name] = sum[l.bot] / float64(max(n[l.bot], 1))
-		}
-		return out
-	}
+	res.Units, res.UnitName, res.Resample = len(smp.Values), "games", smp
 }

@@ -21,13 +21,13 @@ func TestRescoreReproducesScores(t *testing.T) {
 	if res.Units != 3 {
 		t.Fatalf("%d units, want the 3 scored games", res.Units)
 	}
-	got := res.Rescore([]int{0, 1, 2})
+	got := res.Resample.Rescore([]int{0, 1, 2})
 	for _, row := range res.Rows {
 		if math.Abs(got[row.Bot]-row.Score) > 1e-9 {
 			t.Errorf("%s: rescored %v, table %v", row.Bot, got[row.Bot], row.Score)
 		}
 	}
-	if got := res.Rescore([]int{1, 1, 1}); got["B"] != 61 {
+	if got := res.Resample.Rescore([]int{1, 1, 1}); got["B"] != 61 {
 		t.Errorf("three copies of game 2 give B %v, want 61", got["B"])
 	}
 }
