@@ -150,7 +150,14 @@ func Wilson(k, n int) (float64, float64) {
 	d := 1 + z*z/nf
 	c := (p + z*z/(2*nf)) / d
 	h := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / d
-	return math.Max(0, c-h), math.Min(1, c+h)
+	lo, hi := math.Max(0, c-h), math.Min(1, c+h)
+	if k == 0 {
+		lo = 0 // exactly: c and h are equal here, but not always to the last bit
+	}
+	if k == n {
+		hi = 1
+	}
+	return lo, hi
 }
 
 // zCrit is the two-sided 95 % critical value of the normal distribution.

@@ -18,7 +18,7 @@ func TestWilson(t *testing.T) {
 	if math.Abs(lo-0.28594) > 1e-4 || math.Abs(hi-0.31436) > 1e-4 {
 		t.Errorf("Wilson(1200, 4000) = %.5f–%.5f", lo, hi)
 	}
-	if lo, hi := Wilson(0, 100); lo > 1e-12 || hi < 0.03 || hi > 0.04 {
+	if lo, hi := Wilson(0, 100); lo != 0 || hi < 0.03 || hi > 0.04 {
 		t.Errorf("Wilson(0, 100) = %f–%f, want 0–0.037", lo, hi)
 	}
 }
