@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -58,7 +59,13 @@ func NewGitHub(owner, repo, branch, dir, token, baseURL string) (*GitHub, error)
 	if token == "" {
 		return nil, fmt.Errorf("github sink %s/%s: GITHUB_TOKEN is not set", owner, repo)
 	}
-	g := &GitHub{Owner: owner, Repo: repo, Branch: branch, Dir: dir, token: token,
+	// GitHub refuses a tree path with a leading slash or an empty component, after the
+	// preflight passed and every cycle: "/boards", "boards/" and "./boards" mean "boards".
+	clean := path.Clean("/" + dir)[1:]
+	if slices.Contains(strings.Split(dir, "/"), "..") {
+		return nil, fmt.Errorf("github sink %s/%s: path %q leaves the repository", owner, repo, dir)
+	}
+	g := &GitHub{Owner: owner, Repo: repo, Branch: branch, Dir: clean, token: token,
 		Deadline: DefaultGitHubDeadline, MaxWait: DefaultGitHubMaxWait, HTTP: httpclient.New(httpclient.Default)}
 	if baseURL != "" {
 		u, err := url.Parse(strings.TrimSuffix(baseURL, "/") + "/")

@@ -300,3 +300,31 @@ func TestGitHubSinkNeedsToken(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// github.path as a host writes it ("/leaderboards/", "./leaderboards") is the folder
+// leaderboards: GitHub refuses a tree path with a leading slash or an empty component, so
+// before, every publication failed after a preflight that passed.
+func TestGitHubPathIsCleaned(t *testing.T) {
+	for _, dir := range []string{"/leaderboards/", "./leaderboards", "leaderboards//"} {
+		gh := fakegithub.New()
+		g, err := NewGitHub(gh.Owner, gh.Repo, "main", dir, gh.Token(), gh.BaseURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Publish(context.Background(), board, "forty: run 1"); err != nil {
+			t.Errorf("path %q: %v", dir, err)
+		} else if gh.Files("main")["leaderboards/forty.md"] != "# table\n" {
+			t.Errorf("path %q: tree %v", dir, gh.Files("main"))
+		}
+		gh.Close()
+	}
+	for _, dir := range []string{"", "/", "."} {
+		g, err := NewGitHub("o", "r", "main", dir, "t", "")
+		if err != nil || g.Dir != "" {
+			t.Errorf("path %q: dir %q, %v; want the root", dir, g.Dir, err)
+		}
+	}
+	if _, err := NewGitHub("o", "r", "main", "../elsewhere", "t", ""); err == nil {
+		t.Error("a path leaving the repository was accepted")
+	}
+}

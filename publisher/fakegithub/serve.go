@@ -152,6 +152,10 @@ func (s *Server) createTree(w http.ResponseWriter, r *http.Request) {
 		t[k] = v
 	}
 	for _, e := range in.Tree {
+		if malformed(e.Path) {
+			reply(w, 422, body("GitHub API: tree.path contains a malformed path component", "https://docs.github.com/rest/git/trees#create-a-tree"))
+			return
+		}
 		t[e.Path] = e.Content
 	}
 	reply(w, 201, map[string]any{"sha": s.addTree(t)})
@@ -205,6 +209,10 @@ func (s *Server) createFile(w http.ResponseWriter, r *http.Request, path string)
 		reply(w, 422, body("Invalid request.", "https://docs.github.com/rest/repos/contents#create-or-update-file-contents"))
 		return
 	}
+	if malformed(path) {
+		reply(w, 422, body("path contains a malformed path component", "https://docs.github.com/rest/repos/contents#create-or-update-file-contents"))
+		return
+	}
 	branch := in.Branch
 	if branch == "" {
 		branch = "main"
@@ -219,4 +227,15 @@ func (s *Server) createFile(w http.ResponseWriter, r *http.Request, path string)
 	}
 	id := s.push1(branch, in.Message, map[string]string{path: string(in.Content)})
 	reply(w, 201, map[string]any{"content": map[string]any{"path": path}, "commit": commitJSON(id, s.commits[id])})
+}
+
+// malformed is what GitHub refuses as a path in a tree: a leading or trailing slash, an
+// empty, "." or ".." component.
+func malformed(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." || c == ".." {
+			return true
+		}
+	}
+	return false
 }
