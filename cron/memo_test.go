@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"kothd/config"
 	"kothd/scraper"
 )
@@ -49,12 +51,16 @@ func TestIncludeBombFailedBuildOnce(t *testing.T) {
 	cy.Source = writeQuestion(t, filepath.Join(dir, "snap"), 115303, []string{
 		"<h1>Bomb, C</h1><pre><code>#include \"bot.c\"\n#include \"bot.c\"\nint main(void) { return 0; }\n</code></pre>",
 		"<h1>Lurk, Python 3</h1><pre><code>print(0)\n</code></pre>",
+		"<h1>Lurk Too, Python 3</h1><pre><code>print(0)\n</code></pre>",
 	})
 	ch, err := cy.Config.Challenge("bankheist")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ch.Limits.BuildTimeout = config.Duration(3 * time.Second)
+	if err := yaml.Unmarshal([]byte("games_per_tournament: 2\n"), &ch.Options); err != nil {
+		t.Fatal(err)
+	}
 	var first string
 	for cycle := 1; cycle <= 2; cycle++ {
 		rep, err := cy.Run(ctx, ch, Options{Games: 2, Force: true})
@@ -84,6 +90,10 @@ func TestIncludeBombFailedBuildOnce(t *testing.T) {
 		var status string
 		if err := cy.Store.DB().QueryRow(`SELECT status FROM bots WHERE name = 'Bomb'`).Scan(&status); err != nil || status != "failed build" {
 			t.Errorf("cycle %d: stored status %q (%v)", cycle, status, err)
+		}
+		md, err := os.ReadFile(filepath.Join(cy.Config.OutputDir, "bankheist.md"))
+		if err != nil || !strings.Contains(string(md), "| failed build |") || !strings.Contains(string(md), "timed out after 3s") {
+			t.Errorf("cycle %d: the board does not show the failed build (%v)", cycle, err)
 		}
 		runs, _ := filepath.Glob(filepath.Join(cy.Config.DataDir, "bots", "bankheist", "115304-*", "attempts"))
 		if len(runs) != 1 {
