@@ -98,7 +98,15 @@ type Limits struct {
 	OutputKB     int      `yaml:"output_kb"`
 	DiskMB       int      `yaml:"disk_mb"`
 	BuildTimeout Duration `yaml:"build_timeout"`
-	RunBudget    Duration `yaml:"run_budget"` // wall time a pyclass bot may spend over a whole run
+	RunBudget    Duration `yaml:"run_budget"` // time a pyclass bot may spend answering over a whole run
+	// Caps on what answers bring (issue 10); whatever exceeds one is not entered, with the
+	// cap named. Zero or empty: the defaults in cron/caps.go.
+	NameMax          int      `yaml:"name_max"`           // characters in a bot's name (64)
+	NamePattern      string   `yaml:"name_pattern"`       // regexp a name must match (a Python identifier)
+	ClassesPerAnswer int      `yaml:"classes_per_answer"` // competing classes of one answer (10)
+	BotsPerChallenge int      `yaml:"bots_per_challenge"` // answers' bots in one run (200)
+	AnswerBudget     Duration `yaml:"answer_budget"`      // time all classes of one answer may spend over a run
+	TotalBudget      Duration `yaml:"total_budget"`       // time all bots together may spend over a run
 }
 
 // Extract says how an answer becomes bot files.

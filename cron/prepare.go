@@ -28,6 +28,10 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 	}
 	env.Bots = append(env.Bots, builtins...)
 	var taken names.Claims // one comparison for every name: as people see them
+	cp, err := capsOf(env.Challenge)
+	if err != nil {
+		return err
+	}
 	for _, b := range builtins {
 		taken.Claim(b.Name, "a built-in bot")
 	}
@@ -84,6 +88,10 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 			continue
 		}
 		for k, e := range p.entries {
+			if err := cp.admit(k, e.Name); err != nil {
+				reject(s, shownName(e.Name), "rejected", err.Error())
+				continue
+			}
 			if reason := taken.Clash(e.Name); reason != "" {
 				reject(s, e.Name, "rejected", reason)
 				continue
@@ -94,6 +102,10 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 			}
 			if err := p.invalid[k]; err != nil {
 				reject(s, e.Name, "failed validation", err.Error())
+				continue
+			}
+			if err := cp.roomFor(len(env.Bots) - len(builtins)); err != nil {
+				reject(s, e.Name, "rejected", err.Error())
 				continue
 			}
 			taken.Claim(e.Name, fmt.Sprintf("answer %d by %s", s.AnswerID, s.Author))
@@ -131,9 +143,10 @@ func (c *Cycle) prepareOne(ctx context.Context, env *PlayEnv, a Adapter, s scrap
 	}
 	p.entries = entries
 	p.invalid = make([]error, len(entries))
+	cp, _ := capsOf(env.Challenge) // checked by prepare
 	for k, e := range entries {
-		if names.Listed(env.Challenge.Exclude, e.Name) {
-			continue
+		if names.Listed(env.Challenge.Exclude, e.Name) || cp.admit(k, e.Name) != nil {
+			continue // not entered: nothing of it is started
 		}
 		if err := c.validate(ctx, env, a, s, e); err != nil {
 			if isHostFault(err) {

@@ -25,6 +25,8 @@ func pyConfig(env *PlayEnv) runner.PyConfig {
 		StartTimeout: l.StartTimeout.D(20 * time.Second),
 		MaxRestarts:  20,
 		Budget:       l.RunBudget.D(0),
+		AnswerBudget: budgetDefault(l.AnswerBudget, l.RunBudget.D(0), answerBudgetTimes),
+		TotalBudget:  budgetDefault(l.TotalBudget, l.RunBudget.D(0), totalBudgetTimes),
 		Limits:       processLimits(env),
 		Memo:         env.Memo,
 	}
@@ -84,7 +86,7 @@ func (pyclassAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, erro
 func (pyclassAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error) {
 	bots := make([]runner.PyBot, len(env.Bots))
 	for i, b := range env.Bots {
-		bots[i] = runner.PyBot{Name: b.Name, Dir: b.Dir, Seed: b.Seed}
+		bots[i] = runner.PyBot{Name: b.Name, Dir: b.Dir, Seed: b.Seed, Answer: b.AnswerID}
 	}
 	pool := runner.NewPyPool(env.Sandbox, pyConfig(env), bots)
 	r.Calls = pool

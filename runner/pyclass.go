@@ -5,7 +5,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -19,9 +20,13 @@ import (
 //	engine → harness: {"t": <per-call seconds>, "calls": [{"g": game, "m": method, "a": args}, …]}
 //	harness → engine: {"replies": [{"r": result} | {"f": outcome, "d": detail}, …]}
 //
-// The first line the harness prints is {"ready": true, "classes": [...]} once the answer's
-// code has run, or {"error": "..."} if it could not. One process hosts one class; a batch
-// carries one tick of many concurrent games (see engine.Lockstep).
+// The engine's first line sets the process up: {"class": <name>, "seed": <seed>}, or
+// {"class": ""} to list the answer's classes. Nothing the answer controls goes on the
+// command line (a class created at run time may have any name, of any length: one of
+// 140,000 characters once made the launch fail with "argument list too long"). The first
+// line the harness prints is {"ready": true, "classes": [...]} once the answer's code has
+// run, or {"error": "..."} if it could not. One process hosts one class; a batch carries
+// one tick of many concurrent games (see engine.Lockstep).
 
 //go:embed harness/pyclass.py
 var pyclassHarness []byte
@@ -31,16 +36,20 @@ const HarnessDir = ".harness"
 
 // PyConfig configures the processes of one pyclass tournament.
 type PyConfig struct {
-	Harness      string        // the game's module in HarnessDir, e.g. "forty"
-	Python       string        // interpreter, e.g. /usr/bin/python3 (Debian's, for numpy)
-	CallTimeout  time.Duration // per decision; the harness interrupts a call that exceeds it
+	Harness string // the game's module in HarnessDir, e.g. "forty"
+	Python  string // interpreter, e.g. /usr/bin/python3 (Debian's, for numpy)
+	// CallTimeout is the CPU time one decision may use: the harness interrupts a call past
+	// it, or past WallFactor times it in wall time (a call that sleeps or waits).
+	CallTimeout  time.Duration
 	StartTimeout time.Duration // allowance for importing and executing the answer
 	MaxRestarts  int           // a bot whose process dies more often is given up on
-	// Budget is the wall time one bot may spend answering over the whole run (0: no
-	// budget). Games run in lockstep, so a slow bot holds every other game up; past its
-	// budget its calls get the rules' default at once, counted as timeouts.
-	Budget time.Duration
-	Limits Limits
+	// Budget is the time one bot may spend answering over the whole run, AnswerBudget
+	// the time all classes of one answer may, TotalBudget all bots together (0: none of
+	// that kind). See budget.go.
+	Budget       time.Duration
+	AnswerBudget time.Duration
+	TotalBudget  time.Duration
+	Limits       Limits
 	// Memo, if set, remembers class listings (ListClasses) by content across cycles.
 	Memo Memo
 }
@@ -50,6 +59,8 @@ type PyBot struct {
 	Name string // class name
 	Dir  string
 	Seed uint64 // seeds the process's random and numpy.random, for reproducible runs
+	// Answer groups the classes of one answer for AnswerBudget (0: a built-in bot).
+	Answer int64
 }
 
 // InstallHarness installs the protocol's harness (pyclass.py) and the game's module
@@ -67,60 +78,85 @@ func InstallHarness(dir, module string, source []byte) error {
 }
 
 // batchDeadline is how long a bot may take over a batch of n calls before its process is
-// killed. The harness interrupts each call at CallTimeout; this is the backstop for a bot
-// that defeats that (a stopped process, a call stuck in C code), capped so that such a bot
-// costs the tournament a bounded wait per restart however large the batch.
+// killed. The harness interrupts each call at CallTimeout of CPU time or WallFactor times
+// that of wall time; this is the backstop for a bot that defeats that (a stopped process,
+// a call stuck in C code), capped so that such a bot costs the tournament a bounded wait
+// per restart however large the batch.
 func (c PyConfig) batchDeadline(n int) time.Duration {
-	d := c.CallTimeout * time.Duration(n)
+	d := WallFactor * c.CallTimeout * time.Duration(n)
 	return min(d, max(30*c.CallTimeout, time.Minute)) + time.Second
 }
 
-func (c PyConfig) argv(class string, seed uint64) []string {
-	return []string{c.Python, "-u", "-B", HarnessDir + "/pyclass.py", c.Harness, "bot.py", class, strconv.FormatUint(seed, 10)}
+// DefaultReplyBytes bounds one reply line of a harness when the challenge sets no output
+// limit: a batch of a thousand games' answers is a few kilobytes, and a line the runner
+// reads is held in memory whole (15 MB lines from 20 classes took the daemon to 650 MB).
+const DefaultReplyBytes = 1 << 20
+
+// spec is the process of one harness: only the host's words on its command line, and its
+// reply lines bounded.
+func (c PyConfig) spec(dir string) ProcSpec {
+	l := c.Limits
+	if l.OutputBytes <= 0 {
+		l.OutputBytes = DefaultReplyBytes
+	}
+	return ProcSpec{Dir: dir, ReadOnlyDir: true, Argv: c.argv(), Limits: l}
+}
+
+// argv is the harness's command line: only the host's own words.
+func (c PyConfig) argv() []string {
+	return []string{c.Python, "-u", "-B", HarnessDir + "/pyclass.py", c.Harness, "bot.py"}
+}
+
+// setup is the harness's first input line: which class to host (empty: list them) and the
+// seed of its random modules.
+func setup(class string, seed uint64) []byte {
+	b, _ := json.Marshal(struct {
+		Class string `json:"class"`
+		Seed  uint64 `json:"seed"`
+	}{class, seed})
+	return b
 }
 
 // listClasses executes an answer (dir/bot.py) in the harness and returns its competing
 // classes in definition order, or the reason it has none (the answer's exception).
 func listClasses(ctx context.Context, sb Sandbox, cfg PyConfig, dir string) ([]string, error) {
-	p, err := startLineProc(ctx, sb, ProcSpec{Dir: dir, ReadOnlyDir: true, Argv: cfg.argv("", 0), Limits: cfg.Limits})
+	p, err := startLineProc(ctx, sb, cfg.spec(dir))
 	if err != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
 	defer p.close()
-	classes, f := p.handshake(cfg.StartTimeout)
+	classes, f := p.handshake(setup("", 0), cfg.StartTimeout)
 	if f != nil {
+		if err := hostIntact(dir); err != nil {
+			return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
+		}
 		return nil, f
 	}
 	return classes, nil
 }
 
-// handshake reads the harness's ready line.
-func (p *lineProc) handshake(timeout time.Duration) ([]string, *engine.Fault) {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var l lineOrErr
-	select {
-	case l = <-p.lines:
-	case <-p.stop:
-		return nil, p.cancelled()
-	case <-timer.C:
-		p.kill()
-		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("not ready within %s", timeout), ProcessDied: true}
-	}
-	if l.err != nil {
-		return nil, p.died("exited before it was ready")
+// handshake sends the setup line and reads the harness's ready line.
+func (p *lineProc) handshake(setup []byte, timeout time.Duration) ([]string, *engine.Fault) {
+	line, f := p.roundTrip(setup, timeout)
+	if f != nil {
+		if f.Outcome == engine.Timeout {
+			f.Detail = fmt.Sprintf("not ready within %s", timeout)
+		} else if f.Outcome != engine.OutputLimit && f.Outcome != engine.HostFault {
+			f.Detail = "exited before it was ready: " + f.Detail
+		}
+		return nil, f
 	}
 	var ready struct {
 		Ready   bool     `json:"ready"`
 		Classes []string `json:"classes"`
 		Error   string   `json:"error"`
 	}
-	if err := json.Unmarshal(l.line, &ready); err != nil || !ready.Ready {
+	if err := json.Unmarshal(line, &ready); err != nil || !ready.Ready {
 		p.kill()
 		if ready.Error != "" {
 			return nil, &engine.Fault{Outcome: engine.Crash, Detail: ready.Error, ProcessDied: true}
 		}
-		return nil, &engine.Fault{Outcome: engine.BadOutput, Detail: "harness handshake: " + truncate(string(l.line), 200), ProcessDied: true}
+		return nil, &engine.Fault{Outcome: engine.BadOutput, Detail: "harness handshake: " + truncate(string(line), 200), ProcessDied: true}
 	}
 	return ready.Classes, nil
 }
@@ -128,24 +164,25 @@ func (p *lineProc) handshake(timeout time.Duration) ([]string, *engine.Fault) {
 // PyPool hosts the bots of one tournament, one process each, and implements
 // engine.Exchanger over them. Processes start lazily and restart after they die.
 type PyPool struct {
-	cfg  PyConfig
-	sb   Sandbox
-	bots []*pyProc
+	cfg     PyConfig
+	sb      Sandbox
+	bots    []*pyProc
+	budgets *budgets
 }
 
 type pyProc struct {
 	PyBot
+	index    int
 	proc     *lineProc
-	restarts int
-	used     time.Duration // wall time spent in this bot's batches
+	restarts int // processes started (attempts that failed for the host's reasons not counted)
 	stats    *Stats
 }
 
 // NewPyPool prepares a pool; no process starts until its bot is first called.
 func NewPyPool(sb Sandbox, cfg PyConfig, bots []PyBot) *PyPool {
-	p := &PyPool{cfg: cfg, sb: sb}
-	for _, b := range bots {
-		p.bots = append(p.bots, &pyProc{PyBot: b, stats: newStats()})
+	p := &PyPool{cfg: cfg, sb: sb, budgets: newBudgets(cfg, bots)}
+	for i, b := range bots {
+		p.bots = append(p.bots, &pyProc{PyBot: b, index: i, stats: newStats()})
 	}
 	return p
 }
@@ -224,35 +261,55 @@ func (b *pyProc) exchange(ctx context.Context, pool *PyPool, batch []engine.Call
 	if ctx.Err() != nil {
 		return fail(&engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"})
 	}
-	if budget := pool.cfg.Budget; budget > 0 && b.used >= budget {
-		return fail(&engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("spent its time budget for this run (%s); calls get the default", budget)})
+	if why := pool.budgets.exhausted(b.index, b.Answer); why != "" {
+		return fail(&engine.Fault{Outcome: engine.Timeout, Detail: why})
 	}
-	started := time.Now()
-	defer func() { b.used += time.Since(started) }()
 	deadline := pool.cfg.batchDeadline(len(batch))
-	if b.proc == nil {
+	proc := b.proc
+	if proc == nil {
 		if b.restarts > pool.cfg.MaxRestarts {
 			return fail(&engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("gave up after %d restarts", b.restarts-1), ProcessDied: true})
 		}
-		b.restarts++
-		proc, err := startLineProc(ctx, pool.sb, ProcSpec{Dir: b.Dir, ReadOnlyDir: true, Argv: pool.cfg.argv(b.Name, b.Seed), Limits: pool.cfg.Limits})
-		if err != nil {
+		// A host failure is no restart of the bot's: it is not counted against it.
+		if err := hostIntact(b.Dir); err != nil {
 			return fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
 		}
-		if _, f := proc.handshake(pool.cfg.StartTimeout); f != nil {
+		var err error
+		if proc, err = startLineProc(ctx, pool.sb, pool.cfg.spec(b.Dir)); err != nil {
+			return fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+		}
+		if _, f := proc.handshake(setup(b.Name, b.Seed), pool.cfg.StartTimeout); f != nil {
 			proc.close()
+			if err := hostIntact(b.Dir); err != nil {
+				return fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+			}
+			b.restarts++
 			return fail(f)
 		}
+		b.restarts++
 		b.proc = proc
 	}
+	// The batch is charged to the bot's budgets; starting its interpreter is not (it is
+	// bounded by StartTimeout and MaxRestarts, and on a loaded host mostly waiting).
+	started := time.Now()
+	cpu0, _ := procCPU(proc)
+	defer func() {
+		wall := time.Since(started)
+		cpu, ok := procCPU(proc)
+		if !ok {
+			cpu, cpu0 = wall, 0
+		}
+		pool.budgets.charge(b.index, b.Answer, cpu-cpu0, wall)
+	}()
 	wc := make([]wireCall, len(batch))
 	for i, c := range batch {
 		wc[i] = wireCall{G: c.Game, M: c.Method, A: c.Args}
 	}
 	req, err := json.Marshal(struct {
 		T     float64    `json:"t"`
+		W     float64    `json:"w"`
 		Calls []wireCall `json:"calls"`
-	}{pool.cfg.CallTimeout.Seconds(), wc})
+	}{pool.cfg.CallTimeout.Seconds(), WallFactor * pool.cfg.CallTimeout.Seconds(), wc})
 	if err != nil {
 		return fail(&engine.Fault{Outcome: engine.HostFault, Detail: "encode request: " + err.Error()})
 	}
@@ -302,4 +359,27 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// hostIntact reports what is missing of what the host provides a bot: its directory with
+// the answer and the harness. A process that cannot start, or dies before it is ready,
+// while they are missing failed for the host's reason, not the bot's: under bwrap the
+// directory is read-only to the bot, which cannot remove them itself. (A work copy that
+// vanished once had a bot charged 13,501 crashes.)
+func hostIntact(dir string) error {
+	for _, f := range []string{"bot.py", HarnessDir + "/pyclass.py"} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err != nil {
+			return fmt.Errorf("the bot's directory is incomplete on the host: %w", err)
+		}
+	}
+	return nil
+}
+
+// procCPU is the CPU time used so far by p's sandbox; ok is false where the host cannot
+// tell (then wall time is charged).
+func procCPU(p *lineProc) (time.Duration, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return 0, false
 }

@@ -8,11 +8,13 @@ import (
 )
 
 // Stats is the fault accounting of one bot over one run: how every decision ended, and the
-// first failure in full so the participant can reproduce it.
+// first failure in full so the participant can reproduce it. A host fault is no decision
+// of the bot's: it is counted apart (HostFaults) and never shown as the bot's.
 type Stats struct {
 	mu     sync.Mutex
 	counts map[engine.Outcome]int
 	first  *FirstFault
+	host   int
 }
 
 // FirstFault is the first decision of a run that did not end in OK.
@@ -33,6 +35,10 @@ func (s *Stats) Record(f *engine.Fault, input any) {
 	defer s.mu.Unlock()
 	if f == nil {
 		s.counts[engine.OK]++
+		return
+	}
+	if f.Outcome == engine.HostFault {
+		s.host++
 		return
 	}
 	s.counts[f.Outcome]++
@@ -64,6 +70,13 @@ func (s *Stats) First() *FirstFault {
 	}
 	f := *s.first
 	return &f
+}
+
+// HostFaults is the number of the bot's calls that failed for the host's reasons.
+func (s *Stats) HostFaults() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.host
 }
 
 // Faults is the number of decisions that did not end in OK.

@@ -18,7 +18,8 @@ class _LazyNumpy:
         mod = _LazyNumpy._mod
         if mod is None:
             try:
-                import numpy as mod
+                with pyclass.untimed():  # an import cut short would break numpy for good
+                    import numpy as mod
             except ImportError:
                 raise ImportError("numpy is not installed for this host's Python (see config: python)")
             mod.random.seed(pyclass.SEED % (2 ** 32))

@@ -1,6 +1,9 @@
 """kothd pyclass harness: hosts one Python bot class and serves the engine's calls.
 
-Run as: python3 -u pyclass.py <challenge> <bot.py> <ClassName|""> <seed>
+Run as: python3 -u pyclass.py <challenge> <bot.py>
+
+Nothing the answer controls is on the command line: the class to host (an answer may create
+classes with any name, of any length) and the seed come as the first input line.
 
 The challenge module (forty.py, whiteelephant.py, ruins.py beside this file) provides:
   namespace()            -> dict: the globals an answer's code is executed in
@@ -9,13 +12,23 @@ The challenge module (forty.py, whiteelephant.py, ruins.py beside this file) pro
   Handler(cls)           -> object with call(game, method, args) -> JSON-able result
 
 Protocol (one JSON object per line):
+  engine -> harness, once: {"class": name or "" to list the classes, "seed": seed}
   harness -> engine, once: {"ready": true, "classes": [...]} or {"error": "..."}
-  engine -> harness: {"t": seconds per call, "calls": [{"g": game, "m": method, "a": args}]}
+  engine -> harness: {"t": CPU seconds per call, "w": wall seconds per call,
+                      "calls": [{"g": game, "m": method, "a": args}]}
   harness -> engine: {"replies": [{"r": result} | {"f": outcome, "d": detail}]}
 
 The protocol uses private copies of the original stdin/stdout; the bot's own print() and
 input() see stderr and /dev/null, so a chatty bot cannot corrupt the protocol.
+
+Time: a call is limited by the CPU time it uses (ITIMER_PROF, the kernel's count for this
+process), so a loaded host does not decide a bot's fate; a wall-clock timer, sized for a
+loaded host, catches a bot that sleeps or waits. Neither interrupts the harness's own work:
+its protocol I/O runs with no timer armed, and what it does on a bot's behalf inside a call
+(importing numpy for the forty module's np) runs in untimed(). An import cut short leaves
+its module half-initialised in the process for good: every later call of the bot fails.
 """
+import contextlib
 import importlib
 import json
 import os
@@ -34,8 +47,54 @@ class LostInstance(Exception):
     """A call for a game this process holds no instance of (the process was restarted)."""
 
 
-def _on_alarm(signum, frame):
+_TIMERS = (signal.ITIMER_PROF, signal.ITIMER_REAL)
+_in_call = False   # a bot call is running with its timers armed
+_untimed = 0       # depth of untimed() sections
+_missed = False    # a timer fired inside an untimed() section
+
+
+def _on_timer(signum, frame):
+    global _missed
+    if not _in_call:
+        return  # a late signal after the call ended: the harness's own work goes on
+    if _untimed:
+        _missed = True
+        return
     raise CallTimeout()
+
+
+def _arm(cpu, wall):
+    global _in_call
+    _in_call = True
+    if cpu > 0:
+        signal.setitimer(signal.ITIMER_PROF, cpu)
+    if wall > 0:
+        signal.setitimer(signal.ITIMER_REAL, wall)
+
+
+def _disarm():
+    global _in_call
+    _in_call = False
+    for t in _TIMERS:
+        signal.setitimer(t, 0)
+
+
+@contextlib.contextmanager
+def untimed():
+    """Harness work on a bot's behalf inside its call: the call's timers stop meanwhile
+    and resume with what was left afterwards."""
+    global _untimed, _missed
+    left = [signal.setitimer(t, 0)[0] for t in _TIMERS]
+    _untimed += 1
+    try:
+        yield
+    finally:
+        _untimed -= 1
+        if _untimed == 0 and _in_call:
+            for t, d in zip(_TIMERS, left):
+                if d > 0 or _missed:
+                    signal.setitimer(t, max(d, 1e-6))
+            _missed = False
 
 
 def _private_stdio():
@@ -86,9 +145,10 @@ def _seed(seed):
 
 
 def main():
-    challenge, botfile, class_name, seed = sys.argv[1:5]
-    seed = int(seed)
+    challenge, botfile = sys.argv[1:3]
     proto_in, proto_out = _private_stdio()
+    setup = json.loads(proto_in.readline() or "{}")
+    class_name, seed = str(setup.get("class") or ""), int(setup.get("seed") or 0)
     # Challenge modules import names from "pyclass": make that this very module, not a
     # second copy whose LostInstance the loop below would not recognise.
     sys.modules.setdefault("pyclass", sys.modules[__name__])
@@ -119,23 +179,23 @@ def main():
         return
     _seed(seed)  # again: the answer's import-time code may have drawn numbers
     handler = mod.Handler(chosen[0])
-    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.signal(signal.SIGPROF, _on_timer)
+    signal.signal(signal.SIGALRM, _on_timer)
     _send(proto_out, {"ready": True, "classes": [class_name]})
     for line in proto_in:
         req = json.loads(line)
-        limit = float(req.get("t") or 0)
+        limit, wall = float(req.get("t") or 0), float(req.get("w") or 0)
         replies = []
         for c in req["calls"]:
             try:
-                if limit > 0:
-                    signal.setitimer(signal.ITIMER_REAL, limit)
                 try:
+                    _arm(limit, wall)
                     r = handler.call(c["g"], c["m"], c.get("a"))
                 finally:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    _disarm()
                 replies.append({"r": r})
             except CallTimeout:
-                replies.append({"f": "timeout", "d": "call exceeded %gs" % limit})
+                replies.append({"f": "timeout", "d": "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)})
             except LostInstance as e:
                 replies.append({"f": "crash", "d": str(e), "lost": True})
             except MemoryError as e:

@@ -1,0 +1,112 @@
+package cron
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+	"unicode/utf8"
+
+	"kothd/config"
+)
+
+// Caps on what answers bring (issue 10). An answer's code runs before kothd knows what it
+// holds: a loop of type() calls made 150 competing classes (462 processes, 1 GB), and a
+// class named with 140,000 characters once stopped a challenge for good. What exceeds a
+// cap is not entered, with the cap named, and nothing of it is started.
+const (
+	defaultNameMax          = 64
+	defaultClassesPerAnswer = 10
+	defaultBotsPerChallenge = 200
+	// A Python class's name is what Python accepts in a class statement: letters, digits
+	// (not first) and underscores, in any script.
+	defaultClassPattern = `^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$`
+	// Other bots are named by their answer's heading: any visible text on one line.
+	defaultNamePattern = `^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$`
+)
+
+// caps are a challenge's caps with the defaults filled in.
+type caps struct {
+	nameMax          int
+	namePattern      *regexp.Regexp
+	classesPerAnswer int
+	botsPerChallenge int
+}
+
+func capsOf(ch *config.Challenge) (caps, error) {
+	l := ch.Limits
+	c := caps{nameMax: l.NameMax, classesPerAnswer: l.ClassesPerAnswer, botsPerChallenge: l.BotsPerChallenge}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.nameMax, defaultNameMax)
+	def(&c.classesPerAnswer, defaultClassesPerAnswer)
+	def(&c.botsPerChallenge, defaultBotsPerChallenge)
+	pat := l.NamePattern
+	switch {
+	case pat != "":
+	case ch.Protocol == "pyclass":
+		pat = defaultClassPattern
+	default:
+		pat = defaultNamePattern
+	}
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		return caps{}, fmt.Errorf("limits.name_pattern: %w", err)
+	}
+	c.namePattern = re
+	return c, nil
+}
+
+// admit says why the k-th bot (from 0) of one answer may not enter on its own account: a
+// name out of bounds, or one class too many. Nil: it may (duplicates and exclusions are
+// settled later, against the other answers).
+func (c caps) admit(k int, name string) error {
+	if n := utf8.RuneCountInString(name); n > c.nameMax {
+		return fmt.Errorf("name of %d characters: the cap is %d (limits.name_max)", n, c.nameMax)
+	}
+	if !utf8.ValidString(name) || !c.namePattern.MatchString(name) {
+		return fmt.Errorf("name %q has characters a bot's name may not have (limits.name_pattern: %s)", name, c.namePattern)
+	}
+	if k >= c.classesPerAnswer {
+		return fmt.Errorf("competing class %d of the answer: the cap is %d per answer (limits.classes_per_answer)", k+1, c.classesPerAnswer)
+	}
+	return nil
+}
+
+// roomFor says why one more answer's bot may not enter a run that already has entered of
+// them (built-in bots do not count).
+func (c caps) roomFor(entered int) error {
+	if entered >= c.botsPerChallenge {
+		return fmt.Errorf("the challenge is full: the cap is %d bots from answers (limits.bots_per_challenge)", c.botsPerChallenge)
+	}
+	return nil
+}
+
+// shownName is a bot's name as records and boards may carry it: a name refused for its
+// length is cut (at a character boundary), so the refusal itself stays small.
+func shownName(name string) string {
+	const max = 2 * defaultNameMax
+	if utf8.RuneCountInString(name) <= max {
+		return name
+	}
+	r := []rune(name)
+	return string(r[:max]) + "…"
+}
+
+// An answer's time budget, when the config sets none, is answerBudgetTimes the per-bot
+// budget (run_budget), and a run's totalBudgetTimes it: many slow classes cannot add hours
+// to everyone's run. (No per-bot budget: none of either.)
+const (
+	answerBudgetTimes = 2
+	totalBudgetTimes  = 20
+)
+
+// budgetDefault is the configured budget, or times the per-bot one.
+func budgetDefault(set config.Duration, perBot time.Duration, times int) time.Duration {
+	if set > 0 {
+		return time.Duration(set)
+	}
+	return perBot * time.Duration(times)
+}

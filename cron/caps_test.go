@@ -1,0 +1,68 @@
+package cron
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kothd/scraper"
+)
+
+// A whole cycle with answers that attack the entry rules (issue 10, items 2 and 3): a class
+// named with 140,000 characters (once a launch failure counted as a host fault, which
+// stopped the challenge for good), an answer of 150 classes made by a loop (once 462
+// processes and 1 GB), and more bots than the challenge takes. The cycle completes; what
+// exceeds a cap is not entered, with the cap named; the rest play.
+func TestCapsAreNotEnteredReasons(t *testing.T) {
+	dir := t.TempDir()
+	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+		"<h1>A</h1><pre><code>class A(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
+		"<h1>Long</h1><pre><code>class Fine(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n" +
+			"n = 'L' + 'o' * 140000 + 'ng'\nglobals()[n] = type(n, (Bot,), {})\n</code></pre>",
+		"<h1>Many</h1><pre><code>class Many(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n" +
+			"for i in range(149):\n    globals()['M%d' % i] = type('M%d' % i, (Many.__bases__[0],), {})\n</code></pre>",
+		"<h1>Late</h1><pre><code>class Late(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
+	})
+	cy := testCycle(t, dir)
+	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
+	ch, _ := cy.Config.Challenge("forty")
+	ch.Baselines = false
+	ch.Limits.ClassesPerAnswer = 3
+	ch.Limits.BotsPerChallenge = 5
+	rep, err := cy.Run(context.Background(), ch, Options{Games: 10})
+	if err != nil {
+		t.Fatalf("the cycle failed: %v", err)
+	}
+	if rep.Entered != 5 || rep.Games != 10 {
+		t.Fatalf("entered %d, games %d; want 5 bots (A, Fine, Many, M0, M1) and 10 games", rep.Entered, rep.Games)
+	}
+	reasons := map[string]string{}
+	for _, r := range rep.Rejected {
+		reasons[r.Name] = r.Status + ": " + r.Reason
+	}
+	if len(rep.Rejected) != 1+147+1 {
+		t.Errorf("%d not entered, want 149 (the long name, 147 classes over the cap, Late)", len(rep.Rejected))
+	}
+	var long string
+	for name, why := range reasons {
+		if strings.HasPrefix(name, "Looo") {
+			long = name
+			if !strings.Contains(why, "140003 characters") || !strings.Contains(why, "name_max") {
+				t.Errorf("long name refused with %q", why)
+			}
+		}
+	}
+	if long == "" || len(long) > 200 {
+		t.Errorf("the long name is recorded as %d bytes (want it, cut short)", len(long))
+	}
+	if why := reasons["M2"]; !strings.Contains(why, "classes_per_answer") || !strings.Contains(why, "cap is 3") {
+		t.Errorf("M2 refused with %q", why)
+	}
+	if why := reasons["Late"]; !strings.Contains(why, "bots_per_challenge") || !strings.Contains(why, "cap is 5") {
+		t.Errorf("Late refused with %q", why)
+	}
+	if _, ok := reasons["M1"]; ok {
+		t.Errorf("M1 (the answer's third class) was refused: %s", reasons["M1"])
+	}
+}

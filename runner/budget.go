@@ -1,0 +1,85 @@
+package runner
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Time budgets of a pyclass run. Games run in lockstep, so a slow bot holds every other
+// game up; a per-class budget alone let one answer of 100 slow classes add hours to
+// everyone's run. Three accounts bound it: each bot's (Budget), each answer's, shared by
+// its classes (AnswerBudget), and the run's (TotalBudget), shared out evenly so that no
+// bot spends another's share. Past a budget, a bot's calls get the rules' default at once,
+// counted as timeouts.
+//
+// What is charged is CPU time where the kernel can tell (the sandbox's cgroup), so a
+// loaded host does not spend a bot's budget; wall time counts too, WallFactor times more
+// of it allowed, for a bot that sleeps or waits and so uses no CPU while holding the
+// games up. Without cgroups, wall time is all there is and is charged as CPU.
+
+// WallFactor is how much longer in wall time than in CPU time a call, or a budget, may
+// last: the backstop for a bot that waits, sized for a host loaded several times over.
+const WallFactor = 5
+
+// account is the time spent by a bot, an answer or a run.
+type account struct {
+	cpu, wall time.Duration
+}
+
+func (a account) over(limit time.Duration) bool {
+	return limit > 0 && (a.cpu >= limit || a.wall >= WallFactor*limit)
+}
+
+// budgets holds the accounts of one pool.
+type budgets struct {
+	mu        sync.Mutex
+	perBot    time.Duration // Budget, or the bot's share of TotalBudget if smaller
+	perAnswer time.Duration
+	shared    bool // perBot is the share of TotalBudget
+	bots      []account
+	answers   map[int64]*account
+}
+
+func newBudgets(cfg PyConfig, bots []PyBot) *budgets {
+	b := &budgets{perBot: cfg.Budget, perAnswer: cfg.AnswerBudget, bots: make([]account, len(bots)), answers: map[int64]*account{}}
+	if cfg.TotalBudget > 0 && len(bots) > 0 {
+		if share := cfg.TotalBudget / time.Duration(len(bots)); b.perBot <= 0 || share < b.perBot {
+			b.perBot, b.shared = share, true
+		}
+	}
+	for _, bot := range bots {
+		if bot.Answer != 0 && b.answers[bot.Answer] == nil {
+			b.answers[bot.Answer] = &account{}
+		}
+	}
+	return b
+}
+
+// exhausted says why bot i may not spend more time, or "".
+func (b *budgets) exhausted(i int, answer int64) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.bots[i].over(b.perBot) {
+		if b.shared {
+			return fmt.Sprintf("spent its share (%s) of the run's time budget; calls get the default", b.perBot)
+		}
+		return fmt.Sprintf("spent its time budget for this run (%s); calls get the default", b.perBot)
+	}
+	if a := b.answers[answer]; a != nil && a.over(b.perAnswer) {
+		return fmt.Sprintf("its answer's classes together spent the answer's time budget for this run (%s); calls get the default", b.perAnswer)
+	}
+	return ""
+}
+
+// charge books time spent by bot i.
+func (b *budgets) charge(i int, answer int64, cpu, wall time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.bots[i].cpu += cpu
+	b.bots[i].wall += wall
+	if a := b.answers[answer]; a != nil {
+		a.cpu += cpu
+		a.wall += wall
+	}
+}
