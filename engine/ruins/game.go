@@ -49,6 +49,9 @@ type Game struct {
 
 // NewGame seats the classes in order with the game seed (§2.3): G from the seed, F from
 // G.getrandbits(420), per seat a name from F and a bot seed G.getrandbits(744), then room 1.
+// A bot thus sees 744 bits of G's output, the dungeon's generator: far fewer than the
+// 19,937 a Mersenne Twister's state needs, even pooled by a whole table; G's 1,337-bit seed
+// is drawn by a generator seeded one-way from the run's seed (docs/trust.md).
 func NewGame(seed *big.Int, seats []Seat) *Game {
 	g := &Game{G: pyrand.New(seed)}
 	g.F = pyrand.New(g.G.GetRandBits(420))
