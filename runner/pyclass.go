@@ -375,11 +375,11 @@ func hostIntact(dir string) error {
 	return nil
 }
 
-// procCPU is the CPU time used so far by p's sandbox; ok is false where the host cannot
-// tell (then wall time is charged).
+// procCPU is the CPU time used so far by p's sandbox, children included (its cgroup); ok
+// is false where the host cannot tell (then wall time is charged).
 func procCPU(p *lineProc) (time.Duration, bool) {
 	if p == nil {
 		return 0, false
 	}
-	return 0, false
+	return p.cpuTime()
 }
