@@ -66,3 +66,25 @@ func TestCapsAreNotEnteredReasons(t *testing.T) {
 		t.Errorf("M1 (the answer's third class) was refused: %s", reasons["M1"])
 	}
 }
+
+// `kothd check` gives an answer's author the same verdicts on the caps as a cycle.
+func TestCheckNamesTheCaps(t *testing.T) {
+	dir := t.TempDir()
+	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+		"<h1>Long</h1><pre><code>class Fine(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n" +
+			"n = 'L' + 'o' * 140000 + 'ng'\nglobals()[n] = type(n, (Bot,), {})\n</code></pre>",
+	})
+	cy := testCycle(t, dir)
+	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
+	ch, _ := cy.Config.Challenge("forty")
+	rep, err := cy.Check(context.Background(), ch, 177766)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Bots) != 2 || rep.Bots[0].Name != "Fine" || rep.Bots[0].Status != WouldEnter {
+		t.Fatalf("bots %+v", rep.Bots)
+	}
+	if b := rep.Bots[1]; b.Status != "rejected" || !strings.Contains(b.Reason, "name_max") || len(b.Name) > 200 {
+		t.Errorf("long name: status %q, reason %q, name of %d bytes", b.Status, b.Reason, len(b.Name))
+	}
+}

@@ -89,9 +89,16 @@ func (c *Cycle) Check(ctx context.Context, ch *config.Challenge, answerID int64)
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range entries {
-		b := CheckedBot{Name: e.Name, Status: WouldEnter}
+	cp, err := capsOf(env.Challenge)
+	if err != nil {
+		return nil, err
+	}
+	for k, e := range entries {
+		b := CheckedBot{Name: shownName(e.Name), Status: WouldEnter}
+		capped := cp.admit(k, e.Name)
 		switch {
+		case capped != nil:
+			b.Status, b.Reason = "rejected", capped.Error()
 		case taken.Clash(e.Name) != "":
 			b.Status, b.Reason = "rejected", taken.Clash(e.Name)
 		case names.Listed(ch.Exclude, e.Name):
