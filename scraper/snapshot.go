@@ -71,6 +71,15 @@ func decodeAnswersPage(body []byte) ([]Answer, bool, error) {
 // Probe computes what the API's Probe would say from the recorded answers: their number and
 // the latest activity among them. Questions without a recording are missing from the result.
 func (s Snapshot) Probe(ctx context.Context, ids []int64) ([]QuestionInfo, error) {
+	// A snapshot directory that is not there is a mistyped --snapshot, not a site whose
+	// questions were all deleted: said so, instead of a cycle that "finds" nothing and
+	// exits 0.
+	if st, err := os.Stat(filepath.Join(s.Dir, s.Site)); err != nil || !st.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("not a directory")
+		}
+		return nil, fmt.Errorf("snapshot %s has no recording of site %q: %w", s.Dir, s.Site, err)
+	}
 	var out []QuestionInfo
 	for _, id := range uniqueIDs(ids) {
 		first := filepath.Join(s.Dir, s.Site, strconv.FormatInt(id, 10), "answers.1.json")

@@ -114,3 +114,17 @@ func TestSnapshotReplaysPagesAsTheLiveFetch(t *testing.T) {
 		t.Errorf("probe %+v, %v; want 3 answers", info, err)
 	}
 }
+
+// A mistyped --snapshot is an error, not a site whose every question was deleted (the
+// cycle said "question not found by the API (deleted?)" and exited 0).
+func TestMissingSnapshotIsAnError(t *testing.T) {
+	for _, snap := range []scraper.Snapshot{{Dir: filepath.Join(t.TempDir(), "nonexistent"), Site: "codegolf"}, {Dir: "testdata/snapshot", Site: "codegolff"}} {
+		info, err := snap.Probe(context.Background(), []int64{100})
+		if err == nil || !strings.Contains(err.Error(), snap.Dir) {
+			t.Errorf("%+v: probe %+v, %v; want an error naming the directory", snap, info, err)
+		}
+	}
+	if info, err := (scraper.Snapshot{Dir: "testdata/snapshot", Site: "codegolf"}).Probe(context.Background(), []int64{100, 7}); err != nil || len(info) != 1 {
+		t.Errorf("a question missing from a real snapshot: %+v, %v; want it left out", info, err)
+	}
+}
