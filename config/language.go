@@ -42,10 +42,14 @@ func ResolveLanguage(aliases map[string][]string, spelling string) (key string, 
 	return "", false
 }
 
-// Aliases returns the language table as key → header spellings.
-func (c *Config) Aliases() map[string][]string {
-	out := make(map[string][]string, len(c.Languages))
-	for k, l := range c.Languages {
+// Aliases returns the language table as key → header spellings: the one alias map, which
+// the scraper (reading headers) and the runner resolve against.
+func (c *Config) Aliases() map[string][]string { return AliasesOf(c.Languages) }
+
+// AliasesOf returns a language table as key → header spellings.
+func AliasesOf(langs map[string]Language) map[string][]string {
+	out := make(map[string][]string, len(langs))
+	for k, l := range langs {
 		out[k] = l.Aliases
 	}
 	return out

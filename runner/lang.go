@@ -6,9 +6,5 @@ import "kothd/config"
 // a key of the table, case- and space-insensitively; ok is false for unknown languages.
 // The rules are config.ResolveLanguage's.
 func ResolveLanguage(langs map[string]config.Language, spelling string) (key string, ok bool) {
-	aliases := make(map[string][]string, len(langs))
-	for k, l := range langs {
-		aliases[k] = l.Aliases
-	}
-	return config.ResolveLanguage(aliases, spelling)
+	return config.ResolveLanguage(config.AliasesOf(langs), spelling)
 }

@@ -58,10 +58,9 @@ func RulesFromConfig(cfg *config.Config, ch *config.Challenge) Rules {
 	r := Rules{
 		Mode: ch.Extract.Mode, ClassPattern: ch.Extract.ClassPattern, HeaderLanguage: ch.Extract.HeaderLanguage,
 		Language: ch.Extract.Language, MaxBytes: ch.Extract.MaxBytes,
-		Languages: map[string][]string{}, MainFile: map[string]string{},
+		Languages: cfg.Aliases(), MainFile: map[string]string{},
 	}
 	for key, l := range cfg.Languages {
-		r.Languages[key] = l.Aliases
 		if l.File != "" {
 			r.MainFile[key] = l.File
 		}
