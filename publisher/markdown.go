@@ -142,6 +142,9 @@ func changes(w *strings.Builder, b *Board) {
 	w.WriteString("\n## Changes since the previous run\n\n")
 	for _, c := range b.Changes {
 		who := cell(c.Title)
+		if c.Title == "" {
+			who = fmt.Sprintf("answer %d", c.AnswerID) // no heading to show
+		}
 		if c.Bot != "" {
 			who = cell(c.Bot)
 		}
