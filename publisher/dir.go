@@ -162,13 +162,16 @@ func (d Dir) repair() error {
 	}
 	// What is left temporary belongs to no journal: a publication killed before it
 	// committed, or a journal killed while being written. Also the ".tmp" files of
-	// earlier kothd versions, which wrote "forty.md.tmp" beside "forty.md".
+	// earlier kothd versions, which wrote only "forty.md.tmp" beside "forty.md" at the top:
+	// nothing else with a ".tmp" name is kothd's to remove (the directory may be shared,
+	// a web root or a checkout, with the host's own "notes.tmp" beside "notes").
 	return filepath.WalkDir(d.Path, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
 		}
 		n := e.Name()
-		legacy := strings.HasSuffix(n, ".tmp") && exists(strings.TrimSuffix(p, ".tmp"))
+		legacy := filepath.Dir(p) == filepath.Clean(d.Path) &&
+			(strings.HasSuffix(n, ".md.tmp") || strings.HasSuffix(n, ".json.tmp")) && exists(strings.TrimSuffix(p, ".tmp"))
 		if strings.HasSuffix(n, tmpSuffix) || legacy {
 			if err := os.Remove(p); err != nil {
 				return fmt.Errorf("publish to %s: remove stray %s: %w", d.Path, p, err)

@@ -92,6 +92,31 @@ func TestDirRepairRemovesLegacyTemporaries(t *testing.T) {
 	wantRun(t, d.Path, 1)
 }
 
+// The output directory may be shared (a web root, a checkout): a host's own "notes.tmp"
+// beside "notes", or one in a folder, is not an earlier kothd's temporary and stays.
+func TestDirRepairKeepsTheHostsTmpFiles(t *testing.T) {
+	d := Dir{Path: t.TempDir()}
+	host := []string{"notes", "notes.tmp", "site/forty.md", "site/forty.md.tmp"}
+	for _, n := range host {
+		p := filepath.Join(d.Path, n)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("the host's"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Publish(context.Background(), runFiles(1), "m"); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range host {
+		if b, err := os.ReadFile(filepath.Join(d.Path, n)); err != nil || string(b) != "the host's" {
+			t.Errorf("%s: %q, %v", n, b, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(d.Path, "forty.md")); err != nil || string(b) != "# run 1\n" {
+		t.Errorf("forty.md: %q, %v", b, err)
+	}
+}
+
 // TestDirCrashChild is the process the crash test kills: it publishes run 2 and stops
 // for ever at the step named in KOTHD_DIR_CRASH_AT, after saying so.
 func TestDirCrashChild(t *testing.T) {
