@@ -16,7 +16,7 @@ import (
 	"kothd/scraper"
 )
 
-// prepare materialises every accepted submission, lets the engine's adapter turn it into
+// prepare materialises every accepted submission, lets the protocol's adapter turn it into
 // bots, and settles name clashes and exclusions. env.Bots ends up in tournament order:
 // built-in bots first, then answers oldest first.
 func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scraper.Submission, rep *Report) error {
