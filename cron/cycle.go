@@ -31,6 +31,9 @@ type Cycle struct {
 	Sinks   []publisher.Sink
 	Log     *slog.Logger
 	Out     io.Writer // progress for a person watching; io.Discard in the daemon
+	// AllowOlderBoard publishes even over a published board of a later run than this
+	// database's newest (see guardBoard): the host's explicit choice after losing the database.
+	AllowOlderBoard bool
 	// ProgressLog, when set, also logs a run's progress (games, rate, ETA) this often:
 	// the daemon's journal shows that a long run is alive and when it will end.
 	ProgressLog time.Duration
@@ -83,9 +86,19 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 	var reports []*Report
 	var firstErr error
 	for _, ch := range chs {
+		_, known := probed[ch.QuestionID]
+		if unchanged[ch.Name] && known {
+			// Pending work comes from the store, not the API: what the last cycle left
+			// unfinished is finished now, whatever the probe says.
+			if why := c.pending(ctx, ch); why != "" {
+				c.printf("%s: no activity on the question, but %s; finishing it\n", ch.Name, why)
+				c.Log.Info("pending work", "challenge", ch.Name, "why", why)
+				unchanged[ch.Name] = false
+			}
+		}
 		if unchanged[ch.Name] {
 			why := "no activity on the question since the last fetch; the leaderboard stands"
-			if _, known := probed[ch.QuestionID]; !known {
+			if !known {
 				why = fmt.Sprintf("question %d not found by the API (deleted?); the last good data stays", ch.QuestionID)
 			}
 			rep := &Report{Challenge: ch.Name, Skipped: why}

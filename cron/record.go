@@ -28,7 +28,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	if err != nil {
 		return err
 	}
-	resume := opts.Seed == nil && prev != nil && prev.Interrupted() && prev.BotSet == botset
+	resume := opts.Seed == nil && prev != nil && (prev.Interrupted() || prev.BoardMissing()) && prev.BotSet == botset
 	if !resume && !opts.Force && opts.Seed == nil && last != nil && last.BotSet == botset {
 		rep.Skipped = fmt.Sprintf("nothing changed since run %d; its leaderboard stands", last.ID)
 		c.printf("%s: %s\n", ch.Name, rep.Skipped)
@@ -83,13 +83,10 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		return err
 	}
 	now := standings(env, played)
-	if err := c.Store.FinishRun(ctx, runID, played.Result, now); err != nil {
+	if err := c.Store.FinishRunBoard(ctx, runID, played.Result, now, publisher.JSON(board)); err != nil {
 		return err
 	}
 	if err := c.recordMoves(ctx, board); err != nil {
-		return err
-	}
-	if err := c.Store.SetRunBoard(ctx, runID, publisher.JSON(board)); err != nil {
 		return err
 	}
 	return c.publish(ctx, board, rep)
@@ -219,6 +216,9 @@ func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) err
 
 // publish writes the board to every sink whose last publication differs.
 func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report) error {
+	if err := c.guardBoard(b); err != nil {
+		return err
+	}
 	files := publisher.Files(b)
 	hash := publisher.Hash(files)
 	var firstErr error

@@ -23,6 +23,7 @@ type Run struct {
 	State        string
 	Error        string
 	Result       *engine.Result // nil unless done
+	HasBoard     bool           // the published board is stored (see SetRunBoard)
 }
 
 // Standing is one bot's line of a finished run, with its fault accounting.
@@ -53,6 +54,11 @@ func (r *Run) Interrupted() bool {
 	return r.State == "running" || r.State == "interrupted" || (r.State == "failed" && r.Error == InterruptedReason)
 }
 
+// BoardMissing reports a finished run whose board was never stored (a crash between the
+// two, when they were not yet one transaction): there is nothing to publish, so the next
+// cycle plays it again with its seed to make it.
+func (r *Run) BoardMissing() bool { return r.State == "done" && !r.HasBoard }
+
 // StartRun records a run that is about to play. Runs left 'running' by a killed daemon are
 // marked interrupted first, so they are never mistaken for results (the data directory's
 // lock guarantees no other process is playing them).
@@ -81,6 +87,12 @@ func (s *Store) StartRun(ctx context.Context, challenge string, seed uint64, con
 // FinishRun stores a run's table and standings in one transaction: a leaderboard is
 // either wholly recorded or not at all.
 func (s *Store) FinishRun(ctx context.Context, runID int64, res *engine.Result, standings []Standing) error {
+	return s.FinishRunBoard(ctx, runID, res, standings, nil)
+}
+
+// FinishRunBoard is FinishRun storing the run's board (publisher JSON) in the same
+// transaction, so no crash leaves a finished run without the board to publish.
+func (s *Store) FinishRunBoard(ctx context.Context, runID int64, res *engine.Result, standings []Standing, board []byte) error {
 	blob, err := json.Marshal(res)
 	if err != nil {
 		return err
@@ -93,8 +105,12 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, res *engine.Result, 
 				return fmt.Errorf("standing of %s: %w", st.Bot, err)
 			}
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE runs SET state = 'done', finished = ?, games_played = ?, result = ? WHERE id = ?`,
-			s.now().Unix(), res.Games, string(blob), runID)
+		var b any
+		if board != nil {
+			b = string(board)
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE runs SET state = 'done', finished = ?, games_played = ?, result = ?, board = COALESCE(?, board) WHERE id = ?`,
+			s.now().Unix(), res.Games, string(blob), b, runID)
 		return err
 	})
 	if err != nil {
@@ -140,8 +156,8 @@ func (s *Store) run(ctx context.Context, where string, args ...any) (*Run, error
 	var seed int64
 	var finished sql.NullInt64
 	var result sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT id, challenge, seed, concurrency, botset, started, finished, games_planned, games_played, state, error, result FROM runs `+where, args...).
-		Scan(&r.ID, &r.Challenge, &seed, &r.Concurrency, &r.BotSet, &r.Started, &finished, &r.GamesPlanned, &r.GamesPlayed, &r.State, &r.Error, &result)
+	err := s.db.QueryRowContext(ctx, `SELECT id, challenge, seed, concurrency, botset, started, finished, games_planned, games_played, state, error, result, board IS NOT NULL FROM runs `+where, args...).
+		Scan(&r.ID, &r.Challenge, &seed, &r.Concurrency, &r.BotSet, &r.Started, &finished, &r.GamesPlanned, &r.GamesPlayed, &r.State, &r.Error, &result, &r.HasBoard)
 	if err == sql.ErrNoRows {
 		return nil, nil
 	}

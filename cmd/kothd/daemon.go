@@ -2,18 +2,17 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 
 	"kothd/cron"
-	"kothd/publisher"
 )
 
 func runDaemon(ctx context.Context, cl *cli, args []string) error {
 	fs := cl.flags()
 	var c common
 	c.register(fs, true)
+	allowOlder := fs.Bool("allow-older-board", false, "publish even over a published board of a later run (after losing the database)")
 	if _, err := cl.parse(fs, args); err != nil {
 		return err
 	}
@@ -28,9 +27,6 @@ func runDaemon(ctx context.Context, cl *cli, args []string) error {
 		return err
 	}
 	defer closeFn()
-	// Before anything is played: a bad token or an unwritable directory shows now.
-	if err := publisher.CheckWrite(ctx, cy.Sinks); err != nil {
-		return fmt.Errorf("preflight: %w", err)
-	}
+	cy.AllowOlderBoard = *allowOlder
 	return cron.Serve(ctx, cy)
 }

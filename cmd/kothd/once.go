@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"kothd/cron"
-	"kothd/publisher"
 )
 
 func runOnce(ctx context.Context, cl *cli, args []string) error {
@@ -19,6 +17,7 @@ func runOnce(ctx context.Context, cl *cli, args []string) error {
 	var games positive
 	fs.Var(&games, "games", "`number` of games to play (default: the challenge's configured number)")
 	force := fs.Bool("force", false, "play even if nothing changed since the last run")
+	allowOlder := fs.Bool("allow-older-board", false, "publish even over a published board of a later run (after losing the database)")
 	if _, err := cl.parse(fs, args); err != nil {
 		return err
 	}
@@ -34,10 +33,7 @@ func runOnce(ctx context.Context, cl *cli, args []string) error {
 		return err
 	}
 	defer closeFn()
-	// Before anything is played: a bad token or an unwritable directory shows now.
-	if err := publisher.CheckWrite(ctx, cy.Sinks); err != nil {
-		return fmt.Errorf("preflight: %w", err)
-	}
+	cy.AllowOlderBoard = *allowOlder
 	_, err = cy.RunAll(ctx, *challenge, cron.Options{Seed: seed.ptr(), Games: int(games), Force: *force})
 	return err
 }

@@ -45,6 +45,11 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 		return nil, nil, err
 	}
 	defer releaseOnError(lock, &err)
+	if n, err := cron.CleanWork(cfg.DataDir); err != nil {
+		return nil, nil, err
+	} else if n > 0 {
+		log.Info("removed work copies a previous process left", "count", n)
+	}
 	sb, err := runner.NewSandboxCgroups(cfg.Sandbox, cfg.Cgroups, log) // refuses a host without bwrap or cgroups unless opted out
 	if err != nil {
 		return nil, nil, err
