@@ -44,6 +44,9 @@ type Config struct {
 
 	// StopTimeout bounds how long kothd takes to exit after SIGTERM/SIGINT (default 10s).
 	StopTimeout Duration `yaml:"stop_timeout"`
+	// PythonImports are modules the python interpreter must import, checked before each
+	// cycle (default [numpy], which answers import); [] checks none.
+	PythonImports []string `yaml:"python_imports"`
 }
 
 // GitHub is where leaderboards are pushed. Empty Repo means "directory only".

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -252,4 +253,63 @@ func TestDamagedDatabaseRefused(t *testing.T) {
 			t.Errorf("%s published from a damaged database", args[0])
 		}
 	}
+}
+
+// hostConfig is hostDir with the forty challenge's games set (a run of seconds, long
+// enough to be killed in the middle).
+func hostConfig(t *testing.T, fortyGames int, extra string) string {
+	t.Helper()
+	path := hostDir(t, extra)
+	b, _ := os.ReadFile(path)
+	s := string(b)
+	i := strings.Index(s, "  - name: forty\n")
+	j := strings.Index(s[i:], "    games: ")
+	if i < 0 || j < 0 {
+		t.Fatal("config.yaml: no games line in the forty challenge")
+	}
+	j += i
+	k := j + strings.Index(s[j:], "\n")
+	s = s[:j] + "    games: " + strconv.Itoa(fortyGames) + s[k:]
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// once runs `kothd once` for forty on the bundled snapshot to its end.
+func once(t *testing.T, cfg string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	p := startKothd(t, append([]string{"once", "--config", cfg, "--snapshot", snapshotDir(t), "--challenge", "forty"}, args...)...)
+	code = p.wait(t, 10*time.Minute)
+	stdout, stderr = p.output()
+	return code, stdout, stderr
+}
+
+// publishedBoard reads the run id and seed of the board in the output directory.
+func publishedBoard(t *testing.T, cfg string) (run int64, seed uint64, raw []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(cfg), "leaderboards", "forty.json"))
+	if err != nil {
+		return 0, 0, nil
+	}
+	var b struct {
+		RunID int64  `json:"run_id"`
+		Seed  uint64 `json:"seed"`
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		t.Fatalf("published board: %v", err)
+	}
+	return b.RunID, b.Seed, raw
+}
+
+// sqlExec changes a host's database behind kothd's back, as a crash or a lost write would.
+func sqlExec(t *testing.T, cfg string, queries ...string) {
+	t.Helper()
+	st := openStore(t, cfg)
+	for _, q := range queries {
+		if _, err := st.DB().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	st.Close()
 }
