@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"kothd/config"
@@ -35,7 +34,6 @@ type Cycle struct {
 	// AllowOlderBoard publishes even over a published board of a later run than this
 	// database's newest (see guardBoard): the host's explicit choice after losing the database.
 	AllowOlderBoard bool
-	preflightOK     atomic.Int64 // when Preflight last passed (Unix ns)
 	// ProgressLog, when set, also logs a run's progress (games, rate, ETA) this often:
 	// the daemon's journal shows that a long run is alive and when it will end.
 	ProgressLog time.Duration
@@ -84,7 +82,7 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 			chs = append(chs, &c.Config.Challenges[i])
 		}
 	}
-	if err := c.preflight(ctx); err != nil {
+	if err := c.Preflight(ctx); err != nil {
 		return nil, err
 	}
 	probed, unchanged := c.probe(ctx, chs, opts.Force || opts.Seed != nil)

@@ -17,14 +17,11 @@ import (
 	"kothd/runner"
 )
 
-// preflightEvery is how long a passed preflight is trusted: `once` checks at start and
-// its cycle does not check again; the daemon checks before each tick.
-const preflightEvery = time.Minute
-
 // Preflight proves the host can play and publish before anything is fetched or played:
 // a host's mistake (a missing interpreter, a toolchain not installed, a broken sandbox,
 // an unwritable directory, a bad GitHub token) would otherwise be played as every
-// entrant's failure and published. Every problem found is reported at once.
+// entrant's failure and published. Every problem found is reported at once. RunSome runs
+// it before each cycle (once, every daemon tick); Serve at start.
 func (c *Cycle) Preflight(ctx context.Context) error {
 	var errs []error
 	if err := writable(c.Config.DataDir); err != nil {
@@ -40,16 +37,7 @@ func (c *Cycle) Preflight(ctx context.Context) error {
 	if len(errs) > 0 {
 		return fmt.Errorf("preflight failed, nothing was played: %w", errors.Join(errs...))
 	}
-	c.preflightOK.Store(time.Now().UnixNano())
 	return nil
-}
-
-// preflight runs Preflight unless it passed a moment ago.
-func (c *Cycle) preflight(ctx context.Context) error {
-	if ok := c.preflightOK.Load(); ok != 0 && time.Since(time.Unix(0, ok)) < preflightEvery {
-		return nil
-	}
-	return c.Preflight(ctx)
 }
 
 // writable proves a directory exists (or can be made) and takes a file.

@@ -29,6 +29,9 @@ func Serve(ctx context.Context, c *Cycle) error {
 	if err != nil {
 		return err
 	}
+	if err := c.Preflight(ctx); err != nil { // a host's mistake stops the daemon at start
+		return err
+	}
 	// The stop timeout is the process's stop bound: a stopped run records itself
 	// interrupted well within it, and gocron must not give up on it sooner.
 	s, err := gocron.NewScheduler(gocron.WithLocation(loc), gocron.WithStopTimeout(c.Config.StopTimeout.D(10*time.Second)))
