@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kothd/engine"
+	"kothd/store"
 )
 
 // TestHostKeepsTheBoard walks one host through what months alone bring, each step a real
@@ -94,9 +97,15 @@ func TestHostKeepsTheBoard(t *testing.T) {
 	if len(got) == 0 || len(got) != len(want) {
 		t.Fatalf("standings of run 4: %d rows, want %d", len(got), len(want))
 	}
-	for i := range got {
-		if got[i].Bot != want[i].Bot || got[i].Score != want[i].Score || got[i].Wins != want[i].Wins {
-			t.Errorf("rank %d: run 4 %+v, run 3 %+v", i+1, got[i], want[i])
+	// Same seed, same bots: same table, unless a call timed out (a loaded machine), which
+	// changes that decision and, through bots' state, later ones.
+	if timedOut(got) || timedOut(want) {
+		t.Log("a call timed out in run 3 or 4; standings not compared")
+	} else {
+		for i := range got {
+			if got[i].Bot != want[i].Bot || got[i].Score != want[i].Score || got[i].Wins != want[i].Wins {
+				t.Errorf("rank %d: run 4 %+v, run 3 %+v", i+1, got[i], want[i])
+			}
 		}
 	}
 
@@ -127,4 +136,14 @@ func TestHostKeepsTheBoard(t *testing.T) {
 	if run, _, _ := publishedBoard(t, cfg); code != 0 || run != 1 {
 		t.Errorf("--allow-older-board: exit %d, board of run %d\nstdout:\n%s\nstderr:\n%s", code, run, out, errs)
 	}
+}
+
+// timedOut reports whether any bot of a run had a call time out.
+func timedOut(st []store.Standing) bool {
+	for _, s := range st {
+		if s.Faults[engine.Timeout] > 0 {
+			return true
+		}
+	}
+	return false
 }
