@@ -293,13 +293,15 @@ func publishedBoard(t *testing.T, cfg string) (run int64, seed uint64, raw []byt
 		return 0, 0, nil
 	}
 	var b struct {
-		RunID int64  `json:"run_id"`
-		Seed  uint64 `json:"seed"`
+		Run struct {
+			ID   int64  `json:"id"`
+			Seed uint64 `json:"seed,string"`
+		} `json:"run"`
 	}
 	if err := json.Unmarshal(raw, &b); err != nil {
 		t.Fatalf("published board: %v", err)
 	}
-	return b.RunID, b.Seed, raw
+	return b.Run.ID, b.Run.Seed, raw
 }
 
 // sqlExec changes a host's database behind kothd's back, as a crash or a lost write would.
