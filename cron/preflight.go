@@ -29,8 +29,11 @@ func (c *Cycle) Preflight(ctx context.Context) error {
 	}
 	errs = append(errs, c.checkInterpreters(ctx)...)
 	errs = append(errs, checkToolchains(c.Config, c.anyLanguage())...)
-	// HOOK (helper "cgroups"): call runner's cgroup check here once it lands, e.g.
-	//	if err := runner.CheckCgroups(); err != nil { errs = append(errs, err) }
+	if c.Config.Sandbox != "none" && c.Config.Cgroups != runner.CgroupsOff {
+		if err := runner.CheckCgroups(); err != nil { // computed once per process
+			errs = append(errs, err)
+		}
+	}
 	if err := publisher.CheckWrite(ctx, c.Sinks); err != nil {
 		errs = append(errs, fmt.Errorf("publishing: %w", err))
 	}
