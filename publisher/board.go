@@ -183,7 +183,20 @@ func Build(in Input) *Board {
 	}
 	b.Changes = append(b.Changes, moves(b, in.Previous)...)
 	b.History = history(in.History, b)
+	// Empty lists are [] in the JSON, not null: the schema says arrays.
+	b.Columns, b.Rows, b.Summary = nonNil(b.Columns), nonNil(b.Rows), nonNil(b.Summary)
+	b.NotEntered, b.Changes = nonNil(b.NotEntered), nonNil(b.Changes)
+	for i := range b.Rows {
+		b.Rows[i].Cells = nonNil(b.Rows[i].Cells)
+	}
 	return b
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // finite keeps a broken score (NaN, ±Inf: an engine bug) from making the JSON unwritable;
