@@ -156,6 +156,9 @@ func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*R
 	if err := c.prepare(ctx, env, adapter, subs, rep); err != nil {
 		return rep, err
 	}
+	if err := allFailedAlike(rep); err != nil {
+		return rep, err
+	}
 	return rep, c.play(ctx, env, adapter, opts, rep)
 }
 

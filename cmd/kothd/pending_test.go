@@ -147,3 +147,30 @@ func timedOut(st []store.Standing) bool {
 	}
 	return false
 }
+
+// TestEveryAnswerFailingAlikeIsTheHosts: a python that runs (so the preflight passes) but
+// cannot run the harness makes every answer fail validation the same way: that is the
+// host's fault, so nothing is played, the board stays and the exit is 1 (it used to publish
+// a board of baselines, exit 0).
+func TestEveryAnswerFailingAlikeIsTheHosts(t *testing.T) {
+	py2 := "/root/.pyenv/versions/2.7.18/bin/python2.7"
+	if _, err := os.Stat(py2); err != nil {
+		t.Skip("no python 2 here to stand for a wrong interpreter")
+	}
+	cfg := hostConfig(t, 200, "")
+	if code, out, errs := once(t, cfg); code != 0 {
+		t.Fatalf("first cycle: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, _, board := publishedBoard(t, cfg)
+	b, _ := os.ReadFile(cfg)
+	b = bytes.Replace(b, []byte("python: /usr/bin/python3 "), []byte("python: "+py2+" "), 1)
+	b = append(b, []byte("\npython_imports: []\n")...)
+	os.WriteFile(cfg, b, 0o644)
+	code, out, errs := once(t, cfg, "--force")
+	if code == 0 || !strings.Contains(errs, "failed it the same way") {
+		t.Errorf("wrong interpreter: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if _, _, now := publishedBoard(t, cfg); !bytes.Equal(now, board) {
+		t.Error("the board changed")
+	}
+}
