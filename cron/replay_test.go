@@ -262,6 +262,8 @@ func TestReplayMafia(t *testing.T) {
 	cy := testCycle(t, t.TempDir())
 	// The question's Randy draws from Python's unseeded random module.
 	cy.Source = snapshotWithout(t, 151341, 151356)
+	ch, _ := cy.Config.Challenge("mafia")
+	ch.Concurrency = 4                      // bots of an action round at once, as the run had them
 	run := runFor(t, cy, "mafia", "", 1, 1) // seed 1: a three-day game
 	replayTwice(t, cy, run, 0, "player Sheriff: Sheriff", "player Randy1: the filler Randy", "Mafia: ", "Cop: ", "Doctor: ",
 		"Day 0 begins.", "Day 1 begins.", " votes to kill ", "Outcome: ")
