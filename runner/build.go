@@ -114,8 +114,12 @@ func Build(ctx context.Context, sb Sandbox, memo Memo, lang config.Language, dir
 // runBuild runs the build command once and explains how it ended: a *BuildError when the
 // sources failed to build.
 func runBuild(ctx context.Context, sb Sandbox, lang config.Language, dir string, limits Limits, timeout time.Duration) (string, error) {
+	// The build's timeout is a budget of CPU time for the whole sandbox (the cgroup's
+	// watchdog and RLIMIT_CPU enforce it), so a loaded host cannot make a good answer fail
+	// to build. The wall clock is only a backstop, buildWallFactor times longer.
+	limits.CPUTime = timeout
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout*buildWallFactor)
 	defer cancel()
 
 	cmd, err := sb.Command(ctx, ProcSpec{Dir: dir, Argv: lang.Build, Limits: limits})
@@ -149,9 +153,17 @@ func runBuild(ctx context.Context, sb Sandbox, lang config.Language, dir string,
 		err = nil
 	}
 	log := readableLog(out.String(), dir)
+	used, counted := SandboxCPU(cmd)
 	switch {
-	case killed && parent.Err() == nil: // our own timeout, not the caller's deadline
-		return log, &BuildError{File: lang.File, How: fmt.Sprintf("timed out after %s", timeout), Log: log}
+	case killed && parent.Err() == nil && counted:
+		// The backstop, before the CPU budget was spent: the compiler was waiting for a
+		// CPU, not computing. The host's trouble, so not remembered against the answer.
+		return log, fmt.Errorf("build %s: %s passed with only %s of CPU time used (the host was busy); it is built again next cycle: %w",
+			lang.File, timeout*buildWallFactor, used.Round(time.Millisecond), ErrBuildHost)
+	case killed && parent.Err() == nil: // no CPU accounting: the wall clock is the only bound
+		return log, &BuildError{File: lang.File, How: fmt.Sprintf("timed out after %s", timeout*buildWallFactor), Log: log}
+	case err != nil && counted && used >= timeout*9/10:
+		return log, &BuildError{File: lang.File, How: fmt.Sprintf("timed out after %s of CPU time", timeout), Log: log}
 	case killed:
 		return log, fmt.Errorf("build %s: %w", lang.File, ctx.Err())
 	case err != nil:
@@ -159,6 +171,10 @@ func runBuild(ctx context.Context, sb Sandbox, lang config.Language, dir string,
 	}
 	return log, nil
 }
+
+// buildWallFactor is how much longer than its CPU budget a build may take on the wall
+// clock: room for a loaded host, and still a bound for a build that waits.
+const buildWallFactor = 5
 
 // describeExit names how a failed build process ended, in words a participant can act on.
 func describeExit(err error) string {

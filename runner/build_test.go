@@ -169,7 +169,8 @@ func TestBuildTimeoutKillsGroup(t *testing.T) {
 	// The background sleep is what a compiler's leftover child would be.
 	lang := config.Language{File: "bot.src", Build: []string{"sh", "-c", "sleep 60 & echo $! > bg.pid; echo started; wait"}}
 	log, err := Build(context.Background(), Unsandboxed{}, nil, lang, dir, Limits{}, 300*time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "timed out after 300ms") {
+	// Unsandboxed there is no CPU accounting: the bound is the 5× wall-clock backstop.
+	if err == nil || !strings.Contains(err.Error(), "timed out after 1.5s") {
 		t.Fatalf("err = %v, want a time-out", err)
 	}
 	if errors.Is(err, ErrBuildHost) {
