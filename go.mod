@@ -1,4 +1,4 @@
-module kothd
+module github.com/kothd/kothd
 
 go 1.26
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"kothd/engine"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
 )
 
 // argvAdapter plays games of the argv protocol: any-language bots built from their answer

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/runner"
+	"github.com/kothd/kothd/runner"
 )
 
 // bankheistBwrap is the real sandbox for the Bank Heist benchmark (KOTHD_NO_BWRAP=1 skips).

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/publisher"
-	"kothd/scraper"
+	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/scraper"
 )
 
 // The same bots played again (`once --force`) publish a board whose rank changes are only

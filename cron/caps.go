@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"kothd/config"
+	"github.com/kothd/kothd/config"
 )
 
 // Caps on what answers bring (issue 10). An answer's code runs before kothd knows what it

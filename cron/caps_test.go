@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/scraper"
+	"github.com/kothd/kothd/scraper"
 )
 
 // A whole cycle with answers that attack the entry rules (issue 10, items 2 and 3): a class

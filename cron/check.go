@@ -6,9 +6,9 @@ import (
 	"os"
 	"slices"
 
-	"kothd/config"
-	"kothd/names"
-	"kothd/scraper"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/names"
+	"github.com/kothd/kothd/scraper"
 )
 
 // CheckReport is what one answer would become in the next cycle: what its author needs to

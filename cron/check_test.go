@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/scraper"
+	"github.com/kothd/kothd/scraper"
 )
 
 // check takes single answers of the bundled snapshot through extraction, the real harness

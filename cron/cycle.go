@@ -14,12 +14,12 @@ import (
 	"strings"
 	"time"
 
-	"kothd/config"
-	"kothd/engine"
-	"kothd/publisher"
-	"kothd/runner"
-	"kothd/scraper"
-	"kothd/store"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/store"
 )
 
 // Cycle holds the parts one cycle uses.

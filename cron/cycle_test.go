@@ -13,12 +13,12 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"kothd/config"
-	"kothd/engine"
-	"kothd/publisher"
-	"kothd/runner"
-	"kothd/scraper"
-	"kothd/store"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/store"
 )
 
 // testCycle is a cycle over the bundled snapshot with the repository's config, writing into

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"kothd/engine"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
 )
 
 // dirfilesAdapter plays games of the dirfiles protocol: any-language bots, each a

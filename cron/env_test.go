@@ -9,8 +9,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"kothd/config"
-	"kothd/scraper"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/scraper"
 )
 
 // adapterEnv is a play environment for one challenge of the repository's config, with the

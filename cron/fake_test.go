@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/engine"
-	"kothd/engine/all"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/all"
 )
 
 // fakeGame is a game played entirely in Go, registered only in tests, so the cycle's own

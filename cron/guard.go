@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"kothd/publisher"
+	"github.com/kothd/kothd/publisher"
 )
 
 // guardBoard keeps a board from going backwards: before anything is published it reads

@@ -12,8 +12,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"kothd/config"
-	"kothd/scraper"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/scraper"
 )
 
 // writeQuestion writes answers (bodies, oldest first) as a one-page snapshot of question qid.

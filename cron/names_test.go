@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/scraper"
+	"github.com/kothd/kothd/scraper"
 )
 
 // Class names (pyclass challenges, from the harness's listing) are compared as people see

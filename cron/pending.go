@@ -3,7 +3,7 @@ package cron
 import (
 	"context"
 
-	"kothd/config"
+	"github.com/kothd/kothd/config"
 )
 
 // pending is what the store says is unfinished for a challenge (see store.Pending): such

@@ -6,10 +6,10 @@ import (
 	"log/slog"
 	"time"
 
-	"kothd/config"
-	"kothd/engine"
-	"kothd/engine/all"
-	"kothd/runner"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/all"
+	"github.com/kothd/kothd/runner"
 )
 
 // Entry is one accepted, prepared bot as the cycle hands it to a protocol adapter.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // The bundled Bank Heist snapshot through the argv adapter: answers in Python 3, Python 2, C

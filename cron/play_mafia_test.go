@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/engine"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
 )
 
 // The bundled Mafia snapshot through the dirfiles adapter: bots in Python 2 (the question's Randy,

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/engine/ruins"
-	"kothd/publisher"
+	"github.com/kothd/kothd/engine/ruins"
+	"github.com/kothd/kothd/publisher"
 )
 
 // The bundled Ruins snapshot through the whole cycle: broken answers are reported, the rest

@@ -9,7 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"kothd/publisher"
+	"github.com/kothd/kothd/publisher"
 )
 
 // The bundled White Elephant snapshot through the whole cycle: broken answers are reported,

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"kothd/config"
-	"kothd/publisher"
-	"kothd/runner"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner"
 )
 
 // Preflight proves the host can play and publish before anything is fetched or played:

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"sync"
 
-	"kothd/engine"
-	"kothd/names"
-	"kothd/publisher"
-	"kothd/runner"
-	"kothd/scraper"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/names"
+	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/scraper"
 )
 
 // prepare materialises every accepted submission, lets the protocol's adapter turn it into

@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
-	"kothd/config"
-	"kothd/scraper"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/scraper"
 )
 
 // probe returns, for the challenges about to run, what the API says of their questions now,

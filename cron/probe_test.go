@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"kothd/scraper"
+	"github.com/kothd/kothd/scraper"
 )
 
 // fakeAPI serves question 177765 from the bundled snapshot the way the API does, counting

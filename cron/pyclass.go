@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"kothd/engine"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
 )
 
 // pyclassAdapter plays games of the pyclass protocol: an answer's competing classes are its

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"time"
 
-	"kothd/engine"
-	"kothd/publisher"
-	"kothd/store"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/store"
 )
 
 // play decides whether anything needs playing, plays, records and publishes.

@@ -13,7 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"kothd/scraper"
+	"github.com/kothd/kothd/scraper"
 )
 
 // snapshotWithout is the bundled snapshot of a question without the given answers, in a

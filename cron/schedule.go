@@ -11,7 +11,7 @@ import (
 	"github.com/go-co-op/gocron/v2"
 	robfig "github.com/robfig/cron/v3"
 
-	"kothd/config"
+	"github.com/kothd/kothd/config"
 )
 
 // Serve runs the challenges' cycles on their schedules until ctx ends, then waits for

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"kothd/config"
-	"kothd/engine"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine"
 )
 
 // syncBuffer is a log destination the daemon's goroutines and the test share.

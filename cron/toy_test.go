@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/config"
-	"kothd/engine/all"
-	"kothd/engine/toy"
-	"kothd/scraper"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine/all"
+	"github.com/kothd/kothd/engine/toy"
+	"github.com/kothd/kothd/scraper"
 )
 
 // A sixth game through the whole cycle with real bot processes: engine/toy's folder, one

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"kothd/config"
-	"kothd/scraper"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/scraper"
 )
 
 // writeSnapshot writes answers as a one-page snapshot of question qid.

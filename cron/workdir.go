@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"kothd/engine"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
 )
 
 // scratch copies the bots' directories into a fresh scratch directory for one use (a run,

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
-	"kothd/engine/forty"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/forty"
+	"github.com/kothd/kothd/runner"
 )
 
 // oracleBot reads every number its sandbox shows it (its harness's seed, its command

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/httpclient/httpclienttest"
+	"github.com/kothd/kothd/httpclient/httpclienttest"
 )
 
 func TestEveryStageIsBounded(t *testing.T) {

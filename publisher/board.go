@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // SchemaVersion is the version of the board's JSON (docs/leaderboard-schema.json). It

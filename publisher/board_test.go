@@ -16,7 +16,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	ghtml "github.com/yuin/goldmark/renderer/html"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // sampleInput is a forty-like run: win rates, two bots with identical scores, a

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"kothd/httpclient"
+	"github.com/kothd/kothd/httpclient"
 )
 
 // GitHub publishes leaderboards to a repository as one commit per publication, through the

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"kothd/httpclient"
-	"kothd/httpclient/httpclienttest"
-	"kothd/publisher/fakegithub"
+	"github.com/kothd/kothd/httpclient"
+	"github.com/kothd/kothd/httpclient/httpclienttest"
+	"github.com/kothd/kothd/publisher/fakegithub"
 )
 
 // sleeps records the waits of a sink instead of waiting.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Markdown renders the board for people (GitHub Flavored Markdown). Everything the

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Confidence is the level of every interval and test on the board.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 func TestWilson(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unsafe"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // The argv protocol (Bank Heist): one fresh process per decision. The bot's command runs

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // argvBot writes a bash bot into a fresh directory and returns its spec.

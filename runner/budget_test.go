@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // slowClasses is an answer of four classes whose constructors each compute for 50 ms.

@@ -17,7 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"kothd/config"
+	"github.com/kothd/kothd/config"
 )
 
 // BuildMarker is the file a successful build leaves in the bot directory. It holds the

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/config"
+	"github.com/kothd/kothd/config"
 )
 
 func writeFile(t testing.TB, dir, name, content string) {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"kothd/config"
-	"kothd/store"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/store"
 )
 
 // openStore is a real SQLite store in a temp directory (the memo a cycle uses).

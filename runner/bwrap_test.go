@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 func TestNewSandboxKinds(t *testing.T) {

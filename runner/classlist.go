@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // ListClasses executes an answer (dir/bot.py, with the harness installed in dir) and

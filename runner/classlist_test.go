@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // An unchanged answer's classes are listed once: its import-time code (here a sleep, and a

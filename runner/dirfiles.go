@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // The dirfiles protocol (Mafia): every bot is a directory holding an executable `run`. The

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // dirBot makes a bot directory holding the given files (`run` is made executable).

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // overDisk is an output-limit fault when the bot's directory uses more than

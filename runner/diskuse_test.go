@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // TestHostileDiskAllowance: a bot under real bwrap fills its directory with about 16 MiB

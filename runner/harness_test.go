@@ -1,6 +1,6 @@
 package runner
 
-import "kothd/engine/forty"
+import "github.com/kothd/kothd/engine/forty"
 
 // installTestHarness installs the pyclass harness with the forty game's module, which the
 // runner's pyclass tests play (PyConfig.Harness "forty").

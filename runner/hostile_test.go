@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // The hostile-bot suite: real attacks by real processes under real bwrap. Each bot tries

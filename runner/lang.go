@@ -1,6 +1,6 @@
 package runner
 
-import "kothd/config"
+import "github.com/kothd/kothd/config"
 
 // ResolveLanguage maps a header's language spelling ("Python 3", "C (gcc)", "node.js") to
 // a key of the table, case- and space-insensitively; ok is false for unknown languages.

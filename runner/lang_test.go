@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/config"
+	"github.com/kothd/kothd/config"
 )
 
 // loadLanguages reads the languages table of the repository's config.yaml, so the tests

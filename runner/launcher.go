@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // A Launcher runs one-shot bot processes (the argv and dirfiles protocols) without building

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // launcherSandboxes are the sandboxes every launcher test runs under: none, and the real

@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // The launcher's wire format (launch/launcher.py documents it) and how a reply becomes a

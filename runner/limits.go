@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Defaults the bwrap sandbox applies to a zero Limits field. A sandbox never runs a bot

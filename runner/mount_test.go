@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // A bot can be shown its directory under a chosen name (Mafia bots learn their player

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // lineProc is a long-lived bot process that speaks one JSON line per request on

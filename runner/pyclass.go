@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // The pyclass protocol: an answer is a Python class; an embedded harness provides the

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // The harness runs inside the bot's interpreter, so a bot can rewrite what it reports.

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"sync"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Stats is the fault accounting of one bot over one run: how every decision ended, and the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Attacks of issue 10 on the pyclass protocol, by real processes in the real bwrap

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"kothd/config"
-	"kothd/scraper"
-	"kothd/scraper/fakeapi"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/scraper/fakeapi"
 )
 
 // BenchmarkAnswers250 fetches 250 answers (three gzip pages) from the fake API over

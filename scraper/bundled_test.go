@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/config"
-	"kothd/scraper"
-	"kothd/scraper/fakeapi"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/scraper/fakeapi"
 )
 
 // TestBundledSnapshots extracts every answer of the five bundled snapshots

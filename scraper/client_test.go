@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"kothd/scraper"
-	"kothd/scraper/fakeapi"
-	"kothd/store"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/scraper/fakeapi"
+	"github.com/kothd/kothd/store"
 )
 
 // fakeClock advances only when the client sleeps, and remembers every sleep.

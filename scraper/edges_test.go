@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"kothd/scraper"
-	"kothd/scraper/fakeapi"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/scraper/fakeapi"
 )
 
 // The API's edge values: absurd pauses, a has_more that never ends, answers of another

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/config"
-	"kothd/runner"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/runner"
 )
 
 // testLangs is a small language table in the shape of config.yaml's.

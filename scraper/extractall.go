@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sort"
 
-	"kothd/config"
-	"kothd/names"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/names"
 )
 
 // ExtractAll extracts every answer of a question (Extract) and, where the bot's name is the

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"kothd/httpclient/httpclienttest"
-	"kothd/scraper"
-	"kothd/scraper/fakeapi"
+	"github.com/kothd/kothd/httpclient/httpclienttest"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/scraper/fakeapi"
 )
 
 // The API's failure modes, scripted in the fake server: what is retried, what is

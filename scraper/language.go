@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"kothd/config"
+	"github.com/kothd/kothd/config"
 )
 
 // resolveLanguage maps a header's language spelling to a key of langs (key → aliases); see

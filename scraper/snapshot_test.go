@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/scraper"
-	"kothd/scraper/fakeapi"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/scraper/fakeapi"
 )
 
 // The fixture under testdata/snapshot holds question 100 over two pages: a Mafia-style

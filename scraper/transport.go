@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"kothd/httpclient"
+	"github.com/kothd/kothd/httpclient"
 )
 
 // How the client makes one call: wait for backoff, quota and bans; request; decode;

@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"kothd/scraper"
+	"github.com/kothd/kothd/scraper"
 )
 
 // Change is what a fetch found about one answer compared with the store.

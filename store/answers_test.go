@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/scraper"
+	"github.com/kothd/kothd/scraper"
 )
 
 // Two challenges on one question: each keeps its own answers, revisions, bot statuses and

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"kothd/engine"
-	"kothd/scraper"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/scraper"
 )
 
 // Every finished run's standings are the history: oldest first, the last n runs, failed

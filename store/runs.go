@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Run is one tournament run of a challenge.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
-	"kothd/scraper"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/scraper"
 )
 
 func open(t *testing.T) (*Store, string) {

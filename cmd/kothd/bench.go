@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"kothd/cron"
-	"kothd/publisher"
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/publisher"
 )
 
 // runBench plays a challenge's tournament in a scratch data directory (the host's store

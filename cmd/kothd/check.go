@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"kothd/cron"
-	"kothd/runner"
-	"kothd/store"
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/store"
 )
 
 // runCheck takes one answer through extraction, build and validation and prints what its

@@ -5,7 +5,7 @@ import (
 	"io"
 	"log/slog"
 
-	"kothd/cron"
+	"github.com/kothd/kothd/cron"
 )
 
 func runDaemon(ctx context.Context, cl *cli, args []string) error {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"kothd/config"
-	"kothd/engine/all"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine/all"
 )
 
 // knownEngines is what the config is checked against: the games this build registers,

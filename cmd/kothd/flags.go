@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kothd/config"
+	"github.com/kothd/kothd/config"
 )
 
 var (

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"kothd/httpclient/httpclienttest"
-	"kothd/publisher/fakegithub"
+	"github.com/kothd/kothd/httpclient/httpclienttest"
+	"github.com/kothd/kothd/publisher/fakegithub"
 )
 
 // A GitHub that accepts connections and never answers stops kothd at the preflight, before

@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 
-	"kothd/cron"
+	"github.com/kothd/kothd/cron"
 )
 
 func runOnce(ctx context.Context, cl *cli, args []string) error {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
-	"kothd/store"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/store"
 )
 
 // TestHostKeepsTheBoard walks one host through what months alone bring, each step a real

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/store"
+	"github.com/kothd/kothd/store"
 )
 
 // These tests run the built kothd binary as a host would: a real process, the repository's
@@ -36,7 +36,7 @@ func kothdBin(t *testing.T) string {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "kothd")
+		binPath = filepath.Join(dir, "github.com/kothd/kothd")
 		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = errors.New(string(out))

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/publisher/fakegithub"
-	"kothd/scraper/fakeapi"
+	"github.com/kothd/kothd/publisher/fakegithub"
+	"github.com/kothd/kothd/scraper/fakeapi"
 )
 
 // The README's quick start, with the fake Stack Exchange API and the fake GitHub standing

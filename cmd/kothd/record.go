@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"kothd/scraper"
+	"github.com/kothd/kothd/scraper"
 )
 
 func runRecord(ctx context.Context, cl *cli, args []string) error {

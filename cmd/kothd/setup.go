@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"kothd/config"
-	"kothd/cron"
-	"kothd/publisher"
-	"kothd/runner"
-	"kothd/scraper"
-	"kothd/store"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/store"
 )
 
 // loadConfig reads the config and checks it against this build's engines, so a misspelt

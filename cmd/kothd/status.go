@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"kothd/config"
-	"kothd/store"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/store"
 )
 
 // runStatus answers, per challenge and from the store alone: what happened last, what

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"kothd/config"
-	"kothd/engine"
-	"kothd/scraper"
-	"kothd/store"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/store"
 )
 
 // status answers a participant's "why is my bot not in?" and a host's "what happened?" from

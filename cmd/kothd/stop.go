@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"kothd/config"
-	"kothd/store"
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/store"
 )
 
 // defaultStopBound is how long kothd may take to exit after SIGTERM or SIGINT when the

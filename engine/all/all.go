@@ -3,12 +3,12 @@
 package all
 
 import (
-	"kothd/engine"
-	"kothd/engine/bankheist"
-	"kothd/engine/forty"
-	"kothd/engine/mafia"
-	"kothd/engine/ruins"
-	"kothd/engine/whiteelephant"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/bankheist"
+	"github.com/kothd/kothd/engine/forty"
+	"github.com/kothd/kothd/engine/mafia"
+	"github.com/kothd/kothd/engine/ruins"
+	"github.com/kothd/kothd/engine/whiteelephant"
 )
 
 // Games returns a fresh registry of every game of this build.

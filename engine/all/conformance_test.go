@@ -14,9 +14,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"kothd/engine"
-	"kothd/engine/all"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/all"
+	"github.com/kothd/kothd/runner"
 )
 
 // The conformance suite every registered game passes, whatever its protocol: the same seed

@@ -3,8 +3,8 @@ package all_test
 import (
 	"testing"
 
-	"kothd/engine/all"
-	"kothd/engine/toy"
+	"github.com/kothd/kothd/engine/all"
+	"github.com/kothd/kothd/engine/toy"
 )
 
 // A sixth game of an existing protocol is one folder (engine/toy) and one registration

@@ -22,8 +22,8 @@ import (
 	"strings"
 	"sync"
 
-	"kothd/engine"
-	"kothd/publisher/mdtext"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/publisher/mdtext"
 )
 
 // Call is one decision asked of one bot.

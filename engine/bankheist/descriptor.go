@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // options is the challenge's `options:` block in config.yaml.

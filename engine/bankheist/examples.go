@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Strategy is a bot written in Go: it reads the parsed arguments and answers as a program

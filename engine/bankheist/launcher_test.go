@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
 )
 
 // launcherDecider runs the real bots through one runner.Launcher each, as the adapter

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
 )
 
 // Real bots, written the way the answers are: each is a program launched once per decision.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Locate maps a contest-wide game number (the games of tournament 0, then those of

@@ -3,7 +3,7 @@ package bankheist
 import (
 	"testing"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // The publisher's unit is the tournament: rescoring every tournament once gives the

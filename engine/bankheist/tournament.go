@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // tournament is one run of G consecutive games with the same players (spec §5.1).

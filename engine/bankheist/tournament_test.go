@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 func examplesConfig(seed uint64, tournaments, n int) (Config, Strategies) {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 //go:embed harness.py

@@ -6,7 +6,7 @@ package forty
 import (
 	"fmt"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 const (

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // untilSeat throws until the turn's sum reaches target, recording what it was shown.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
-	"kothd/engine/forty"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/forty"
+	"github.com/kothd/kothd/runner"
 )
 
 // Real Python bot processes through the pyclass harness: the bots below are written the way

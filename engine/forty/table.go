@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Columns of the original table (§6). The publisher adds a 95 % interval for Win%

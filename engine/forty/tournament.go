@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Options configure a tournament.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Descriptor is Let's play Mafia! as the host plays it: programs in any language, each a

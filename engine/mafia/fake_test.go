@@ -3,7 +3,7 @@ package mafia
 import (
 	"context"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // fakeBots plays listed bots written as Go functions. act receives the bot's from_server

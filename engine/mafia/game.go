@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // game is the state of one game (spec §2.1). Players are indexed as in the lineup; the

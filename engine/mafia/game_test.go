@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // omniscient builds a six-player game whose fakes act on the dealt roles: script gets the

@@ -18,7 +18,7 @@ import (
 	"sort"
 	"strconv"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Bots reaches the programs of a tournament's listed bots (indices as in the entrant list):

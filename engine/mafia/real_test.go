@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
-	"kothd/engine/mafia"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/mafia"
+	"github.com/kothd/kothd/runner"
 )
 
 // Real bots (testdata/bots, bash and sh scripts) played through the runner's dirfiles

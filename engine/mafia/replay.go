@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Replay plays game number game of a tournament with master seed seed again, alone, and

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Rescoring every game once gives the table's own scores; a resample gives others.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // How a game reaches its players: message buffers written to from_server, runs of the

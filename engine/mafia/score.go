@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Columns of the leaderboard after Bot (spec §6); Rank and Faults are the publisher's.

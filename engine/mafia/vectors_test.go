@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // The worked examples of spec §7.

@@ -7,8 +7,8 @@ import (
 	"math/big"
 	"sync"
 
-	"kothd/engine"
-	"kothd/engine/pyrand"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/pyrand"
 )
 
 // goBot is a test bot written in Go: it gets its own random.Random equivalent and the state,

@@ -3,7 +3,7 @@ package ruins
 import (
 	"math/big"
 
-	"kothd/engine/pyrand"
+	"github.com/kothd/kothd/engine/pyrand"
 )
 
 // DrunkardClass is the built-in filler's class name (§5.3). It never scores.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"kothd/engine/pyrand"
+	"github.com/kothd/kothd/engine/pyrand"
 )
 
 // dN is a die roll, uniform in [1, n]: randint(1, n).

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sort"
 
-	"kothd/engine/pyrand"
+	"github.com/kothd/kothd/engine/pyrand"
 )
 
 // Seat is one place at a game's table before names are drawn.

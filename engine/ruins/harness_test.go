@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
-	"kothd/engine/pyrand"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/pyrand"
+	"github.com/kothd/kothd/runner"
 )
 
 const python = "/usr/bin/python3"

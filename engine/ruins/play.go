@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"strconv"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // The harness methods (harness.py, beside this file). Every call names the seat, so one process

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"kothd/engine"
-	"kothd/engine/pyrand"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/pyrand"
 )
 
 // Replay plays game number index of a tournament with options opts again, alone, and

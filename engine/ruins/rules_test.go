@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"testing"
 
-	"kothd/engine"
-	"kothd/engine/pyrand"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/pyrand"
 )
 
 // handGame returns a game with n adventurers in room 1 and the given room 1.

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"sort"
 
-	"kothd/engine"
-	"kothd/engine/pyrand"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/pyrand"
 )
 
 // Options configure a tournament (§5.1). Zero values take the defaults.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/engine"
-	"kothd/engine/pyrand"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/pyrand"
 )
 
 // §5.1: every bot plays exactly 20 pool games, in games of 10 distinct bots.

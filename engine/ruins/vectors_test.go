@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/engine"
-	"kothd/engine/pyrand"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/pyrand"
 )
 
 // §7.4: generator and game creation.

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"sync"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 //go:embed harness.py

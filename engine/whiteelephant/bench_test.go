@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"kothd/engine"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
 )
 
 // counting wraps an Exchanger and counts round trips (ticks) and decisions.

@@ -4,7 +4,7 @@ import (
 	"context"
 	_ "embed"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 //go:embed harness.py

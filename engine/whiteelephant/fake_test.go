@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // A fake engine.Exchanger with scripted bots written in Go, for the rules tests. It speaks

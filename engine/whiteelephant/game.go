@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Constants of the original driver (spec §2.1, §2.4).

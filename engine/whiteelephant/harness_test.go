@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"kothd/engine"
-	"kothd/runner"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
 )
 
 // Tests with the real harness (runner/harness/whiteelephant.py) in real python3 processes.

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Options configure a tournament.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // wobbly steals the best stealable present on odd decisions of its own, else opens: a

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Replay plays game number index of a run with options opts again, alone, and reports to

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // Rescoring every game once gives the table's mean scores; voided games are not units.

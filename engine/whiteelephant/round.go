@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // round plays one round (spec §2.3–2.5): fresh instances with fresh names, a shuffled turn

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"kothd/engine"
+	"github.com/kothd/kothd/engine"
 )
 
 // answersInOrder scripts every bot with one shared list of answers, by call number.
