@@ -12,7 +12,7 @@ import (
 )
 
 // Snapshot replays a recorded snapshot: raw API response bodies stored as
-// <dir>/<site>/<question_id>/answers.<page>.json (see DESIGN.md). Pages are read from 1 while
+// <dir>/<site>/<question_id>/answers.<page>.json (docs/architecture.md). Pages are read from 1 while
 // the previous page said has_more.
 type Snapshot struct {
 	Dir  string

@@ -1,6 +1,7 @@
 // Package forty is the engine of "A game of dice, but avoid number 6" (codegolf 177765):
 // the rules of one game (this file), the tournament of random 8-seat games and its table.
-// The rules are those of ../shared/specs/forty.md; section numbers below refer to it.
+// The rules, in kothd's words, are in docs/games/forty.md. "spec §n" below names the
+// section of the rules as the question states them (codegolf 177765).
 package forty
 
 import (

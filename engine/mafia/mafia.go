@@ -1,6 +1,6 @@
 // Package mafia is the engine of "Let's play Mafia!" (codegolf 151341), following the
-// original controller (undergroundmonorail/Mafia-Engine) as ../shared/specs/mafia.md
-// restates it (section numbers below refer to it): day 0, days of 50 action rounds,
+// original controller (undergroundmonorail/Mafia-Engine), summarised in docs/games/mafia.md
+// ("spec §n" below names a section of the rules kothd was written from): day 0, days of 50 action rounds,
 // plurality lynch, night kills, investigations and saves, and the question's ratio scoring
 // over many games.
 //
