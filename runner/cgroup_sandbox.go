@@ -357,3 +357,18 @@ func releaseSandbox(cmd *exec.Cmd) {
 		}
 	}
 }
+
+// sandboxOOMs is how many of cmd's sandbox processes the kernel has killed for the
+// sandbox's memory limit so far; 0 without a cgroup.
+func sandboxOOMs(cmd *exec.Cmd) int64 {
+	cg := cgroupOf(cmd)
+	if cg == nil {
+		return 0
+	}
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return cg.ooms
+	}
+	return cg.readOOM()
+}

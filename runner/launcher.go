@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -175,6 +176,7 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 	if l.slack > 0 {
 		slack = l.slack
 	}
+	before := sandboxUse(lp.p.cmd)
 	rep, f := lp.exchange(ctx, req, timeout+slack)
 	if f != nil {
 		lp.close()
@@ -182,6 +184,7 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 	}
 	l.put(lp)
 	r := rep.launched(timeout, req.Out)
+	r.Fault = before.charge(sandboxUse(lp.p.cmd), l.spec.Limits, r.Fault)
 	if r.Fault == nil {
 		r.Fault = overDisk(l.spec)
 	}
@@ -359,4 +362,37 @@ func (lp *launcherProc) died(what string) *engine.Fault {
 	}
 	return &engine.Fault{Outcome: engine.Killed, Detail: fmt.Sprintf("the launcher died during the decision: %s (%v)%s; restarted",
 		what, lp.p.err, stderrNote(lp.p.stderr))}
+}
+
+// use is what a launcher's sandbox had consumed at one moment, by its cgroup's count.
+type use struct {
+	cpu     time.Duration
+	ooms    int64
+	counted bool // false without a cgroup (sandbox none, cgroups off)
+}
+
+// sandboxUse reads cmd's sandbox cgroup.
+func sandboxUse(cmd *exec.Cmd) use {
+	cpu, ok := SandboxCPU(cmd)
+	return use{cpu: cpu, ooms: sandboxOOMs(cmd), counted: ok}
+}
+
+// charge judges one decision by what its sandbox consumed between u and after, which
+// RLIMIT_CPU and the launcher's view of its own child miss: forked children that spin
+// together past the CPU limit, or whose memory together made the kernel kill one of them
+// (the decision then often just sees a child die). One launcher serves one decision at a
+// time, so the difference is the decision's (plus the launcher's few milliseconds).
+func (u use) charge(after use, lim Limits, f *engine.Fault) *engine.Fault {
+	if !u.counted || !after.counted {
+		return f
+	}
+	if after.ooms > u.ooms && (f == nil || f.Outcome == engine.Crash || f.Outcome == engine.Killed) {
+		return &engine.Fault{Outcome: engine.MemoryLimit,
+			Detail: fmt.Sprintf("the kernel killed a process of the decision: its processes together passed the sandbox's %d MiB", lim.MemoryMB)}
+	}
+	if used := after.cpu - u.cpu; f == nil && lim.CPUTime > 0 && used > lim.CPUTime+lim.CPUTime/2 {
+		return &engine.Fault{Outcome: engine.Timeout,
+			Detail: fmt.Sprintf("the decision's processes together used %s of CPU time, over its limit of %s", used.Round(time.Millisecond), lim.CPUTime)}
+	}
+	return f
 }

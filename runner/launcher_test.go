@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -478,7 +479,7 @@ func TestLauncherHostileOneShot(t *testing.T) {
 	w := newHostileWorld(t)
 	lim := Limits{MemoryMB: 256, Procs: 16, OpenFiles: 64, OutputBytes: 64 << 10, FileSizeMB: 8, CPUTime: time.Second}
 	t.Run("attacks", func(t *testing.T) {
-		for _, c := range oneshotAttacks {
+		for _, c := range append(slices.Clone(oneshotAttacks), wholeSandboxAttacks...) {
 			t.Run(c.script, func(t *testing.T) {
 				t.Parallel()
 				spec, timeout := w.install(t, c, lim)
