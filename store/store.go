@@ -46,6 +46,33 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
+// OpenReadOnly opens an existing database for reading only (status, check): it creates
+// nothing and migrates nothing, so a command run by another user, or by a newer binary
+// than the daemon's, cannot change the database under the daemon. A schema other than
+// this kothd's is refused rather than misread. The error wraps fs.ErrNotExist when there
+// is no database yet.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_foreign_keys=on&_busy_timeout=10000")
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, now: time.Now}
+	var version int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if version != len(migrations) {
+		db.Close()
+		return nil, fmt.Errorf("database %s has schema version %d, this kothd reads %d: let the daemon of this version (or kothd once) open it first", path, version, len(migrations))
+	}
+	return s, nil
+}
+
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 

@@ -2,8 +2,12 @@ package store
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +119,40 @@ func TestRuns(t *testing.T) {
 	got, _ := s.Standings(ctx, id)
 	if !reflect.DeepEqual(got, st) {
 		t.Errorf("standings %+v want %+v", got, st)
+	}
+}
+
+// status and check read the daemon's database without changing it: OpenReadOnly creates
+// nothing, refuses writes, and refuses a schema other than its own.
+func TestOpenReadOnly(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "kothd.db")
+	if _, err := OpenReadOnly(ctx, path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing database: err = %v, want ErrNotExist", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("OpenReadOnly created the database")
+	}
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ro.DB().ExecContext(ctx, "PRAGMA user_version = 1"); err == nil {
+		t.Error("a read-only store accepted a write")
+	}
+	ro.Close()
+	rw, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw.DB().ExecContext(ctx, "PRAGMA user_version = 1")
+	rw.Close()
+	if _, err := OpenReadOnly(ctx, path); err == nil || !strings.Contains(err.Error(), "schema version 1") {
+		t.Errorf("old schema: err = %v, want a refusal naming the version", err)
 	}
 }

@@ -49,7 +49,7 @@ func runCheck(ctx context.Context, cl *cli, args []string) error {
 	// none, and check does not create it.
 	db := filepath.Join(cfg.DataDir, "kothd.db")
 	if _, err := os.Stat(db); err == nil {
-		if cy.Store, err = store.Open(ctx, db); err != nil {
+		if cy.Store, err = store.OpenReadOnly(ctx, db); err != nil {
 			return err
 		}
 		defer cy.Store.Close()

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -33,7 +35,13 @@ func runStatus(ctx context.Context, cl *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "kothd.db"))
+	// Read only: status creates and migrates nothing (it may run as another user than the
+	// daemon, or be a newer binary).
+	st, err := store.OpenReadOnly(ctx, filepath.Join(cfg.DataDir, "kothd.db"))
+	if errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(cl.out, "no database in %s yet: kothd has not run with this data_dir\n", cfg.DataDir)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
