@@ -118,9 +118,17 @@ assert name == "Carol" and players == ["Dave"] and js == "Bob"
 assert list(got.items()) == [("Bob", (0.0, 1)), ("Alice", (0.7, 0))]
 assert type(got["Bob"][0]) is float and type(got["Bob"][1]) is int
 
-# the seed call seeds the module-level random generator (§3)
-h.call(2, "seed", {"seed": 12345}); a = random.random()
-h.call(2, "seed", {"seed": 12345}); assert random.random() == a
+# the seed call seeds Python's random for that game (§3): the game's calls draw from
+# random.Random(seed)'s stream, whatever other games draw in between
+draws = []
+h = we.Handler(type("Drawer", (we.WhiteElephantBot,), {
+    "take_turn": lambda self, players, presents, js: draws.append(random.random())}))
+for g in (2, 3):
+    h.call(g, "seed", {"seed": 12345}); h.call(g, "round", {"name": "Bob"})
+for g in (2, 3, 2, 3):
+    h.call(g, "turn", {"players": [], "presents": [], "just_stole": None})
+r = random.Random(12345); want = [r.random(), r.random()]
+assert draws == [want[0], want[0], want[1], want[1]], draws
 
 # §1.3: only WhiteElephantBot is bound; white_elephant is the same class; every subclass
 # competes, helpers included; imported built-ins are not the answer's.
