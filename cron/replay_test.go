@@ -143,7 +143,7 @@ func clip(s string, n int) string {
 func TestReplayWhiteElephant(t *testing.T) {
 	ctx := context.Background()
 	cy := testCycle(t, t.TempDir())
-	runID := runFor(t, cy, "whiteelephant", "winning_score: 20\n", 0, 3)
+	runID := runFor(t, cy, "whiteelephant", "winning_score: 20\n", 1, 3) // one contest: the run's table is its game's
 	trace := replayTwice(t, cy, runID, 0,
 		"[!!!] A new round begins with this turn order:", " (Controlled by ", "opens a present worth",
 		"is the winner!", "Final scores after ", "MirrorBot has been disqualified")
