@@ -61,6 +61,10 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(1)
 	s := &Store{db: db, now: time.Now}
+	if err := s.checkIntegrity(ctx, path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	var version int
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		db.Close()
