@@ -115,11 +115,22 @@ func TestBwrapHidesOptionsAndEnvironmentFromProc(t *testing.T) {
 	}
 	defer func() { KillGroup(cmd); _ = cmd.Wait(); waitNoLeftovers(t, marker) }()
 	// Every process of the sandbox, as the host sees it: bwrap, its init, the bot.
+	// The chain execs step by step (bwrap, setpriv, unshare, prlimit, the bot), so wait on
+	// one snapshot that holds all three, the bot itself among them.
 	deadline := time.Now().Add(10 * time.Second)
-	for len(processesWith(marker)) < 3 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	botRunning := func(procs map[int]string) bool {
+		for _, c := range procs {
+			if strings.HasPrefix(c, "sleep ") {
+				return true
+			}
+		}
+		return false
 	}
 	procs := processesWith(marker)
+	for (len(procs) < 3 || !botRunning(procs)) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		procs = processesWith(marker)
+	}
 	if len(procs) < 3 {
 		t.Fatalf("sandbox processes: %v", procs)
 	}
