@@ -5,7 +5,7 @@ number from 1 to 10. Each round, the highest number nobody else picked scores it
 """
 import random  # answers may use it: the harness seeds it from the bot's seed
 
-from pyclass import LostInstance
+from pyclass import GameRandom, LostInstance
 
 
 class Player:
@@ -47,23 +47,17 @@ class Handler:
     def __init__(self, cls):
         self.cls = cls
         self.games = {}
-        self.random = {}
+        self.random = GameRandom()
 
     def call(self, game, method, a):
         if method == "end":
             self.games.pop(game, None)
-            self.random.pop(game, None)
+            self.random.forget(game)
             return True
         if "seed" in (a or {}):
-            self.random[game] = random.Random(a["seed"]).getstate()
-        state = self.random.get(game)
-        if state is not None:
-            random.setstate(state)
-        try:
+            self.random.seed(game, a["seed"])
+        with self.random.of(game):
             return self._call(game, method, a)
-        finally:
-            if state is not None:
-                self.random[game] = random.getstate()
 
     def _call(self, game, method, a):
         if method == "pick":

@@ -11,7 +11,7 @@ import random
 import sys
 import types
 
-from pyclass import LostInstance
+from pyclass import GameRandom, LostInstance
 
 _MAX_STEALS = 3  # the driver's constant; submissions do not see it (spec §1.1)
 
@@ -121,34 +121,25 @@ class Handler:
     {name} makes the round's instance (spec §2.3); "turn" {players, presents, just_stole}
     asks it to move; "end" forgets the game.
 
-    One process serves many games at once (they run in lockstep), while the original ran one
-    game per seeding of the process-wide random. So every game keeps its own state of that
-    module: it is put in place before each of the game's calls and saved after it. A game's
-    draws are then those of a game played alone from its seed, which is what lets a replay
-    of one game reproduce it."""
+    Each game keeps its own state of Python's random module (pyclass.GameRandom), so a
+    replay of one game reproduces it."""
 
     def __init__(self, cls):
         self.cls = cls
         self.games = {}
-        self.random = {}  # game -> random.getstate() between the game's calls
+        self.random = GameRandom()
 
     def call(self, game, method, a):
         if method == "seed":
             self.games.pop(game, None)
-            self.random[game] = random.Random(a["seed"]).getstate()
+            self.random.seed(game, a["seed"])
             return True
         if method == "end":
             self.games.pop(game, None)
-            self.random.pop(game, None)
+            self.random.forget(game)
             return True
-        state = self.random.get(game)
-        if state is not None:
-            random.setstate(state)
-        try:
+        with self.random.of(game):
             return self._call(game, method, a)
-        finally:
-            if state is not None:
-                self.random[game] = random.getstate()
 
     def _call(self, game, method, a):
         if method == "turn":

@@ -97,6 +97,36 @@ def untimed():
             _missed = False
 
 
+class GameRandom:
+    """Python's process-wide random module, kept per game. One process serves many games at
+    once (they run in lockstep), while the original controllers ran one game per seeding
+    of the module. So each seeded game keeps its own state of the module: it is put in
+    place for each of the game's calls and saved after, and a game draws what it would
+    have drawn played alone from its seed (which is what lets a replay of one game
+    reproduce it). Games never seeded use the process-wide state as it is."""
+
+    def __init__(self):
+        self.states = {}  # game -> random.getstate() between the game's calls
+
+    def seed(self, game, seed):
+        self.states[game] = random.Random(seed).getstate()
+
+    def forget(self, game):
+        self.states.pop(game, None)
+
+    @contextlib.contextmanager
+    def of(self, game):
+        state = self.states.get(game)
+        if state is None:
+            yield
+            return
+        random.setstate(state)
+        try:
+            yield
+        finally:
+            self.states[game] = random.getstate()
+
+
 def _private_stdio():
     proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
     proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
