@@ -94,8 +94,8 @@ func TestArgvPython(t *testing.T) {
 func TestArgvTimeout(t *testing.T) {
 	spec := argvBot(t, `
 sleep 1000 &
-echo $! > child.pid
-echo $$ > main.pid
+echo $! > child.tmp; mv child.tmp child.pid
+echo $$ > main.tmp; mv main.tmp main.pid
 echo partial
 sleep 1000
 `)
@@ -112,7 +112,7 @@ sleep 1000
 func TestArgvBackgroundChild(t *testing.T) {
 	spec := argvBot(t, `
 sleep 1000 >/dev/null 2>&1 &
-echo $! > child.pid
+echo $! > child.tmp; mv child.tmp child.pid
 echo 5
 `)
 	ans, f := RunArgv(context.Background(), Unsandboxed{}, spec, nil, 5*time.Second)
@@ -126,7 +126,7 @@ echo 5
 func TestArgvChildHoldsStdout(t *testing.T) {
 	spec := argvBot(t, `
 sleep 1000 &
-echo $! > child.pid
+echo $! > child.tmp; mv child.tmp child.pid
 echo 6
 `)
 	ans, f := RunArgv(context.Background(), Unsandboxed{}, spec, nil, 5*time.Second)
@@ -137,7 +137,7 @@ echo 6
 }
 
 func TestArgvHugeOutput(t *testing.T) {
-	spec := argvBot(t, `echo $$ > main.pid; while :; do echo 123456789; done`)
+	spec := argvBot(t, `echo $$ > main.tmp; mv main.tmp main.pid; while :; do echo 123456789; done`)
 	spec.Limits.OutputBytes = 4096
 	ans, f := RunArgv(context.Background(), Unsandboxed{}, spec, nil, 10*time.Second)
 	if f == nil || f.Outcome != engine.OutputLimit || ans != "" {
@@ -200,7 +200,7 @@ func TestArgvHostFaults(t *testing.T) {
 		t.Fatalf("fault %v; want a host fault for a cancelled run", f)
 	}
 	// Cancelled while the bot runs.
-	spec = argvBot(t, "echo $$ > main.pid; sleep 1000")
+	spec = argvBot(t, "echo $$ > main.tmp; mv main.tmp main.pid; sleep 1000")
 	ctx, cancel = context.WithCancel(context.Background())
 	go func() {
 		for !exists(filepath.Join(spec.Dir, "main.pid")) {
