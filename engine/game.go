@@ -44,6 +44,8 @@ type Game struct {
 	Baselines []string
 	// Harness is the PyClass protocol's Python module (nil for the others).
 	Harness *Harness
+	// Batched says Play honours Run.Batches (checkpoints, resume, early end).
+	Batched bool
 
 	// Play plays a run and returns its table.
 	Play func(ctx context.Context, r Run) (*Result, error)
@@ -87,6 +89,35 @@ type Run struct {
 	Calls       Exchanger // PyClass
 	Launch      Launcher  // Argv
 	Files       DirBots   // DirFiles
+	// Batches, when set (only for a game with Game.Batched), has the run report its games in
+	// batches, folded in game order, so that it can be checkpointed, resumed and ended early.
+	Batches *Batches
+}
+
+// Checkpoint is a run's state after its first Done games (numbered from 0): from it the run
+// goes on as if it had never stopped. State is the engine's own encoding of its tallies and
+// of whatever else the rest of the run depends on; only the engine that wrote it reads it.
+type Checkpoint struct {
+	Done  int
+	State []byte
+}
+
+// Batches is how a host checkpoints a long run, resumes it after a crash, and ends it early
+// once its order is settled (adaptive length).
+type Batches struct {
+	// Resume, when set, starts the run after Resume.Done games, from Resume.State: the
+	// games before it are not played again, and the table at the end is the one an
+	// uninterrupted run with the same seed would have given (bots that keep state across
+	// games in their process excepted: their processes are new).
+	Resume *Checkpoint
+	// Every is the batch size in games; the engine may round it up to its own unit of play
+	// (a whole tournament where state carries across games).
+	Every int
+	// Done is called, in game order, each time the run's first cp.Done games have all
+	// finished and a batch boundary is reached, with the state to resume from; sofar builds
+	// the table of those games (only when the host needs it: it may cost a little). It
+	// returns stop to end the run there, its table being sofar's; an error aborts the run.
+	Done func(cp Checkpoint, sofar func() *Result) (stop bool, err error)
 }
 
 // FaultSink records a decision that the protocol adapter did not see end as it did: one the
