@@ -45,7 +45,29 @@ type RunInfo struct {
 	// version is kothd's build with the engine's name.
 	EngineVersion string `json:"engine_version"`
 	KothdVersion  string `json:"kothd_version"`
+	// Ending says why a run of adaptive length stopped; absent for a run of fixed length.
+	Ending *Ending `json:"ending,omitempty"`
 }
+
+// Ending is why an adaptive run (config `adaptive:`) stopped: its order was settled, or
+// its game budget was spent first.
+type Ending struct {
+	Reason     string  `json:"reason"`     // EndSettled or EndBudget
+	Confidence float64 `json:"confidence"` // the level adjacent ranks had to be separated at
+	Games      int     `json:"games"`      // games the run played
+	Budget     int     `json:"budget"`     // games it could have played
+	MinGames   int     `json:"min_games"`  // games it played before it could stop
+	Batch      int     `json:"batch"`      // games between two looks at the order
+	// Overlaps are the rank ranges still not separated at Confidence when the run ended
+	// ([] when settled).
+	Overlaps [][2]int `json:"overlaps"`
+}
+
+// Why an adaptive run ended.
+const (
+	EndSettled = "settled" // every pair of adjacent ranks separated at the confidence
+	EndBudget  = "budget"  // the game budget spent first
+)
 
 // Statistics says how the intervals and tie groups were made.
 type Statistics struct {
@@ -147,6 +169,7 @@ type Input struct {
 	Changes                  []Change     // answers new, edited, withdrawn since the last run
 	Previous                 *Board       // the last published board, nil if none
 	History                  []HistoryRun // earlier runs, oldest first (this one is added)
+	Ending                   *Ending      // why an adaptive run stopped; nil for a fixed length
 }
 
 // Build makes the board of a run: ranks, tie groups, intervals, moves and changes.
@@ -162,6 +185,11 @@ func Build(in Input) *Board {
 	}
 	if b.Title == "" {
 		b.Title = in.Challenge
+	}
+	if in.Ending != nil {
+		e := *in.Ending
+		e.Overlaps = nonNil(e.Overlaps)
+		b.Run.Ending = &e
 	}
 	a := analyse(res, in.Seed)
 	b.Statistics = Statistics{Method: a.method, Confidence: Confidence, Unit: a.unit, Units: a.units, Ties: tieMethod(a.method)}

@@ -19,6 +19,9 @@ func Markdown(b *Board) []byte {
 		fmt.Fprintf(&w, " (+%d voided by host faults)", b.Run.Voided)
 	}
 	fmt.Fprintf(&w, " · %s · %s UTC\n\n", plural(len(b.Rows), "bot"), b.Run.Date.UTC().Format("2006-01-02 15:04"))
+	if e := b.Run.Ending; e != nil {
+		fmt.Fprintf(&w, "%s\n\n", endingText(e))
+	}
 	for _, l := range b.Summary {
 		fmt.Fprintf(&w, "%s  \n", text(l))
 	}
@@ -87,6 +90,41 @@ func table(w *strings.Builder, b *Board) {
 	if hasTieGroups(b) {
 		w.WriteString("\nA rank like 3–5 is a tie group: the statistics cannot order those bots (see the footer).\n")
 	}
+}
+
+// endingText says why an adaptive run stopped and after how many games.
+func endingText(e *Ending) string {
+	pct := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*e.Confidence), "0"), ".")
+	if e.Reason == EndSettled {
+		return fmt.Sprintf("Ended: order settled at %s %% after %s games (budget %s).", pct, thousands(e.Games), thousands(e.Budget))
+	}
+	var spans []string
+	for _, o := range e.Overlaps {
+		spans = append(spans, fmt.Sprintf("%d–%d", o[0], o[1]))
+	}
+	s := fmt.Sprintf("Ended: game budget (%s) spent", thousands(e.Budget))
+	switch len(spans) {
+	case 0:
+	case 1:
+		s += fmt.Sprintf(", ranks %s still overlap at %s %%", spans[0], pct)
+	default:
+		s += fmt.Sprintf(", ranks %s and %s still overlap at %s %%", strings.Join(spans[:len(spans)-1], ", "), spans[len(spans)-1], pct)
+	}
+	return s + "."
+}
+
+// thousands writes n with commas between groups of three digits: 100,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }
 
 // rankCell is "4", or "3–5" for a tie group.

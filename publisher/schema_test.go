@@ -179,7 +179,10 @@ func TestJSONMatchesSchema(t *testing.T) {
 	}
 	bare := sampleInput() // nothing changed, nothing rejected: empty lists, not nulls
 	bare.Changes, bare.NotEntered, bare.Result.Summary = nil, nil, nil
-	for _, b := range []*Board{Build(sampleInput()), Build(in), Build(bare)} {
+	settled, spent := sampleInput(), sampleInput() // adaptive runs: run.ending
+	settled.Ending = &Ending{Reason: EndSettled, Confidence: 0.95, Games: 4000, Budget: 10000, MinGames: 2000, Batch: 1000}
+	spent.Ending = &Ending{Reason: EndBudget, Confidence: 0.95, Games: 4000, Budget: 4000, MinGames: 2000, Batch: 1000, Overlaps: [][2]int{{2, 3}}}
+	for _, b := range []*Board{Build(sampleInput()), Build(in), Build(bare), Build(settled), Build(spent)} {
 		var doc any
 		if err := json.Unmarshal(JSON(b), &doc); err != nil {
 			t.Fatal(err)
@@ -196,6 +199,12 @@ func TestJSONMatchesSchema(t *testing.T) {
 	delete(doc["run"].(map[string]any), "seed")
 	if errs := validate(schema, schema, any(doc), "$"); len(errs) != 3 {
 		t.Errorf("a broken board gave %d errors, want 3: %v", len(errs), errs)
+	}
+	json.Unmarshal(JSON(Build(spent)), &doc)
+	ending := doc["run"].(map[string]any)["ending"].(map[string]any)
+	ending["reason"], ending["overlaps"] = "tired", []any{"3–5"}
+	if errs := validate(schema, schema, any(doc), "$"); len(errs) != 3 { // the reason; the range's type and its length
+		t.Errorf("a broken ending gave %d errors, want 3: %v", len(errs), errs)
 	}
 	// A published board reads back into the same Board (the store republishes from it).
 	b := Build(in)

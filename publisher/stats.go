@@ -33,9 +33,13 @@ type analysis struct {
 	group  [][2]int  // per row: first and last rank of its tie group
 }
 
-// analyse measures each row's interval and separates adjacent rows. seed makes the
-// bootstrap reproducible: the same run gives the same board.
-func analyse(res *engine.Result, seed uint64) *analysis {
+// analyse measures each row's interval and separates adjacent rows at the board's
+// Confidence. seed makes the bootstrap reproducible: the same run gives the same board.
+func analyse(res *engine.Result, seed uint64) *analysis { return analyseAt(res, seed, Confidence) }
+
+// analyseAt is analyse with the tie groups made at another confidence level (intervals
+// stay at Confidence): an adaptive run's own level for settling its order.
+func analyseAt(res *engine.Result, seed uint64, level float64) *analysis {
 	n := len(res.Rows)
 	a := &analysis{lo: make([]float64, n), hi: make([]float64, n), sepP: make([]float64, max(n-1, 0)), rank: make([]int, n), group: make([][2]int, n)}
 	for i := range a.lo {
@@ -78,7 +82,7 @@ func analyse(res *engine.Result, seed uint64) *analysis {
 	}
 	for start := 0; start < n; {
 		end := start
-		for end+1 < n && a.sepP[end] >= 1-Confidence {
+		for end+1 < n && a.sepP[end] >= 1-level {
 			end++
 		}
 		for i := start; i <= end; i++ {
@@ -87,6 +91,24 @@ func analyse(res *engine.Result, seed uint64) *analysis {
 		start = end + 1
 	}
 	return a
+}
+
+// Unsettled returns the rank ranges of a table (rows sorted best first, as engines give
+// them) that the board's statistics cannot order at the given confidence: the tie groups
+// made by the same tests and the same Holm correction as the board's, at that level, which
+// span more than one rank. Identical scores share a rank and are never a range, since no
+// number of games can separate them. None: every pair of adjacent ranks is separated, the
+// order is settled. seed is the run's (the bootstrap's stream), so the answer is
+// reproducible.
+func Unsettled(res *engine.Result, seed uint64, confidence float64) [][2]int {
+	a := analyseAt(res, seed, confidence)
+	var out [][2]int
+	for i, g := range a.group {
+		if g[0] != g[1] && (i == 0 || a.group[i-1] != g) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // bootstrap resamples the run's units with replacement, rescoring every bot each time:

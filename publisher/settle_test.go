@@ -1,0 +1,61 @@
+package publisher
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kothd/kothd/engine"
+)
+
+// Unsettled is the board's tie groups at the asked level: what an adaptive run stops on.
+func TestUnsettled(t *testing.T) {
+	// Bootstrap: A,B equal at 5, C,D equal at 0: two overlapping ranges remain.
+	if got := Unsettled(meanResult([]float64{5, 5, 0, 0}, 200, 7), 1, 0.95); !reflect.DeepEqual(got, [][2]int{{1, 2}, {3, 4}}) {
+		t.Errorf("equal pairs: unsettled %v, want [1 2] [3 4]", got)
+	}
+	// Four clearly different strengths: settled.
+	if got := Unsettled(meanResult([]float64{6, 4, 2, 0}, 200, 7), 1, 0.95); len(got) != 0 {
+		t.Errorf("distinct bots: unsettled %v, want none", got)
+	}
+	// Win rates (Wilson): the sample's 20.5 % and 20 % over 4000 games overlap; the twins'
+	// identical scores share a rank and never count as unsettled.
+	res := sampleInput().Result
+	if got := Unsettled(res, 42, 0.95); !reflect.DeepEqual(got, [][2]int{{2, 3}}) {
+		t.Errorf("sample: unsettled %v, want [2 3]", got)
+	}
+	// The level is the asked one: 30 % against 27.5 % of 4000 games (z = 2.47, p = 0.0135)
+	// is settled at 95 %, not at 99 %.
+	pair := &engine.Result{Games: 4000, WinRate: true, Rows: []engine.Row{{Bot: "a", Score: 30, Wins: 1200, Played: 4000}, {Bot: "b", Score: 27.5, Wins: 1100, Played: 4000}}}
+	if got := Unsettled(pair, 1, 0.95); len(got) != 0 {
+		t.Errorf("at 95 %%: unsettled %v, want none", got)
+	}
+	if got := Unsettled(pair, 1, 0.99); !reflect.DeepEqual(got, [][2]int{{1, 2}}) {
+		t.Errorf("at 99 %%: unsettled %v, want [1 2]", got)
+	}
+	// Every bot equal to the last digit: nothing can separate them, and nothing need.
+	same := &engine.Result{Games: 100, WinRate: true, Rows: []engine.Row{{Bot: "a", Score: 10, Wins: 10, Played: 100}, {Bot: "b", Score: 10, Wins: 10, Played: 100}}}
+	if got := Unsettled(same, 1, 0.95); len(got) != 0 {
+		t.Errorf("identical scores: unsettled %v, want none", got)
+	}
+}
+
+func TestEndingOnThePage(t *testing.T) {
+	in := sampleInput()
+	in.Ending = &Ending{Reason: EndSettled, Confidence: 0.95, Games: 30000, Budget: 100000, MinGames: 20000, Batch: 10000}
+	b := Build(in)
+	if b.Run.Ending == nil || b.Run.Ending.Overlaps == nil {
+		t.Fatalf("ending %+v: want it with [] overlaps", b.Run.Ending)
+	}
+	if md := string(Markdown(b)); !strings.Contains(md, "Ended: order settled at 95 % after 30,000 games (budget 100,000).") {
+		t.Errorf("settled run's page:\n%s", md)
+	}
+	in.Ending = &Ending{Reason: EndBudget, Confidence: 0.99, Games: 100000, Budget: 100000, Batch: 10000, Overlaps: [][2]int{{3, 5}, {7, 8}, {10, 12}}}
+	if md := string(Markdown(Build(in))); !strings.Contains(md, "Ended: game budget (100,000) spent, ranks 3–5, 7–8 and 10–12 still overlap at 99 %.") {
+		t.Errorf("budget run's page:\n%s", md)
+	}
+	in.Ending = nil
+	if md := string(Markdown(Build(in))); strings.Contains(md, "Ended:") {
+		t.Error("a run of fixed length says how it ended")
+	}
+}
