@@ -18,6 +18,9 @@ type Lockstep struct {
 	Exchanger   Exchanger
 	Concurrency int      // games in flight at once; <= 0 means 1
 	Progress    Progress // optional
+	// First is the first game played: a run resumed from a checkpoint starts after the
+	// games it already has, with their numbers (and so their seeds) unchanged.
+	First int
 }
 
 // Table is one game's handle on the bots while it is played by Lockstep.
@@ -50,7 +53,7 @@ func (t *Table) Call(bot int, method string, args any) Reply {
 	return t.Ask(Call{Bot: bot, Method: method, Args: args})[0]
 }
 
-// Run plays games 0..games-1, calling play once per game in its own goroutine. play stores
+// Run plays games First..games-1, calling play once per game in its own goroutine. play stores
 // its own result (typically into a slice indexed by t.Game). Run returns when every game has
 // finished; an engine bug that panics inside play is returned as an error. Once ctx is
 // cancelled no new game starts: the games in flight finish (their calls fail at once) and
@@ -58,7 +61,7 @@ func (t *Table) Call(bot int, method string, args any) Reply {
 func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error {
 	conc := max(l.Concurrency, 1)
 	events := make(chan event)
-	next, live, done := 0, 0, 0
+	next, live, done := l.First, 0, l.First
 	var firstPanic error
 	start := func() {
 		for live < conc && next < games && ctx.Err() == nil {
@@ -118,7 +121,7 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 		waiting = waiting[:0]
 	}
 	if firstPanic == nil && next < games {
-		return fmt.Errorf("stopped after %d of %d games: %w", done, games, ctx.Err())
+		return fmt.Errorf("stopped after %d of %d games: %w", done, games, context.Cause(ctx))
 	}
 	return firstPanic
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"time"
 
 	"github.com/kothd/kothd/engine"
 )
@@ -25,15 +24,17 @@ var Descriptor = &engine.Game{
 	Play:     play,
 	Validate: validate,
 	Replay:   replay,
+	Batched:  true,
 }
 
 func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
-	start := time.Now()
-	tally, err := Run(ctx, r.Calls, r.Bots, Options{Games: r.Games, Seed: r.Seed, Concurrency: r.Concurrency, Progress: r.Progress})
+	sofar := func(t *Tally) *engine.Result { return Table(t, r.Bots, t.Seconds) }
+	tally, err := Run(ctx, r.Calls, r.Bots, Options{Games: r.Games, Seed: r.Seed, Concurrency: r.Concurrency, Progress: r.Progress,
+		Batches: r.Batches, Sofar: sofar})
 	if err != nil {
 		return nil, err
 	}
-	return Table(tally, r.Bots, time.Since(start).Seconds()), nil
+	return sofar(tally), nil
 }
 
 // validate plays one game between the two copies of the bot.

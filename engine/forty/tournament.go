@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/kothd/kothd/engine"
 )
@@ -14,9 +15,14 @@ type Options struct {
 	Seed        uint64 // master seed; game g uses engine.GameSeed(Seed, g)
 	Concurrency int    // games in flight (lockstep); part of what makes a run reproducible
 	Progress    engine.Progress
+	// Batches, when set, checkpoints the run, resumes it and may end it early (see
+	// engine.Batches); Sofar turns the tally so far into the table Batches.Done may ask for.
+	Batches *engine.Batches
+	Sofar   func(*Tally) *engine.Result
 }
 
-// Tally is the whole run's statistics before they are turned into a table.
+// Tally is the whole run's statistics before they are turned into a table. It is folded
+// game by game, in game order, and is all a checkpoint holds.
 type Tally struct {
 	Games     int
 	Voided    int
@@ -26,6 +32,8 @@ type Tally struct {
 	Tied      int
 	WinHist   map[int]int // winning score → games
 	Bots      []BotTally
+	// Seconds is the time spent playing, over every part of a resumed run.
+	Seconds float64
 }
 
 // BotTally is one bot's statistics over the run (§2.4).
@@ -59,26 +67,71 @@ func Seating(r *rand.Rand, n, k int) []int {
 	return idx[:k]
 }
 
-// Run plays the tournament over ex and returns the raw tally.
+// Run plays the tournament over ex and returns the raw tally: of every game, or of the
+// games up to where opts.Batches ended the run early.
 func Run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts Options) (*Tally, error) {
 	n := len(bots)
 	if n < 2 {
 		return nil, fmt.Errorf("forty: at least 2 bots are needed, have %d", n)
 	}
 	k := GroupSize(n)
-	results := make([]GameResult, opts.Games)
-	seatings := make([][]int, opts.Games)
-	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Progress: opts.Progress}
-	err := ls.Run(ctx, opts.Games, func(t *engine.Table) {
-		results[t.Game], seatings[t.Game] = playOne(t, n, k, engine.GameSeed(opts.Seed, t.Game), nil, nil)
-	})
+	started := time.Now()
+	t, first, err := resume(opts.Batches, n, opts.Games)
 	if err != nil {
 		return nil, err
 	}
-	if ctx.Err() != nil {
+	before := t.Seconds
+	clock := func() { t.Seconds = before + time.Since(started).Seconds() }
+	state := func() ([]byte, error) { clock(); return json.Marshal(t) }
+	sofar := func() *engine.Result {
+		if opts.Sofar == nil {
+			return nil
+		}
+		clock()
+		return opts.Sofar(t)
+	}
+	fold, playCtx := engine.NewFold(ctx, opts.Batches, first, opts.Games, func(_ int, p played) { t.fold(p.res, p.seats) }, state, sofar)
+	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Progress: opts.Progress, First: first}
+	err = ls.Run(playCtx, opts.Games, func(tb *engine.Table) {
+		res, seats := playOne(tb, n, k, engine.GameSeed(opts.Seed, tb.Game), nil, nil)
+		fold.Add(tb.Game, played{res, seats})
+	})
+	stopped, err := fold.End(err)
+	if err != nil {
+		return nil, fmt.Errorf("forty tournament: %w", err)
+	}
+	if !stopped && ctx.Err() != nil {
+		// Cancelled after the last game started: those in flight were cut short.
 		return nil, fmt.Errorf("forty tournament interrupted: %w", ctx.Err())
 	}
-	return tally(n, results, seatings), nil
+	clock()
+	return t, nil
+}
+
+// played is one finished game waiting to be folded.
+type played struct {
+	res   GameResult
+	seats []int // bot of each seat
+}
+
+// resume returns the tally a run starts from and its first game: a checkpoint's, or
+// empty.
+func resume(b *engine.Batches, n, games int) (*Tally, int, error) {
+	first, err := b.Start(games)
+	if err != nil {
+		return nil, 0, fmt.Errorf("forty: %w", err)
+	}
+	t := &Tally{WinHist: map[int]int{}, Bots: make([]BotTally, n)}
+	if first == 0 {
+		return t, 0, nil
+	}
+	if err := json.Unmarshal(b.Resume.State, t); err != nil {
+		return nil, 0, fmt.Errorf("forty: checkpoint unreadable: %w", err)
+	}
+	if len(t.Bots) != n || t.WinHist == nil {
+		return nil, 0, fmt.Errorf("forty: checkpoint of %d bots, the run has %d", len(t.Bots), n)
+	}
+	return t, first, nil
 }
 
 // playOne plays one game on a lockstep table: seating and dice from the game's seed.
@@ -119,40 +172,36 @@ func Replay(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, see
 	return res, err
 }
 
-// tally folds the games, in game order, into the run's statistics.
-func tally(n int, results []GameResult, seatings [][]int) *Tally {
-	t := &Tally{WinHist: map[int]int{}, Bots: make([]BotTally, n)}
-	for g, res := range results {
-		if res.Void {
-			t.Voided++
-			continue
-		}
-		t.Games++
-		t.PassSum += res.Passes
-		t.MaxPasses = max(t.MaxPasses, res.Passes)
-		if res.Capped {
-			t.Capped++
-		}
-		t.WinHist[res.Max]++
-		winners := 0
-		for i, s := range res.Seats {
-			b := &t.Bots[seatings[g][i]]
-			b.Played++
-			b.Max = max(b.Max, s.Score)
-			b.ScoreSum += s.Score
-			b.Turns += s.Turns
-			b.Throws += s.Throws
-			b.Successes += s.Successes
-			b.Errors += s.Errors
-			if s.Won {
-				winners++
-				b.Wins++
-				b.WinScoreSum += s.Score
-			}
-		}
-		if winners > 1 {
-			t.Tied++
+// fold adds one game, the next in game order, to the tally.
+func (t *Tally) fold(res GameResult, seating []int) {
+	if res.Void {
+		t.Voided++
+		return
+	}
+	t.Games++
+	t.PassSum += res.Passes
+	t.MaxPasses = max(t.MaxPasses, res.Passes)
+	if res.Capped {
+		t.Capped++
+	}
+	t.WinHist[res.Max]++
+	winners := 0
+	for i, s := range res.Seats {
+		b := &t.Bots[seating[i]]
+		b.Played++
+		b.Max = max(b.Max, s.Score)
+		b.ScoreSum += s.Score
+		b.Turns += s.Turns
+		b.Throws += s.Throws
+		b.Successes += s.Successes
+		b.Errors += s.Errors
+		if s.Won {
+			winners++
+			b.Wins++
+			b.WinScoreSum += s.Score
 		}
 	}
-	return t
+	if winners > 1 {
+		t.Tied++
+	}
 }
