@@ -86,8 +86,20 @@ type Challenge struct {
 	Limits      Limits    `yaml:"limits"`
 	Extract     Extract   `yaml:"extract"`
 	Options     yaml.Node `yaml:"options"` // engine-specific settings, decoded by the engine's adapter
+	// Adaptive, when set, makes a run as long as its order needs, `games` being its budget.
+	Adaptive *Adaptive `yaml:"adaptive"`
 
 	lines map[string]int // key → line in the file, for messages about values checked later
+}
+
+// Adaptive is a challenge's adaptive run length (docs/leaderboard.md, "Adaptive length"):
+// the run plays its games in batches and stops once it has played MinGames and every pair
+// of adjacent ranks is separated at Confidence, else when its budget (`games`) is spent.
+// Zero values take the defaults (cron resolves them against the budget).
+type Adaptive struct {
+	Confidence float64 `yaml:"confidence"` // the level adjacent ranks must be separated at; 0.95
+	Batch      int     `yaml:"batch"`      // games between two looks at the order; a tenth of the budget
+	MinGames   int     `yaml:"min_games"`  // games played before the run may stop; one batch
 }
 
 // Limits bound every bot process of a challenge.

@@ -23,7 +23,7 @@ func TestReferenceDocumentsEveryKey(t *testing.T) {
 			if !strings.Contains(doc, "| `"+name+"` |") {
 				t.Errorf("docs/config.md has no row for %s%s", where, name)
 			}
-			for ft.Kind() == reflect.Slice || ft.Kind() == reflect.Map {
+			for ft.Kind() == reflect.Slice || ft.Kind() == reflect.Map || ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct && ft.PkgPath() == typ.PkgPath() {

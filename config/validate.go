@@ -30,6 +30,10 @@ type Known struct {
 type Engine struct {
 	Protocol string     // the protocol its bots speak ("" if any)
 	Options  func() any // a pointer to a zero value of its `options:` type; nil: no options
+	// Batched says the engine plays in batches it can stop after (engine.Game.Batched):
+	// only such an engine can take `adaptive:`.
+	Batched bool
+	Games   int // its default number of games per run (0: its rules decide)
 }
 
 // Validate checks the challenges against this build's engines: an unknown engine is an
@@ -61,6 +65,14 @@ func (c *Config) Validate(k Known) error {
 			errs = append(errs, c.errAt(ch.line("protocol"), "challenge %s: engine %s speaks protocol %q, not %q (leave protocol out to take the engine's)", ch.Name, ch.Engine, e.Protocol, ch.Protocol))
 		}
 		errs = append(errs, c.checkOptions(ch, e)...)
+		if ch.Adaptive != nil {
+			switch {
+			case !e.Batched:
+				errs = append(errs, c.errAt(ch.line("adaptive"), "challenge %s: the %s engine does not play in batches, so it cannot stop early: remove adaptive (and set games) for this challenge", ch.Name, ch.Engine))
+			case ch.Games == 0 && e.Games == 0:
+				errs = append(errs, c.errAt(ch.line("adaptive"), "challenge %s: adaptive needs a game budget: set games (the %s engine has no default number)", ch.Name, ch.Engine))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -153,8 +165,33 @@ func (c *Config) check() error {
 			}
 		}
 		c.checkExtract(ch, at)
+		c.checkAdaptive(ch, at)
 	}
 	return errors.Join(errs...)
+}
+
+// checkAdaptive checks what it can of an adaptive block without the engine: the budget it
+// is held to may still be the engine's default (checked by Validate).
+func (c *Config) checkAdaptive(ch *Challenge, at func(key, format string, args ...any)) {
+	a := ch.Adaptive
+	if a == nil {
+		return
+	}
+	if a.Confidence != 0 && (a.Confidence < 0.5 || a.Confidence >= 1) {
+		at("adaptive.confidence", "adaptive.confidence must be at least 0.5 and below 1 (0.95 is 95 %%), not %v", a.Confidence)
+	}
+	if a.Batch < 0 {
+		at("adaptive.batch", "adaptive.batch must not be negative")
+	}
+	if a.MinGames < 0 {
+		at("adaptive.min_games", "adaptive.min_games must not be negative")
+	}
+	if ch.Games > 0 && a.Batch > ch.Games {
+		at("adaptive.batch", "adaptive.batch (%d) is more than the budget, games (%d)", a.Batch, ch.Games)
+	}
+	if ch.Games > 0 && a.MinGames > ch.Games {
+		at("adaptive.min_games", "adaptive.min_games (%d) is more than the budget, games (%d)", a.MinGames, ch.Games)
+	}
 }
 
 func (c *Config) checkExtract(ch *Challenge, at func(key, format string, args ...any)) {

@@ -9,7 +9,7 @@ import (
 )
 
 // knownEngines is what the config is checked against: the games this build registers,
-// with their protocols and options types.
+// with their protocols, options types, and what adaptive length needs (batches, a budget).
 func knownEngines() config.Known {
 	k := config.Known{Engines: map[string]config.Engine{}}
 	reg := all.Games()
@@ -18,7 +18,7 @@ func knownEngines() config.Known {
 		if err != nil {
 			continue
 		}
-		k.Engines[name] = config.Engine{Protocol: string(g.Protocol), Options: g.Options}
+		k.Engines[name] = config.Engine{Protocol: string(g.Protocol), Options: g.Options, Batched: g.Batched, Games: g.Games}
 	}
 	return k
 }
