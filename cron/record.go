@@ -10,6 +10,7 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner"
 	"github.com/kothd/kothd/store"
 )
 
@@ -62,9 +63,20 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		return describe(err)
 	}
 	c.printf("%s: run %d, seed %d, %d bots\n", ch.Name, runID, env.Seed, len(env.Bots))
+	var metered func([]*runner.Stats)
+	if c.Meter != nil {
+		metered = c.Meter(ch.Name)
+	}
 	start := time.Now()
 	played, err := playRun(ctx, env, a)
 	rep.Elapsed = time.Since(start)
+	if metered != nil {
+		var stats []*runner.Stats
+		if played != nil {
+			stats = played.Stats
+		}
+		metered(stats)
+	}
 	if err != nil {
 		c.endRun(ctx, runID, err)
 		return fmt.Errorf("run %d: %w", runID, describe(err))

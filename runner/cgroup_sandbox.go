@@ -278,6 +278,8 @@ func (cg *sandboxCgroup) release() error {
 		if len(cg.dirs) > 0 {
 			cg.cpuUsed, _ = cg.readCPU()
 			cg.ooms = cg.readOOM()
+			releasedCPU.Add(int64(cg.cpuUsed))
+			releasedSandboxes.Add(1)
 		}
 		cg.released = true
 		for _, d := range slices.Backward(cg.dirs) {
@@ -298,6 +300,18 @@ func (cg *sandboxCgroup) release() error {
 		}
 	})
 	return err
+}
+
+// releasedCPU and releasedSandboxes total the CPU time and number of the sandboxes this
+// process has released, for SandboxesCPU.
+var releasedCPU, releasedSandboxes atomic.Int64
+
+// SandboxesCPU is the CPU time that every sandbox this process has released used (its
+// processes, bwrap's included), as the sandboxes' cgroups counted it, and how many such
+// sandboxes there were: none without cgroups (sandbox none, cgroups off). kothd bench
+// reads it around a run.
+func SandboxesCPU() (time.Duration, int64) {
+	return time.Duration(releasedCPU.Load()), releasedSandboxes.Load()
 }
 
 // Commands made by Bwrap are tied to their cgroup here. The map holds the commands

@@ -2,31 +2,51 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/engine/all"
 	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner"
 )
 
-// runBench plays a challenge's tournament in a scratch data directory (the host's store
-// and leaderboards are untouched) and reports the throughput: the numbers a host needs to
-// size games per run. It reads a snapshot, or the live API only when told so.
+// benchFlags are kothd bench's choices besides the common flags.
+type benchFlags struct {
+	games      int // 0: each challenge's own number
+	seed       uint64
+	sequential bool // also play with concurrency 1 and compare
+	yardstick  bool // play the Python-class games' yardstick too
+}
+
+// runBench plays challenges in a scratch data directory (the host's store and leaderboards
+// are untouched) and reports, for each, what docs/benchmarks.md explains: games/s,
+// decisions/s, CPU per decision of kothd and of the bots, kothd's peak RSS, and for the
+// Python-class games the yardstick (the original controllers' way of playing) with the
+// ratio. It reads a snapshot, or the live API only when told so.
 func runBench(ctx context.Context, cl *cli, args []string) error {
 	fs := cl.flags()
 	var c common
 	c.register(fs, true)
 	live := fs.Bool("live", false, "fetch the answers from the live API (costs API quota) instead of --snapshot")
-	challenge := fs.String("challenge", "forty", "challenge to play")
-	games := positive(10000)
-	fs.Var(&games, "games", "`number` of games to play (default 10000)")
+	challenge := fs.String("challenge", "", "challenge to play, as the arguments name them (default forty)")
+	var games positive
+	fs.Var(&games, "games", "`number` of games to play (default: each challenge's configured number)")
 	var seed optSeed
 	fs.Var(&seed, "seed", "master `seed` (default 1)")
+	sequential := fs.Bool("sequential", false, "play each challenge a second time with concurrency 1 and print the ratio")
+	noYard := fs.Bool("no-yardstick", false, "skip the yardstick of the Python-class games")
+	asJSON := fs.Bool("json", false, "print the results as a JSON array instead of text")
 	verbose := fs.Bool("v", false, "print the cycle's progress")
-	if _, err := cl.parse(fs, args); err != nil {
+	pos, err := cl.parse(fs, args)
+	if err != nil {
 		return err
 	}
 	switch {
@@ -42,7 +62,8 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkChallenge(cfg, *challenge); err != nil {
+	names, err := benchChallenges(cfg, pos, *challenge)
+	if err != nil {
 		return err
 	}
 	scratch, err := os.MkdirTemp("", "kothd-bench-")
@@ -52,7 +73,7 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	defer os.RemoveAll(scratch)
 	var out io.Writer = io.Discard
 	if *verbose {
-		out = cl.out
+		out = cl.err
 	}
 	cfg.DataDir = filepath.Join(scratch, "data") // the bench uses its own store, not the host's
 	cy, closeFn, err := c.cycle(ctx, cfg, c.logger(cl.err, slog.LevelWarn), out)
@@ -61,16 +82,144 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	}
 	defer closeFn()
 	cy.Sinks = []publisher.Sink{publisher.Dir{Path: filepath.Join(scratch, "out")}}
-	reps, err := cy.RunAll(ctx, *challenge, cron.Options{Seed: seed.ptr(), Games: int(games), Force: true})
-	if err != nil {
-		return err
-	}
-	for _, r := range reps {
-		if r.RunID == 0 {
-			return fmt.Errorf("%s: nothing played: %s", r.Challenge, r.Skipped)
+	b := &bencher{cy: cy, cfg: cfg, flags: benchFlags{games: int(games), seed: seed.v, sequential: *sequential, yardstick: !*noYard}}
+	cy.Meter = b.meter
+	var results []*benchResult
+	var errs []error
+	for _, name := range names {
+		res, err := b.bench(ctx, name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			if ctx.Err() != nil {
+				break
+			}
 		}
-		fmt.Fprintf(cl.out, "%s: %d games with %d bots in %.2fs: %.1f games/s (sandbox %s, seed %d)\n",
-			r.Challenge, r.Games, r.Entered, r.Elapsed.Seconds(), float64(r.Games)/r.Elapsed.Seconds(), cy.Sandbox.Name(), r.Seed)
+		if res == nil {
+			continue
+		}
+		results = append(results, res)
+		if !*asJSON {
+			res.print(cl.out)
+		}
 	}
-	return nil
+	if *asJSON {
+		enc := json.NewEncoder(cl.out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			return err
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// benchChallenges are the challenges to play: the arguments and --challenge, "all" for
+// every challenge of the config, forty when none is named.
+func benchChallenges(cfg *config.Config, args []string, flag string) ([]string, error) {
+	names := slices.Clone(args)
+	if flag != "" {
+		names = append(names, flag)
+	}
+	if len(names) == 0 {
+		names = []string{"forty"}
+	}
+	if slices.Contains(names, "all") {
+		return cfg.Names(), nil
+	}
+	for _, n := range names {
+		if err := checkChallenge(cfg, n); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// bencher plays the challenges of one kothd bench.
+type bencher struct {
+	cy    *cron.Cycle
+	cfg   *config.Config
+	flags benchFlags
+	last  *playMeasure // the measure of the last run played
+}
+
+// meter is the cycle's Meter: it measures each run's games.
+func (b *bencher) meter(string) func([]*runner.Stats) {
+	b.last = nil
+	stop := startMeasure()
+	return func(stats []*runner.Stats) {
+		m := stop(stats)
+		b.last = &m
+	}
+}
+
+// bench plays one challenge (twice with --sequential), then its yardstick.
+func (b *bencher) bench(ctx context.Context, name string) (*benchResult, error) {
+	ch, err := b.cfg.Challenge(name)
+	if err != nil {
+		return nil, err
+	}
+	g, err := all.Games().Lookup(ch.Engine)
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.play(ctx, ch, 0)
+	if err != nil {
+		return nil, err
+	}
+	res.Engine, res.Protocol = g.Name, string(g.Protocol)
+	if b.flags.sequential {
+		seq, err := b.play(ctx, ch, 1)
+		if err != nil {
+			return res, fmt.Errorf("sequential run: %w", err)
+		}
+		res.Sequential = &sequentialResult{Concurrency: 1, GamesPerSec: seq.GamesPerSec, Seconds: seq.Seconds, Ratio: res.GamesPerSec / seq.GamesPerSec}
+	}
+	if b.flags.yardstick && hasYardstick(g.Name) {
+		bots, err := b.cy.Store.RunBots(ctx, res.RunID)
+		if err != nil {
+			return res, err
+		}
+		opts, err := g.DecodeOptions(&ch.Options)
+		if err != nil {
+			return res, err
+		}
+		y, err := runYardstick(ctx, b.cfg.Python, g.Name, bots, res.Games, res.Seed, opts)
+		if err != nil {
+			return res, err
+		}
+		res.setYardstick(y)
+	}
+	return res, nil
+}
+
+// play plays one run of ch with the given concurrency (0: the challenge's) and returns
+// its measures.
+func (b *bencher) play(ctx context.Context, ch *config.Challenge, concurrency int) (*benchResult, error) {
+	if concurrency > 0 {
+		old := ch.Concurrency
+		ch.Concurrency = concurrency
+		defer func() { ch.Concurrency = old }()
+	}
+	seed := b.flags.seed
+	reps, err := b.cy.RunAll(ctx, ch.Name, cron.Options{Seed: &seed, Games: b.flags.games, Force: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(reps) != 1 || reps[0].RunID == 0 {
+		why := "no report"
+		if len(reps) == 1 {
+			why = reps[0].Skipped
+		}
+		return nil, fmt.Errorf("nothing played: %s", why)
+	}
+	if b.last == nil {
+		return nil, fmt.Errorf("run %d was not measured", reps[0].RunID)
+	}
+	r := reps[0]
+	res := newBenchResult(r, *b.last, b.cy.Sandbox.Name())
+	bots, err := b.cy.Store.RunBots(ctx, r.RunID)
+	if err != nil {
+		return nil, err
+	}
+	res.Bots = len(bots) // built-in bots too (the report's Entered counts answers' bots)
+	return res, nil
 }

@@ -83,7 +83,8 @@ func (cl *cli) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		pos, args = append(pos, rest[0]), rest[1:]
 	}
-	if want := len(strings.Fields(cmd.args)); len(pos) != want {
+	// A command whose arguments are "[NAME...]" takes any number of them.
+	if want := len(strings.Fields(cmd.args)); len(pos) != want && !strings.HasSuffix(cmd.args, "...]") {
 		if want == 0 {
 			return nil, usageErr("takes no arguments, got %q", strings.Join(pos, " "))
 		}

@@ -29,7 +29,7 @@ var commands = []command{
 	{"check", "CHALLENGE ANSWER_ID", "fetch one answer, build and validate it, and print what its author needs (plays nothing)", runCheck},
 	{"record", "DIR", "write a snapshot of the live API's answers to DIR", runRecord},
 	{"replay", "RUN GAME", "play game GAME (from 0, in play order) of run RUN again and print its trace", runReplay},
-	{"bench", "", "play a challenge in a scratch directory and report games/s", runBench},
+	{"bench", "[CHALLENGE...]", "play challenges (\"all\": every one) in a scratch directory and report games/s, decisions/s, CPU, memory and the yardstick", runBench},
 	{"engines", "", "list the game engines this build has", runEngines},
 	{"version", "", "print kothd's version and source revision", runVersion},
 }

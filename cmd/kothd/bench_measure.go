@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kothd/kothd/runner"
+)
+
+// playMeasure is what kothd bench measures over the games of one run: from the moment the
+// engine starts until the bots' processes are gone (cron.Cycle.Meter), so that fetching,
+// building and validating the bots is not counted.
+type playMeasure struct {
+	Wall      time.Duration
+	SelfCPU   time.Duration // kothd's own user+sys CPU (RUSAGE_SELF)
+	BotsCPU   time.Duration // the bots' processes and their sandboxes
+	BotsBy    string        // how BotsCPU was measured
+	Decisions int64         // bot calls counted by the runs' fault accounting, every outcome
+	PeakRSS   int64         // bytes: kothd's peak resident set during the games
+	RSSSource string        // how PeakRSS was measured
+}
+
+// How BotsCPU is measured, for the output. Each sandbox's cgroup counts the CPU of every
+// process in it, however it ended; the runner totals them as it removes the cgroups, once
+// the bots are done. Without cgroups (sandbox none, cgroups off) the kernel's
+// RUSAGE_CHILDREN is the fallback: it counts only descendants that were waited for, and a
+// bot killed together with bwrap's init inside its PID namespace is never waited for by
+// anyone who counts, so it may fall short.
+const (
+	botsByCgroups = "the sandboxes' cgroups"
+	botsByRusage  = "RUSAGE_CHILDREN (reaped processes only; no cgroups)"
+)
+
+// startMeasure starts measuring; the function it returns ends the measure, given the bots'
+// accounting of the run.
+func startMeasure() func(stats []*runner.Stats) playMeasure {
+	self0, child0 := cpuOf(syscall.RUSAGE_SELF), cpuOf(syscall.RUSAGE_CHILDREN)
+	cg0, n0 := runner.SandboxesCPU()
+	// Writing 5 to clear_refs resets the process's peak RSS (VmHWM) to its current RSS
+	// (Linux ≥ 4.0): the peak then belongs to this run, not to an earlier one.
+	resetOK := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+	start := time.Now()
+	return func(stats []*runner.Stats) playMeasure {
+		m := playMeasure{
+			Wall:    time.Since(start),
+			SelfCPU: cpuOf(syscall.RUSAGE_SELF) - self0,
+			BotsCPU: cpuOf(syscall.RUSAGE_CHILDREN) - child0,
+			BotsBy:  botsByRusage,
+		}
+		if cg, n := runner.SandboxesCPU(); n > n0 {
+			m.BotsCPU, m.BotsBy = cg-cg0, botsByCgroups
+		}
+		for _, s := range stats {
+			if s == nil {
+				continue
+			}
+			for _, n := range s.Counts() {
+				m.Decisions += int64(n)
+			}
+			m.Decisions += int64(s.HostFaults())
+		}
+		m.PeakRSS, m.RSSSource = peakRSS(resetOK)
+		return m
+	}
+}
+
+// cpuOf is the user+sys CPU time getrusage reports for who.
+func cpuOf(who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// peakRSS is kothd's peak resident set size: VmHWM, reset at the start of the run when
+// reset says so, else since the process started; rusage's maxrss when /proc is missing.
+func peakRSS(reset bool) (int64, string) {
+	if kb, ok := procStatusKB("VmHWM"); ok {
+		if reset {
+			return kb << 10, "VmHWM, reset when the games started"
+		}
+		return kb << 10, "VmHWM since kothd started (clear_refs not writable)"
+	}
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Maxrss << 10, "rusage maxrss since kothd started"
+}
+
+// procStatusKB reads a "Key:   123 kB" line of /proc/self/status.
+func procStatusKB(key string) (int64, bool) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), key+":")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		return v, err == nil
+	}
+	return 0, false
+}
+
+// loadAverage is /proc/loadavg's first three fields, for the output: a bench on a busy
+// machine says so.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kothd/kothd/cron"
+)
+
+// benchResult is what kothd bench reports for one challenge (docs/benchmarks.md says what
+// each number means). Times are in seconds, CPU per decision in microseconds.
+type benchResult struct {
+	Challenge   string `json:"challenge"`
+	Engine      string `json:"engine"`
+	Protocol    string `json:"protocol"`
+	RunID       int64  `json:"run"`
+	Seed        uint64 `json:"seed"`
+	Bots        int    `json:"bots"`
+	Games       int    `json:"games"`
+	Sandbox     string `json:"sandbox"`
+	LoadAverage string `json:"load_average"` // /proc/loadavg when the games ended
+
+	Seconds         float64 `json:"seconds"` // wall time of the games
+	GamesPerSec     float64 `json:"games_per_s"`
+	Decisions       int64   `json:"decisions"`
+	DecisionsPerSec float64 `json:"decisions_per_s"`
+
+	KothdCPU   float64 `json:"kothd_cpu_s"`
+	BotsCPU    float64 `json:"bots_cpu_s"`
+	BotsSource string  `json:"bots_cpu_source"`
+	// CPU per decision, microseconds.
+	KothdCPUPerDecision float64 `json:"kothd_cpu_per_decision_us"`
+	BotsCPUPerDecision  float64 `json:"bots_cpu_per_decision_us"`
+
+	PeakRSS       int64  `json:"peak_rss_bytes"`
+	PeakRSSSource string `json:"peak_rss_source"`
+
+	Yardstick  *yardstickReport  `json:"yardstick,omitempty"`
+	Sequential *sequentialResult `json:"sequential,omitempty"`
+}
+
+// yardstickReport is the yardstick's run and the ratios against it.
+type yardstickReport struct {
+	yardstickResult
+	GamesPerSec float64 `json:"games_per_s"`
+	// Ratio is kothd's games/s over the yardstick's: above 1, kothd is faster.
+	Ratio float64 `json:"ratio"`
+	// CPURatio compares games per CPU-second (kothd's and the bots' CPU against the
+	// yardstick's): what the isolation costs, whatever the cores and the load.
+	CPURatio float64 `json:"cpu_ratio"`
+}
+
+// sequentialResult is the same challenge played with one game (or tournament) at a time,
+// the way the original controllers of Mafia and Bank Heist ran.
+type sequentialResult struct {
+	Concurrency int     `json:"concurrency"`
+	Seconds     float64 `json:"seconds"`
+	GamesPerSec float64 `json:"games_per_s"`
+	Ratio       float64 `json:"ratio"` // the normal run's games/s over this one's
+}
+
+func newBenchResult(r *cron.Report, m playMeasure, sandbox string) *benchResult {
+	res := &benchResult{
+		Challenge: r.Challenge, RunID: r.RunID, Seed: r.Seed, Bots: r.Entered, Games: r.Games,
+		Sandbox: sandbox, LoadAverage: loadAverage(),
+		Seconds:   m.Wall.Seconds(),
+		Decisions: m.Decisions,
+		KothdCPU:  m.SelfCPU.Seconds(), BotsCPU: m.BotsCPU.Seconds(), BotsSource: m.BotsBy,
+		PeakRSS: m.PeakRSS, PeakRSSSource: m.RSSSource,
+	}
+	res.GamesPerSec = per(float64(res.Games), res.Seconds)
+	res.DecisionsPerSec = per(float64(res.Decisions), res.Seconds)
+	res.KothdCPUPerDecision = per(float64(m.SelfCPU/time.Nanosecond)/1e3, float64(res.Decisions))
+	res.BotsCPUPerDecision = per(float64(m.BotsCPU/time.Nanosecond)/1e3, float64(res.Decisions))
+	return res
+}
+
+func (res *benchResult) setYardstick(y *yardstickResult) {
+	rep := &yardstickReport{yardstickResult: *y, GamesPerSec: per(float64(y.Games), y.Seconds)}
+	rep.Ratio = per(res.GamesPerSec, rep.GamesPerSec)
+	kothdPerCPU := per(float64(res.Games), res.KothdCPU+res.BotsCPU)
+	rep.CPURatio = per(kothdPerCPU, per(float64(y.Games), y.CPU))
+	res.Yardstick = rep
+}
+
+// per is a/b, 0 when b is 0.
+func per(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
+// print writes the result as a block of text.
+func (res *benchResult) print(w io.Writer) {
+	fmt.Fprintf(w, "%s (%s, %s): %d games, %d bots, seed %d, run %d, sandbox %s, load average %s\n",
+		res.Challenge, res.Engine, res.Protocol, res.Games, res.Bots, res.Seed, res.RunID, res.Sandbox, res.LoadAverage)
+	fmt.Fprintf(w, "  games/s          %s  (%.2f s of wall time)\n", rate(res.GamesPerSec), res.Seconds)
+	fmt.Fprintf(w, "  decisions/s      %s  (%d decisions, %.1f per game)\n", rate(res.DecisionsPerSec), res.Decisions, per(float64(res.Decisions), float64(res.Games)))
+	fmt.Fprintf(w, "  CPU per decision kothd %.1f µs, bots %.1f µs  (CPU: kothd %.2f s, bots %.2f s; bots by %s)\n",
+		res.KothdCPUPerDecision, res.BotsCPUPerDecision, res.KothdCPU, res.BotsCPU, res.BotsSource)
+	fmt.Fprintf(w, "  CPU per game     kothd %s, bots %s\n", dur(per(res.KothdCPU, float64(res.Games))), dur(per(res.BotsCPU, float64(res.Games))))
+	fmt.Fprintf(w, "  peak RSS         %.1f MB  (%s)\n", float64(res.PeakRSS)/(1<<20), res.PeakRSSSource)
+	if s := res.Sequential; s != nil {
+		fmt.Fprintf(w, "  sequential       %s games/s with concurrency 1 (%.2f s): ratio %.2f×\n", rate(s.GamesPerSec), s.Seconds, s.Ratio)
+	}
+	if y := res.Yardstick; y != nil {
+		fmt.Fprintf(w, "  yardstick        %s games/s  (%d games in %.2f s of wall time, %.2f s of CPU, %s)\n",
+			rate(y.GamesPerSec), y.Games, y.Seconds, y.CPU, y.Cores)
+		fmt.Fprintf(w, "  ratio            %.2f×  kothd games/s ÷ yardstick games/s;  by CPU %.2f×  (games per CPU-second, kothd and bots together)\n", y.Ratio, y.CPURatio)
+	}
+}
+
+// rate shows a rate with the precision it deserves (Mafia plays a game in seconds).
+func rate(r float64) string {
+	if r < 10 {
+		return fmt.Sprintf("%.3f", r)
+	}
+	return fmt.Sprintf("%.1f", r)
+}
+
+// dur shows seconds in the unit that suits them.
+func dur(s float64) string {
+	switch {
+	case s >= 1:
+		return fmt.Sprintf("%.2f s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%.2f ms", s*1e3)
+	default:
+		return fmt.Sprintf("%.1f µs", s*1e6)
+	}
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// kothd bench on two forty answers (the real sandbox, the real yardstick): every number it
+// reports is there and positive, and the text shows each of them.
+func TestBenchReportsEveryMeasure(t *testing.T) {
+	cfg := hostDir(t, "")
+	code, out, errOut := kothd(t, "bench", "forty", "--config", cfg, "--snapshot", oneBotSnapshot(t), "--games", "30", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var results []*benchResult
+	if err := json.Unmarshal([]byte(out), &results); err != nil || len(results) != 1 {
+		t.Fatalf("%v: %d results\n%s", err, len(results), out)
+	}
+	r := results[0]
+	if r.Challenge != "forty" || r.Games != 30 || r.Bots < 2 {
+		t.Errorf("played %q, %d games, %d bots", r.Challenge, r.Games, r.Bots)
+	}
+	// Each game seats every bot: a new instance per seat, a call per turn, an end per seat.
+	if r.Decisions < int64(3*r.Bots*r.Games) {
+		t.Errorf("%d decisions for %d games of %d bots", r.Decisions, r.Games, r.Bots)
+	}
+	positive := map[string]float64{
+		"games/s": r.GamesPerSec, "decisions/s": r.DecisionsPerSec,
+		"kothd CPU": r.KothdCPU, "bots CPU": r.BotsCPU,
+		"kothd CPU per decision": r.KothdCPUPerDecision, "bots CPU per decision": r.BotsCPUPerDecision,
+		"peak RSS": float64(r.PeakRSS),
+	}
+	if y := r.Yardstick; y == nil {
+		t.Error("no yardstick")
+	} else {
+		if y.Games != r.Games {
+			t.Errorf("the yardstick played %d games, kothd %d", y.Games, r.Games)
+		}
+		positive["yardstick games/s"], positive["ratio"], positive["CPU ratio"] = y.GamesPerSec, y.Ratio, y.CPURatio
+	}
+	for what, v := range positive {
+		if !(v > 0) {
+			t.Errorf("%s = %v", what, v)
+		}
+	}
+	if r.PeakRSS < 1<<20 || r.PeakRSS > 4<<30 {
+		t.Errorf("peak RSS %d bytes", r.PeakRSS)
+	}
+	var text bytes.Buffer
+	r.print(&text)
+	for _, want := range []string{"games/s", "decisions/s", "CPU per decision", "kothd", "bots", "peak RSS", "yardstick", "ratio", "load average"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+}
+
+// bench names its challenges as arguments, "all" for every one; a wrong name is refused
+// before anything is played.
+func TestBenchChallenges(t *testing.T) {
+	cfg := testConfig(t, "")
+	code, _, errOut := kothd(t, "bench", "forty", "fourty", "--config", cfg, "--snapshot", t.TempDir())
+	if code != 1 || !strings.Contains(errOut, `no challenge named "fourty"`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

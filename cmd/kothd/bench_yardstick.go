@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/kothd/kothd/store"
+)
+
+// The yardsticks: for each Python-class game, the original controller's way of playing it
+// (every bot class in one Python process, called directly, no sandbox), written anew from
+// the rules. See yardstick/yardcommon.py and docs/benchmarks.md.
+//
+//go:embed yardstick/*.py
+var yardsticks embed.FS
+
+// yardstickResult is one yardstick run: the same bots and games as kothd's run.
+type yardstickResult struct {
+	Games   int     `json:"games"`
+	Seconds float64 `json:"seconds"` // wall time of the games
+	CPU     float64 `json:"cpu"`     // CPU time of the games
+	Leader  []any   `json:"leader"`  // the class with the best share of wins, and that share
+	Cores   string  `json:"cores"`   // how it was pinned
+}
+
+// hasYardstick says whether the game has a yardstick (the Python-class games).
+func hasYardstick(engine string) bool {
+	_, err := yardsticks.Open("yardstick/" + engine + ".py")
+	return err == nil
+}
+
+// runYardstick plays games games of engine with bots (the run's, as the store recorded
+// them) in the yardstick, on one core when taskset can pin it there.
+func runYardstick(ctx context.Context, python, engine string, bots []store.RunBot, games int, seed uint64, options any) (*yardstickResult, error) {
+	dir, err := os.MkdirTemp("", "kothd-yardstick-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	entries, err := yardsticks.ReadDir("yardstick")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		data, err := yardsticks.ReadFile("yardstick/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	type bot struct {
+		Name     string `json:"name"`
+		Dir      string `json:"dir"`
+		Baseline bool   `json:"baseline"`
+	}
+	in := struct {
+		Module  string `json:"module"`
+		Games   int    `json:"games"`
+		Seed    uint64 `json:"seed"`
+		Options any    `json:"options"`
+		Bots    []bot  `json:"bots"`
+	}{Module: engine, Games: games, Seed: seed, Options: options}
+	for _, b := range bots {
+		in.Bots = append(in.Bots, bot{Name: b.Name, Dir: b.Dir, Baseline: b.Baseline})
+	}
+	input, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	argv := []string{python, "-B", filepath.Join(dir, engine+".py")}
+	cores := "one core (taskset -c 0)"
+	if ts, err := exec.LookPath("taskset"); err == nil {
+		argv = append([]string{ts, "-c", "0"}, argv...)
+	} else {
+		cores = "not pinned: taskset not found (Python runs on one core at a time anyway)"
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(input)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("yardstick %s: %w: %s", engine, err, tail(errb.String(), 2000))
+	}
+	var res yardstickResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return nil, fmt.Errorf("yardstick %s: unreadable report %q: %w", engine, tail(out.String(), 500), err)
+	}
+	res.Cores = cores
+	return &res, nil
+}
+
+// tail is the end of s, at most n bytes.
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

@@ -1,0 +1,70 @@
+"""What every yardstick shares: loading the run's bots into this one process, and the report.
+
+A yardstick plays the same bots and the same number of games as a kothd run, the way the
+original controllers did: every bot class in the controller's own process, called directly,
+no sandbox, no protocol, one game after another on one core. kothd bench runs it after its
+own run and divides the two rates (docs/benchmarks.md).
+
+Input (stdin, JSON): {"module": game module, "games": N, "seed": S, "options": {...},
+                      "bots": [{"name": class, "dir": prepared bot directory, "baseline": bool}]}
+Output (stdout, JSON): {"games": N, "seconds": wall time of the games, "cpu": CPU time of the
+                        games, "leader": [name, share]}
+
+The bots are the files kothd prepared: each directory's bot.py, run in the namespace the
+game's module (its .harness/<module>.py, the same base classes kothd's harness gives them)
+provides, and the class of that name picked among its competitors.
+"""
+import importlib
+import json
+import os
+import sys
+import time
+
+
+def load(module):
+    """Reads the input and returns (spec, game module, bot classes in the run's order)."""
+    spec = json.load(sys.stdin)
+    sys.stdout = open(os.devnull, "w")  # what bots print; the report goes to the real stdout
+    bots = spec["bots"]
+    harness = os.path.join(bots[0]["dir"], ".harness")
+    sys.path.insert(0, harness)
+    import pyclass  # noqa: F401  the harness module: game modules import names from it
+    mod = importlib.import_module(spec.get("module") or module)
+    classes = []
+    for b in bots:
+        if b.get("baseline"):
+            classes.append(mod.BASELINES[b["name"]])
+            continue
+        path = os.path.join(b["dir"], "bot.py")
+        with open(path, encoding="utf-8") as f:
+            code = f.read()
+        ns = mod.namespace()
+        before = set(ns)
+        sys.path.insert(0, b["dir"])
+        try:
+            exec(compile(code, path, "exec"), ns)
+        finally:
+            sys.path.pop(0)
+        found = [c for c in mod.competitors(ns, before) if c.__name__ == b["name"]]
+        if not found:
+            raise SystemExit("yardstick: class %s not found in %s" % (b["name"], path))
+        classes.append(found[0])
+    return spec, mod, classes
+
+
+class Clock:
+    """Wall and CPU time of the games alone (loading the bots is not counted)."""
+
+    def __init__(self):
+        self.wall0, self.cpu0 = time.perf_counter(), time.process_time()
+
+    def report(self, games, leader):
+        out = {
+            "games": games,
+            "seconds": time.perf_counter() - self.wall0,
+            "cpu": time.process_time() - self.cpu0,
+            "leader": leader,
+        }
+        real = sys.__stdout__
+        real.write(json.dumps(out) + "\n")
+        real.flush()
