@@ -52,6 +52,15 @@ def load(module):
     return spec, mod, classes
 
 
+def option(spec, name, default):
+    """The challenge's option name (Go's field name or its yaml key), or default."""
+    want = name.replace("_", "").lower()
+    for k, v in (spec.get("options") or {}).items():
+        if k.replace("_", "").lower() == want and v:
+            return v
+    return default
+
+
 class Clock:
     """Wall and CPU time of the games alone (loading the bots is not counted)."""
 
