@@ -16,7 +16,8 @@ import (
 )
 
 // The same bots played again (`once --force`) publish a board whose rank changes are only
-// those the statistics stand behind, with the run history, the chart and the archive.
+// those the statistics stand behind, with the run history, the chart and the archive. The
+// fake game: this is the cycle's and the publisher's bookkeeping, not the bots'.
 func TestBoardAcrossRuns(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -29,7 +30,7 @@ func TestBoardAcrossRuns(t *testing.T) {
 		bot("Twenty", "sum(self.current_throws) &lt; 20"),
 		bot("Once", "len(self.current_throws) &lt; 1"),
 	})
-	cy := testCycle(t, dir)
+	cy := withFakeGame(t, testCycle(t, dir))
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Baselines, ch.Games = false, 400

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,18 +60,24 @@ func testSandbox(t testing.TB) runner.Sandbox {
 
 // The forty game through the whole cycle with real bot processes: broken answers are
 // reported, a game of the run replays alone (the same twice), and the same seed gives
-// the same standings.
+// the same standings (the bots' seeds reach their processes). Five answers of the
+// snapshot (one entering two bots, one without code, one that does not compile, one
+// entering a name already taken), no baselines and ten games: every bot process costs,
+// and the cycle's bookkeeping is the fake game's tests' (TestCycleSkipsUnchanged and the
+// others); what this adds is real bots in the real sandbox.
 func TestFortyCycle(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cy := testCycle(t, dir)
+	cy.Source = snapshotOnly(t, 177765, 177771, 177790, 178040, 178066, 178093)
 	ch, _ := cy.Config.Challenge("forty")
+	ch.Baselines = false
 	seed := uint64(99)
-	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 100})
+	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.RunID == 0 || rep.Games != 100 {
+	if rep.RunID == 0 || rep.Games != 10 {
 		t.Fatalf("report %+v", rep)
 	}
 	md, err := os.ReadFile(filepath.Join(cy.Config.OutputDir, "forty.md"))
@@ -101,7 +108,7 @@ func TestFortyCycle(t *testing.T) {
 	}
 
 	// The same seed again: the same standings.
-	rep3, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 100})
+	rep3, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +119,25 @@ func TestFortyCycle(t *testing.T) {
 	if !reflect.DeepEqual(first, third) {
 		t.Errorf("same seed, different standings:\n%+v\n%+v", first, third)
 	}
+}
+
+// snapshotOnly is the bundled snapshot of a question with only the given answers.
+func snapshotOnly(t *testing.T, questionID int64, keep ...int64) scraper.Source {
+	t.Helper()
+	all, err := scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"}.Answers(context.Background(), questionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var drop []int64
+	for _, a := range all {
+		if !slices.Contains(keep, a.AnswerID) {
+			drop = append(drop, a.AnswerID)
+		}
+	}
+	if len(all)-len(drop) != len(keep) {
+		t.Fatalf("the snapshot of question %d lacks some of the answers %v", questionID, keep)
+	}
+	return snapshotWithout(t, questionID, drop...)
 }
 
 // The cycle's bookkeeping with the fake game: a second cycle over the same answers stores

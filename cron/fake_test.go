@@ -56,18 +56,22 @@ func fakeScore(r engine.Run, g, i int) (int, *engine.Fault) {
 }
 
 func fakePlay(ctx context.Context, r engine.Run) (*engine.Result, error) {
-	res := &engine.Result{Columns: []string{"Points"}}
+	res := &engine.Result{Columns: []string{"Points"}, Units: r.Games, UnitName: "games"}
+	samples := &engine.Samples{Values: make([][]float64, r.Games)} // for the board's intervals
+	res.Resample = samples
 	total := make([]int, len(r.Bots))
 	errs := make([]int, len(r.Bots))
 	for g := range r.Games {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("fake: run interrupted: %w", err)
 		}
+		samples.Values[g] = make([]float64, len(r.Bots))
 		for i := range r.Bots {
 			s, f := fakeScore(r, g, i)
 			if f != nil {
 				errs[i]++
 			}
+			samples.Values[g][i] = float64(s)
 			r.Fault.Record(i, f, map[string]int{"game": g})
 			total[i] += s
 		}
@@ -76,6 +80,7 @@ func fakePlay(ctx context.Context, r engine.Run) (*engine.Result, error) {
 		}
 	}
 	for i, b := range r.Bots {
+		samples.Bots = append(samples.Bots, b.Name)
 		res.Rows = append(res.Rows, engine.Row{Bot: b.Name, Baseline: b.Baseline, Score: float64(total[i]), Played: r.Games,
 			Errors: errs[i], Cells: []string{fmt.Sprint(total[i])}})
 	}
