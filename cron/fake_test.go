@@ -2,8 +2,10 @@ package cron
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,6 +27,7 @@ var fakeGame = &engine.Game{
 	Concurrency: 1,
 	Options:     func() any { return new(fakeOptions) },
 	Baselines:   []string{"Dummy"},
+	Batched:     true,
 	Play:        fakePlay,
 	Validate: func(ctx context.Context, r engine.Run) error {
 		if strings.HasPrefix(r.Bots[0].Name, "Sleeper") {
@@ -52,41 +55,93 @@ func fakeScore(r engine.Run, g, i int) (int, *engine.Fault) {
 	if strings.HasPrefix(b.Name, "Faulty") {
 		return 0, &engine.Fault{Outcome: engine.Crash, Detail: "the fake game's Faulty bots always crash"}
 	}
-	return int(engine.SubSeed(engine.GameSeed(r.Seed, g), b.Name)%100) + engine.OptionsOf[fakeOptions](r).Bonus, nil
+	return int(engine.SubSeed(engine.GameSeed(r.Seed, g), b.Name)%100) + engine.OptionsOf[fakeOptions](r).Bonus + fakeSkill(b.Name), nil
+}
+
+// fakeSkill is N for a bot named "Skill<N>…", else 0.
+func fakeSkill(name string) int {
+	rest, ok := strings.CutPrefix(name, "Skill")
+	if !ok {
+		return 0
+	}
+	end := 0
+	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+		end++
+	}
+	n, _ := strconv.Atoi(rest[:end])
+	return n
+}
+
+// fakeTally is the fake game's state: every game's points (its checkpoint, and the
+// bootstrap's samples) and each bot's faults.
+type fakeTally struct {
+	Points [][]int // Points[game][bot]
+	Errs   []int
 }
 
 func fakePlay(ctx context.Context, r engine.Run) (*engine.Result, error) {
-	res := &engine.Result{Columns: []string{"Points"}, Units: r.Games, UnitName: "games"}
-	samples := &engine.Samples{Values: make([][]float64, r.Games)} // for the board's intervals
-	res.Resample = samples
-	total := make([]int, len(r.Bots))
-	errs := make([]int, len(r.Bots))
-	for g := range r.Games {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("fake: run interrupted: %w", err)
+	t := &fakeTally{Errs: make([]int, len(r.Bots))}
+	start, err := r.Batches.Start(r.Games)
+	if err != nil {
+		return nil, err
+	}
+	if start > 0 {
+		if err := json.Unmarshal(r.Batches.Resume.State, t); err != nil || len(t.Points) != start {
+			return nil, fmt.Errorf("fake: checkpoint unreadable: %v", err)
 		}
-		samples.Values[g] = make([]float64, len(r.Bots))
+	}
+	state := func() ([]byte, error) { return json.Marshal(t) }
+	sofar := func() *engine.Result { return t.result(r) }
+	fold, playCtx := engine.NewFold(ctx, r.Batches, start, r.Games, func(_ int, pts []int) { t.Points = append(t.Points, pts) }, state, sofar)
+	for g := start; g < r.Games && playCtx.Err() == nil; g++ {
+		pts := make([]int, len(r.Bots))
 		for i := range r.Bots {
 			s, f := fakeScore(r, g, i)
 			if f != nil {
-				errs[i]++
+				t.Errs[i]++
 			}
-			samples.Values[g][i] = float64(s)
 			r.Fault.Record(i, f, map[string]int{"game": g})
-			total[i] += s
+			pts[i] = s
 		}
+		fold.Add(g, pts)
 		if r.Progress != nil {
 			r.Progress(g+1, r.Games)
 		}
 	}
+	var playErr error
+	if err := ctx.Err(); err != nil {
+		playErr = fmt.Errorf("fake: run interrupted: %w", err)
+	}
+	if _, err := fold.End(playErr); err != nil {
+		return nil, err
+	}
+	return t.result(r), nil
+}
+
+// result is the table of the games tallied, with their points as the bootstrap's samples.
+func (t *fakeTally) result(r engine.Run) *engine.Result {
+	games := len(t.Points)
+	res := &engine.Result{Columns: []string{"Points"}, Games: games, Units: games, UnitName: "games"}
+	smp := &engine.Samples{}
+	for _, b := range r.Bots {
+		smp.Bots = append(smp.Bots, b.Name)
+	}
+	total := make([]int, len(r.Bots))
+	for _, pts := range t.Points {
+		v := make([]float64, len(pts))
+		for i, p := range pts {
+			total[i] += p
+			v[i] = float64(p)
+		}
+		smp.Values = append(smp.Values, v)
+	}
+	res.Resample = smp
 	for i, b := range r.Bots {
-		samples.Bots = append(samples.Bots, b.Name)
-		res.Rows = append(res.Rows, engine.Row{Bot: b.Name, Baseline: b.Baseline, Score: float64(total[i]), Played: r.Games,
-			Errors: errs[i], Cells: []string{fmt.Sprint(total[i])}})
+		res.Rows = append(res.Rows, engine.Row{Bot: b.Name, Baseline: b.Baseline, Score: float64(total[i]), Played: games,
+			Errors: t.Errs[i], Cells: []string{fmt.Sprint(total[i])}})
 	}
 	sort.SliceStable(res.Rows, func(x, y int) bool { return res.Rows[x].Score > res.Rows[y].Score })
-	res.Games = r.Games
-	return res, nil
+	return res
 }
 
 // withFakeGame makes every challenge of cy's config play the fake game (with the same

@@ -9,6 +9,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/all"
+	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/runner"
 )
 
@@ -49,7 +50,8 @@ type PlayEnv struct {
 type Played struct {
 	Result *engine.Result
 	Stats  []*runner.Stats
-	Games  int // games planned
+	Games  int               // games planned
+	Ending *publisher.Ending // why a run of adaptive length ended; nil for a fixed length
 }
 
 // Submission is an accepted answer materialised into a directory.
@@ -157,6 +159,8 @@ func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
 		return nil, err
 	}
 	defer closeFn()
+	ad := newAdaptive(env, r.Games)
+	r.Batches = runBatches(ad)
 	res, err := env.Game.Play(ctx, r)
 	if err != nil {
 		return nil, err
@@ -165,7 +169,23 @@ func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
 	if env.Game.Planned != nil {
 		games = env.Game.Planned(r, res)
 	}
-	return &Played{Result: res, Stats: stats, Games: games}, nil
+	p := &Played{Result: res, Stats: stats, Games: games}
+	if ad != nil {
+		p.Ending = ad.ending(res)
+	}
+	return p, nil
+}
+
+// runBatches is the run's Batches, the one place where what happens at a batch boundary
+// is composed: checkpoints are to be saved here first (not plumbed yet), then the adaptive
+// length decides whether the run ends. nil when nothing needs the run in batches.
+func runBatches(ad *adaptive) *engine.Batches {
+	if ad == nil {
+		return nil
+	}
+	return &engine.Batches{Every: ad.batch, Done: func(cp engine.Checkpoint, sofar func() *engine.Result) (bool, error) {
+		return ad.stop(cp, sofar), nil
+	}}
 }
 
 // processLimits turns a challenge's configured limits into the sandbox's.

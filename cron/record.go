@@ -111,6 +111,9 @@ func botSetHash(env *PlayEnv) string {
 	h := sha256.New()
 	opts, _ := json.Marshal(env.Options)
 	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", env.Challenge.Engine, firstPositive(env.Games, env.Challenge.Games), env.Challenge.Concurrency, opts)
+	if k := adaptiveKey(env); k != "" {
+		fmt.Fprintf(h, "%s\x00", k)
+	}
 	for _, b := range env.Bots {
 		fmt.Fprintf(h, "%s\x00%s\x00", b.Name, b.Dir)
 	}
@@ -151,6 +154,7 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 		Challenge: env.Challenge.Name, Title: env.Challenge.Title, Engine: env.Challenge.Engine, QuestionID: env.Challenge.QuestionID,
 		RunID: rep.RunID, Seed: env.Seed, Date: time.Now(), Sandbox: c.Sandbox.Name(),
 		Result: p.Result, Bots: map[string]publisher.BotInfo{}, NotEntered: rep.Rejected, Changes: changeList(rep.Changes, revs),
+		Ending: p.Ending,
 	}
 	for i, e := range env.Bots {
 		info := publisher.BotInfo{Author: e.Author, AnswerID: e.AnswerID}

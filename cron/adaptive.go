@@ -1,0 +1,80 @@
+package cron
+
+import (
+	"fmt"
+
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/publisher"
+)
+
+// adaptive is a run's adaptive length (the challenge's `adaptive:` block): at each batch
+// boundary it asks the board's own statistics whether every pair of adjacent ranks is
+// separated, and ends the run once they are (not before minGames); otherwise the run plays
+// its whole budget. Its decisions depend only on the games so far and the run's seed, and
+// are made in game order, so the same seed and bots stop after the same number of games.
+type adaptive struct {
+	confidence float64
+	batch      int
+	minGames   int
+	budget     int
+	seed       uint64 // the run's: the bootstrap's stream, as on the board
+	stoppedAt  int    // games played when it ended the run; 0 while it plays on
+}
+
+// newAdaptive is the adaptive length of env's run of budget games; nil when the challenge
+// has none (or the engine cannot stop early, or there is no budget: the config refuses
+// both, so this only guards a config that was not validated against the engines).
+func newAdaptive(env *PlayEnv, budget int) *adaptive {
+	c := env.Challenge.Adaptive
+	if c == nil || !env.Game.Batched || budget <= 0 {
+		return nil
+	}
+	a := &adaptive{confidence: c.Confidence, batch: c.Batch, minGames: c.MinGames, budget: budget, seed: env.Seed}
+	if a.confidence == 0 {
+		a.confidence = publisher.Confidence
+	}
+	if a.batch <= 0 {
+		a.batch = max(budget/10, 1)
+	}
+	if a.minGames <= 0 {
+		a.minGames = a.batch
+	}
+	return a
+}
+
+// stop decides at a batch boundary: the run ends there when it has played minGames and
+// its table so far leaves no adjacent ranks unseparated.
+func (a *adaptive) stop(cp engine.Checkpoint, sofar func() *engine.Result) bool {
+	if cp.Done < a.minGames {
+		return false
+	}
+	if len(publisher.Unsettled(sofar(), a.seed, a.confidence)) > 0 {
+		return false
+	}
+	a.stoppedAt = cp.Done
+	return true
+}
+
+// ending says, for the board, why the run ended and after how many games, given its final
+// table. A run that played its whole budget and ended settled anyway (its last batch
+// settled it; the end of a run is no batch boundary) says settled too.
+func (a *adaptive) ending(res *engine.Result) *publisher.Ending {
+	e := &publisher.Ending{Reason: publisher.EndSettled, Confidence: a.confidence, Games: res.Games + res.Voided,
+		Budget: a.budget, MinGames: a.minGames, Batch: a.batch, Overlaps: [][2]int{}}
+	if a.stoppedAt == 0 {
+		if u := publisher.Unsettled(res, a.seed, a.confidence); len(u) > 0 {
+			e.Reason, e.Overlaps = publisher.EndBudget, u
+		}
+	}
+	return e
+}
+
+// adaptiveKey is what of the challenge's adaptive block changes its runs' results, for
+// the bot set's hash ("" without one, which leaves the hash of other challenges as it was).
+func adaptiveKey(env *PlayEnv) string {
+	c := env.Challenge.Adaptive
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("adaptive %g %d %d", c.Confidence, c.Batch, c.MinGames)
+}
