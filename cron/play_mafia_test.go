@@ -19,6 +19,7 @@ func TestMafiaSnapshot(t *testing.T) {
 	ctx := context.Background()
 	env, a := adapterEnv(t, "mafia", "")
 	needLanguage(t, env, "python2")
+	patient(env.Challenge) // no faults expected
 	refused := enterSnapshot(t, env, a, 151341)
 	for id, want := range map[int64]string{
 		151677: "exit status 127", // Mastermind: run starts a file the answer never posted

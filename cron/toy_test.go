@@ -38,6 +38,7 @@ func TestToyGameCycle(t *testing.T) {
 		Limits:  forty.Limits,
 	}}
 	ch := &cy.Config.Challenges[0]
+	patient(ch) // its replays are compared
 	seed := uint64(3)
 	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 12})
 	if err != nil {
