@@ -98,6 +98,16 @@ func TestAdaptiveStopsWhenSettled(t *testing.T) {
 	if b, md := published(t, cy); rep.Games != 450 || b.Run.Ending.Confidence != 0.99 || !strings.Contains(md, "Ended: order settled at 99 % after 450 games") {
 		t.Errorf("stricter: %d games, ending %+v", rep.Games, b.Run.Ending)
 	}
+
+	// The block is part of what a run plays: unchanged, the next cycle skips; changed, it
+	// plays again.
+	if rep, err := cy.Run(ctx, ch, Options{}); err != nil || rep.RunID != 0 {
+		t.Errorf("nothing changed, yet: %+v, %v", rep, err)
+	}
+	ch.Adaptive = &config.Adaptive{Confidence: 0.99, Batch: 150, MinGames: 600}
+	if rep, err := cy.Run(ctx, ch, Options{}); err != nil || rep.RunID == 0 || rep.Games != 600 {
+		t.Errorf("a changed adaptive block did not play again (600 games): %+v, %v", rep, err)
+	}
 }
 
 // Bots of equal strength never settle: the run plays its whole budget, and the board
