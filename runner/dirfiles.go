@@ -33,8 +33,11 @@ const (
 
 // DirConfig configures the processes of one dirfiles tournament.
 type DirConfig struct {
-	// Command runs the bot in its directory. Default: ./run through the system shell, as
-	// the original controller did (so a `run` without a shebang still runs as a script).
+	// Command runs the bot in its directory. Default: ./run, executed directly, which is
+	// what the original controller's `sh -c ./run` amounts to without a shell process per
+	// decision; a `run` the kernel refuses to execute (no #! line: ENOEXEC) is run by
+	// /bin/sh, as that shell would, and exit statuses follow the shell's (127: not found,
+	// 126: not executable).
 	Command   []string
 	Timeout   time.Duration // wall-clock limit of one run (default 10s)
 	MaxOutput int64         // bytes of to_server read; a bigger file is an OutputLimit (default 64 KiB)
@@ -52,17 +55,23 @@ type DirBot struct {
 // concurrently for different bots, never for the same bot.
 type DirPool struct {
 	cfg       DirConfig
+	sb        Sandbox
 	bots      []DirBot
 	launchers []*Launcher
-	stats     []*Stats
-	last      []string // the last from_server written, for the fault report's input
-	exit      []int    // the exit status of the last run, -1 when it did not exit normally
+	// shell[i], started on the first `run` of bot i that the kernel would not execute,
+	// runs it through /bin/sh from then on (nil: the direct launcher serves the bot).
+	shell  []*Launcher
+	direct bool // cfg.Command is the default ./run: the shell fallback applies
+	stats  []*Stats
+	last   []string // the last from_server written, for the fault report's input
+	exit   []int    // the exit status of the last run, -1 when it did not exit normally
 }
 
 // NewDirPool prepares a pool; nothing is started until Run. Close it when done.
 func NewDirPool(sb Sandbox, cfg DirConfig, bots []DirBot) *DirPool {
-	if len(cfg.Command) == 0 {
-		cfg.Command = []string{"/bin/sh", "-c", "./" + RunFile}
+	direct := len(cfg.Command) == 0
+	if direct {
+		cfg.Command = []string{"./" + RunFile}
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Second
@@ -71,26 +80,36 @@ func NewDirPool(sb Sandbox, cfg DirConfig, bots []DirBot) *DirPool {
 		cfg.MaxOutput = 64 << 10
 	}
 	n := len(bots)
-	p := &DirPool{cfg: cfg, bots: bots, launchers: make([]*Launcher, n), stats: make([]*Stats, n), last: make([]string, n), exit: make([]int, n)}
-	for i, b := range bots {
+	p := &DirPool{cfg: cfg, sb: sb, bots: bots, launchers: make([]*Launcher, n), shell: make([]*Launcher, n), direct: direct,
+		stats: make([]*Stats, n), last: make([]string, n), exit: make([]int, n)}
+	for i := range bots {
 		p.stats[i] = newStats()
-		// Mafia bots know their name by their directory (spec §1.1): keep it visible.
-		p.launchers[i] = NewLauncher(sb, ProcSpec{Dir: b.Dir, Mount: "/players/" + filepath.Base(b.Dir), Argv: cfg.Command, Env: []string{"PATH=" + shimPath()}, Limits: cfg.Limits})
+		p.launchers[i] = p.launcher(i, cfg.Command)
 	}
 	return p
 }
 
+// launcher prepares bot i's launcher for a command.
+func (p *DirPool) launcher(i int, argv []string) *Launcher {
+	b := p.bots[i]
+	// Mafia bots know their name by their directory (spec §1.1): keep it visible.
+	return NewLauncher(p.sb, ProcSpec{Dir: b.Dir, Mount: "/players/" + filepath.Base(b.Dir), Argv: argv, Env: []string{"PATH=" + shimPath()}, Limits: p.cfg.Limits})
+}
+
 // Close stops the bots' launchers.
 func (p *DirPool) Close() {
-	for _, l := range p.launchers {
+	for i, l := range p.launchers {
 		l.Close()
+		if p.shell[i] != nil {
+			p.shell[i].Close()
+		}
 	}
 }
 
 // Stats returns the fault accounting of a bot.
 func (p *DirPool) Stats(bot int) *Stats { return p.stats[bot] }
 
-// LastExit is the exit status of the bot's last run: through the shell, 126 and 127 mean
+// LastExit is the exit status of the bot's last run: as from a shell, 126 and 127 mean
 // `run` (or the interpreter it names) could not be started. -1 when the run did not end
 // by exiting (killed, timed out, never started).
 func (p *DirPool) LastExit(bot int) int { return p.exit[bot] }
@@ -125,7 +144,7 @@ func (p *DirPool) Deliver(bot int, text string) error {
 // fault, but what the bot wrote is still returned: the original ignored the exit status.
 func (p *DirPool) Run(ctx context.Context, bot int, collect bool) (string, *engine.Fault) {
 	b := p.bots[bot]
-	r := p.launchers[bot].Launch(ctx, Job{Timeout: p.cfg.Timeout, DiscardStdout: true})
+	r := p.launch(ctx, bot)
 	f := r.Fault
 	p.exit[bot] = r.Exit
 	var out string
@@ -143,6 +162,30 @@ func (p *DirPool) Run(ctx context.Context, bot int, collect bool) (string, *engi
 	}
 	p.stats[bot].Record(f, map[string]any{"bot": b.Name, FromServer: truncate(p.last[bot], 2000)})
 	return out, f
+}
+
+// launch runs the bot's command once. With the default command, a `run` the kernel would
+// not execute (ENOEXEC: a script without #!) is run again by /bin/sh, as `sh -c ./run`
+// would have: nothing of the bot ran the first time. The exit status of a `run` that
+// cannot be executed is the shell's: 127 when it (or its #! interpreter) does not exist,
+// 126 otherwise, which validation reads as "cannot be started".
+func (p *DirPool) launch(ctx context.Context, bot int) Launched {
+	job := Job{Timeout: p.cfg.Timeout, DiscardStdout: true}
+	if p.shell[bot] != nil {
+		return p.shell[bot].Launch(ctx, job)
+	}
+	r := p.launchers[bot].Launch(ctx, job)
+	if p.direct && r.Errno == syscall.ENOEXEC {
+		p.shell[bot] = p.launcher(bot, []string{"/bin/sh", "./" + RunFile})
+		r = p.shell[bot].Launch(ctx, job)
+	}
+	switch {
+	case r.Errno == syscall.ENOENT:
+		r.Exit = 127
+	case r.Errno != 0:
+		r.Exit = 126
+	}
+	return r
 }
 
 // shimPath is the bots' PATH: the directory of interpreter shims first, then the usual.

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,7 +187,7 @@ func TestDirPoolFaults(t *testing.T) {
 		{"crash keeps its answer", map[string]string{RunFile: "#!/bin/bash\necho 'say 2' > to_server\necho boom >&2\nexit 3\n"}, "say 2\n", engine.Crash, 3},
 		{"python traceback", map[string]string{RunFile: "#!/bin/sh\npython3 bot.py < from_server > to_server\n", "bot.py": "raise SystemExit(undefined_name)\n"}, "", engine.Crash, 1},
 		{"missing helper", map[string]string{RunFile: "#!/bin/sh\n./real_bot.py\n"}, "", engine.Crash, 127},
-		{"killed by a signal", map[string]string{RunFile: "#!/bin/bash\nkill -KILL $$\n"}, "", engine.Killed, 137}, // the shell reports its killed child
+		{"killed by a signal", map[string]string{RunFile: "#!/bin/bash\nkill -KILL $$\n"}, "", engine.Killed, -1}, // run directly: no shell reports 137
 		{"garbage", map[string]string{RunFile: "#!/bin/bash\nprintf 'v\\x00o\\xfft\\te !!!\\n' > to_server\n"}, "v\x00o\xfft\te !!!\n", "", 0},
 		{"megabytes", map[string]string{RunFile: "#!/bin/bash\nyes 'vote for me!' | head -c 2000000 > to_server\n"}, "", engine.OutputLimit, 0},
 		{"to_server is a directory", map[string]string{RunFile: "#!/bin/bash\nrm -f to_server; mkdir -p to_server/x\n"}, "", engine.BadOutput, 0},
@@ -194,6 +195,9 @@ func TestDirPoolFaults(t *testing.T) {
 		{"to_server links outside", map[string]string{RunFile: "#!/bin/bash\nrm -f to_server; ln -s " + outside + " to_server\n"}, "", engine.BadOutput, 0},
 		{"writes outside its directory", map[string]string{RunFile: "#!/bin/bash\necho hacked > ../escaped\necho 'vote no one' > to_server\n"}, "vote no one\n", "", 0},
 		{"no shebang", map[string]string{RunFile: "echo 'say 4' > to_server\n"}, "say 4\n", "", 0},
+		// Executed directly, run reports what the original's shell would have: 127.
+		{"no run", map[string]string{"bot.py": "print('say 1')\n"}, "", engine.Crash, 127},
+		{"missing interpreter", map[string]string{RunFile: "#!/nonexistent/python\nprint('say 1')\n"}, "", engine.Crash, 127},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -359,5 +363,29 @@ func BenchmarkDirPoolLaunch(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "launches/s")
 		})
+	}
+}
+
+// TestDirPoolExecStatus: `run` is executed without a shell, yet a run that cannot be
+// executed reports the shell's status (126: not executable), and a script without #! is
+// run by /bin/sh on every run, the first included.
+func TestDirPoolExecStatus(t *testing.T) {
+	b := dirBot(t, "Bot", map[string]string{RunFile: "#!/bin/sh\necho 'say 1' > to_server\n"})
+	if err := os.Chmod(filepath.Join(b.Dir, RunFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{b})
+	defer pool.Close()
+	if out, f := pool.Run(context.Background(), 0, true); out != "" || f == nil || f.Outcome != engine.Crash || pool.LastExit(0) != 126 {
+		t.Errorf("not executable: %q, %v, exit %d; want a crash with status 126", out, f, pool.LastExit(0))
+	}
+
+	s := dirBot(t, "Script", map[string]string{RunFile: "n=$(cat count 2>/dev/null || echo 0)\necho $((n+1)) > count\necho \"say $((n+1))\" > to_server\n"})
+	pool = NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{s})
+	defer pool.Close()
+	for i := 1; i <= 3; i++ {
+		if out, f := pool.Run(context.Background(), 0, true); f != nil || out != fmt.Sprintf("say %d\n", i) {
+			t.Fatalf("run %d of a script without #!: %q, %v", i, out, f)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/kothd/kothd/engine"
@@ -113,11 +114,13 @@ type Job struct {
 
 // Launched is how a decision ended: what it printed (stdout up to Limits.OutputBytes,
 // the tail of stderr), its exit status (-1 when it did not exit by itself: a signal, a
-// timeout, a process that never started), and its fault, nil when it exited with 0.
+// timeout, a process that never started), why the command could not be executed (0 when
+// it was), and its fault, nil when it exited with 0.
 type Launched struct {
 	Stdout string
 	Stderr string
 	Exit   int
+	Errno  syscall.Errno
 	Fault  *engine.Fault
 }
 

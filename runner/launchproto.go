@@ -63,6 +63,7 @@ func (r *launchReply) launched(timeout time.Duration, limit int64) Launched {
 	case "output":
 		res.Fault = &engine.Fault{Outcome: engine.OutputLimit, Detail: fmt.Sprintf("printed more than %d bytes; process killed", limit)}
 	case "noexec":
+		res.Errno = syscall.Errno(r.Errno)
 		res.Fault = &engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("cannot start: %s%s", r.Why, note)}
 	case "error":
 		res.Fault = &engine.Fault{Outcome: engine.HostFault, Detail: "launcher: " + r.Why}
