@@ -1,6 +1,8 @@
 package cron
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/kothd/kothd/engine"
@@ -77,4 +79,22 @@ func adaptiveKey(env *PlayEnv) string {
 		return ""
 	}
 	return fmt.Sprintf("adaptive %g %d %d", c.Confidence, c.Batch, c.MinGames)
+}
+
+// endedAfter is how many games a run of adaptive length played, from its stored board
+// (which keeps why the run ended); false for a run of fixed length or without a board.
+func (c *Cycle) endedAfter(ctx context.Context, runID int64) (int, bool) {
+	raw, err := c.Store.RunBoard(ctx, runID)
+	if err != nil || raw == nil {
+		return 0, false
+	}
+	var b struct {
+		Run struct {
+			Ending *publisher.Ending `json:"ending"`
+		} `json:"run"`
+	}
+	if json.Unmarshal(raw, &b) != nil || b.Run.Ending == nil {
+		return 0, false
+	}
+	return b.Run.Ending.Games, true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,9 +56,14 @@ func TestAdaptiveStopsWhenSettled(t *testing.T) {
 	ctx := context.Background()
 	cy, ch := adaptiveCycle(t, []string{"Skill0Low", "Skill40Mid", "Skill80High"}, 2000, &config.Adaptive{Batch: 100, MinGames: 300})
 	seed := uint64(7)
+	var out strings.Builder
+	cy.Out = &out
 	rep, err := cy.Run(ctx, ch, Options{Seed: &seed})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "forty: Ended: order settled at 95 % after 300 games") {
+		t.Errorf("the console does not say how the run ended:\n%s", out.String())
 	}
 	if rep.Games != 300 {
 		t.Fatalf("played %d games, want 300 (settled at the first look after min_games)", rep.Games)
@@ -76,6 +82,14 @@ func TestAdaptiveStopsWhenSettled(t *testing.T) {
 	run, err := cy.Store.GetRun(ctx, rep.RunID)
 	if err != nil || run.GamesPlayed != 300 || run.GamesPlanned != 2000 {
 		t.Errorf("stored run: %+v, %v", run, err)
+	}
+	// Its games replay; the games after the stop were never played.
+	var trace strings.Builder
+	if err := cy.Replay(ctx, rep.RunID, 299, &trace); err != nil || !strings.Contains(trace.String(), "Skill80High") {
+		t.Errorf("replay of game 299: %v\n%s", err, trace.String())
+	}
+	if err := cy.Replay(ctx, rep.RunID, 300, io.Discard); err == nil || !strings.Contains(err.Error(), "games 0 to 299") {
+		t.Errorf("replay of game 300, after the stop: %v", err)
 	}
 
 	// The same seed: the same games, the same table.

@@ -90,6 +90,9 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	}
 	c.Log.Info("run finished", "challenge", ch.Name, "run", runID, "seed", env.Seed, "games", rep.Games, "elapsed", rep.Elapsed.Round(time.Millisecond))
 	c.printf("%s: %d games in %s (%s games/s)\n", ch.Name, rep.Games, rep.Elapsed.Round(time.Millisecond), rateText(float64(rep.Games)/max(rep.Elapsed.Seconds(), 1e-9)))
+	if played.Ending != nil {
+		c.printf("%s: %s\n", ch.Name, played.Ending)
+	}
 	board, err := c.board(ctx, env, played, rep, last)
 	if err != nil {
 		return err

@@ -49,6 +49,9 @@ func (c *Cycle) Replay(ctx context.Context, runID int64, game int, w io.Writer) 
 	if env.Game.Planned != nil {
 		games = env.Game.Planned(env.run(), run.Result)
 	}
+	if n, ok := c.endedAfter(ctx, runID); ok && n < games {
+		games = n // a run of adaptive length that stopped early: the games after were never played
+	}
 	if games <= 0 {
 		return fmt.Errorf("run %d has no games to replay", runID)
 	}

@@ -20,7 +20,7 @@ func Markdown(b *Board) []byte {
 	}
 	fmt.Fprintf(&w, " · %s · %s UTC\n\n", plural(len(b.Rows), "bot"), b.Run.Date.UTC().Format("2006-01-02 15:04"))
 	if e := b.Run.Ending; e != nil {
-		fmt.Fprintf(&w, "%s\n\n", endingText(e))
+		fmt.Fprintf(&w, "%s\n\n", e)
 	}
 	for _, l := range b.Summary {
 		fmt.Fprintf(&w, "%s  \n", text(l))
@@ -92,8 +92,8 @@ func table(w *strings.Builder, b *Board) {
 	}
 }
 
-// endingText says why an adaptive run stopped and after how many games.
-func endingText(e *Ending) string {
+// String says why an adaptive run stopped and after how many games, as the page does.
+func (e *Ending) String() string {
 	pct := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*e.Confidence), "0"), ".")
 	if e.Reason == EndSettled {
 		return fmt.Sprintf("Ended: order settled at %s %% after %s games (budget %s).", pct, thousands(e.Games), thousands(e.Budget))
