@@ -44,17 +44,24 @@ func newAdaptive(env *PlayEnv, budget int) *adaptive {
 	return a
 }
 
-// stop decides at a batch boundary: the run ends there when it has played minGames and
-// its table so far leaves no adjacent ranks unseparated.
-func (a *adaptive) stop(cp engine.Checkpoint, sofar func() *engine.Result) bool {
-	if cp.Done < a.minGames {
+// stop decides at a boundary of a run that reports every `every` games (the adaptive batch
+// itself, or the checkpoints' batch when they are saved more often): the run ends there
+// when the order is due for a look and its table so far leaves no adjacent ranks
+// unseparated.
+func (a *adaptive) stop(done, every int, sofar func() *engine.Result) bool {
+	if !a.due(done, every) || len(publisher.Unsettled(sofar(), a.seed, a.confidence)) > 0 {
 		return false
 	}
-	if len(publisher.Unsettled(sofar(), a.seed, a.confidence)) > 0 {
-		return false
-	}
-	a.stoppedAt = cp.Done
+	a.stoppedAt = done
 	return true
+}
+
+// due says whether the boundary after done games is one where the order is looked at:
+// from min_games on, the first boundary at or after each multiple of the batch. It
+// depends on nothing but its arguments, so a run resumed from a checkpoint looks where
+// the uninterrupted run would have.
+func (a *adaptive) due(done, every int) bool {
+	return done >= a.minGames && done/a.batch > (done-max(every, 1))/a.batch
 }
 
 // ending says, for the board, why the run ended and after how many games, given its final

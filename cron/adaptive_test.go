@@ -164,3 +164,27 @@ func TestAdaptivePlaysTheBudgetWhenUnsettled(t *testing.T) {
 		t.Errorf("a run of fixed length has an ending: %+v", b.Run.Ending)
 	}
 }
+
+// The order is looked at on the first boundary at or after each multiple of the batch,
+// from min_games on, whatever batch the boundaries come in (checkpoints may be smaller).
+func TestAdaptiveLooksAtBatchMultiples(t *testing.T) {
+	a := &adaptive{batch: 2500, minGames: 4000}
+	var looks []int
+	for done := 1000; done <= 12000; done += 1000 {
+		if a.due(done, 1000) {
+			looks = append(looks, done)
+		}
+	}
+	if fmt.Sprint(looks) != "[5000 8000 10000]" { // 2500 is before min_games; 7500 → 8000
+		t.Errorf("looks at %v, want [5000 8000 10000]", looks)
+	}
+	looks = nil
+	for done := 2500; done <= 10000; done += 2500 {
+		if a.due(done, 2500) {
+			looks = append(looks, done)
+		}
+	}
+	if fmt.Sprint(looks) != "[5000 7500 10000]" {
+		t.Errorf("boundaries at the batch: looks at %v", looks)
+	}
+}

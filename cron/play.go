@@ -177,14 +177,15 @@ func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
 }
 
 // runBatches is the run's Batches, the one place where what happens at a batch boundary
-// is composed: checkpoints are to be saved here first (not plumbed yet), then the adaptive
-// length decides whether the run ends. nil when nothing needs the run in batches.
+// is composed: checkpoints are to be saved here first (not plumbed yet; their batch may be
+// smaller than the adaptive one, see adaptive.stop), then the adaptive length decides
+// whether the run ends. nil when nothing needs the run in batches.
 func runBatches(ad *adaptive) *engine.Batches {
 	if ad == nil {
 		return nil
 	}
 	return &engine.Batches{Every: ad.batch, Done: func(cp engine.Checkpoint, sofar func() *engine.Result) (bool, error) {
-		return ad.stop(cp, sofar), nil
+		return ad.stop(cp.Done, ad.batch, sofar), nil
 	}}
 }
 
