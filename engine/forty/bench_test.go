@@ -1,0 +1,78 @@
+package forty_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/forty"
+)
+
+// goBots plays the forty game's bots in Go, answering by method alone so that the engine's
+// own cost is what is measured: bot b throws again until its turn has 1 + b%5 throws (the
+// "start" call follows the automatic throw, each "next" one more throw).
+type goBots struct {
+	mu    sync.Mutex
+	turn  map[[2]int]int // (bot, game) → throws asked for this turn
+	calls int
+}
+
+var (
+	replyTrue  = json.RawMessage("true")
+	replyFalse = json.RawMessage("false")
+)
+
+func (g *goBots) Exchange(_ context.Context, calls []engine.Call) []engine.Reply {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.calls += len(calls)
+	out := make([]engine.Reply, len(calls))
+	for i, c := range calls {
+		k := [2]int{c.Bot, c.Game}
+		switch c.Method {
+		case "start":
+			g.turn[k] = 1
+		case "next":
+			g.turn[k]++
+		case "end":
+			delete(g.turn, k)
+			out[i].Result = replyTrue
+			continue
+		default: // "new"
+			out[i].Result = replyTrue
+			continue
+		}
+		if g.turn[k] < 1+c.Bot%5 {
+			out[i].Result = replyTrue
+		} else {
+			out[i].Result = replyFalse
+		}
+	}
+	return out
+}
+
+// BenchmarkEngine measures the forty engine alone (tournament, lockstep scheduler, tally)
+// with 48 Go bots, no processes: a 48-bot field like the real one. One op is one game.
+func BenchmarkEngine(b *testing.B) {
+	bots := make([]engine.Entrant, 48)
+	for i := range bots {
+		bots[i] = engine.Entrant{Name: fmt.Sprintf("Go%02d", i), Seed: uint64(i)}
+	}
+	g := &goBots{turn: map[[2]int]int{}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	t, err := forty.Run(b.Context(), g, bots, forty.Options{Games: b.N, Seed: 1, Concurrency: 1024})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if t.Games != b.N {
+		b.Fatalf("%d games played of %d", t.Games, b.N)
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N)/sec, "games/s")
+	b.ReportMetric(float64(g.calls)/sec, "calls/s")
+	b.ReportMetric(float64(g.calls)/float64(b.N), "calls/game")
+}
