@@ -143,10 +143,12 @@ func clip(s string, n int) string {
 }
 
 // A White Elephant run of the original contest's one game: its replay ends with the run's
-// final scores.
+// final scores. Six answers of the snapshot (MirrorBot, who is disqualified, among them)
+// and the baselines: every bot is a process in the run and in each replay.
 func TestReplayWhiteElephant(t *testing.T) {
 	ctx := context.Background()
 	cy := testCycle(t, t.TempDir())
+	cy.Source = snapshotOnly(t, 169235, 169241, 169247, 169251, 169270, 169281)
 	runID := runFor(t, cy, "whiteelephant", "winning_score: 20\n", 1, 3) // one contest: the run's table is its game's
 	trace := replayTwice(t, cy, runID, 0,
 		"[!!!] A new round begins with this turn order:", " (Controlled by ", "opens a present worth",
