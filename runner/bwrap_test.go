@@ -116,8 +116,9 @@ func TestBwrapHidesOptionsAndEnvironmentFromProc(t *testing.T) {
 	defer func() { KillGroup(cmd); _ = cmd.Wait(); waitNoLeftovers(t, marker) }()
 	// Every process of the sandbox, as the host sees it: bwrap, its init, the bot.
 	// The chain execs step by step (bwrap, setpriv, unshare, prlimit, the bot), so wait on
-	// one snapshot that holds all three, the bot itself among them.
-	deadline := time.Now().Add(10 * time.Second)
+	// one snapshot that holds all three, the bot itself among them (generously: a loaded
+	// machine is slow to start them).
+	deadline := time.Now().Add(30 * time.Second)
 	botRunning := func(procs map[int]string) bool {
 		for _, c := range procs {
 			if strings.HasPrefix(c, "sleep ") {

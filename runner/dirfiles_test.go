@@ -116,9 +116,10 @@ func running(argv ...string) bool {
 	return false
 }
 
-// gone waits (boundedly: a kill is asynchronous) until no process has this command line.
+// gone waits (boundedly: a kill is asynchronous, and slow on a loaded machine) until no
+// process has this command line.
 func gone(argv ...string) bool {
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for running(argv...) {
 		if time.Now().After(deadline) {
 			return false

@@ -188,10 +188,11 @@ func (w *hostileWorld) checkAftermath(t *testing.T) {
 
 // waitNoLeftovers waits for every process carrying marker in its command line to be gone
 // (the kernel tears a killed sandbox down asynchronously) and fails if one is still
-// running after ten seconds, killing it so the machine is left clean.
+// running after thirty seconds (a loaded machine is slow to tear down), killing it so the
+// machine is left clean.
 func waitNoLeftovers(t *testing.T, marker string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		left := processesWith(marker)
 		if len(left) == 0 {
