@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,29 +44,7 @@ func TestGitHubHangingDuringPublicationFailsAtTheDeadline(t *testing.T) {
 
 // oneBotSnapshot is the bundled forty snapshot cut to its first two answers: a tournament in
 // seconds.
-func oneBotSnapshot(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("../../testdata/snapshot/codegolf/177765/answers.1.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var page map[string]any
-	if err := json.Unmarshal(b, &page); err != nil {
-		t.Fatal(err)
-	}
-	page["items"] = page["items"].([]any)[:2]
-	page["has_more"] = false
-	dir := t.TempDir()
-	q := filepath.Join(dir, "codegolf", "177765")
-	if err := os.MkdirAll(q, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, _ = json.Marshal(page)
-	if err := os.WriteFile(filepath.Join(q, "answers.1.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func oneBotSnapshot(t *testing.T) string { return fortySnapshot(t, 177771, 177786) }
 
 // A token GitHub rejects stops kothd before anything is played, with what to do about it.
 func TestBadTokenStopsBeforePlaying(t *testing.T) {

@@ -9,13 +9,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/store"
 )
 
 // TestHostKeepsTheBoard walks one host through what months alone bring, each step a real
-// kothd process on the bundled snapshot, where the API (the snapshot's probe) shows no
+// kothd process on five answers of the bundled snapshot, where the API (the probe) shows no
 // activity after the first cycle:
 //
 //   - preflight: a missing python stops the cycle with a clear message and exit 1 before
@@ -23,14 +20,15 @@ import (
 //     baselines, "every answer failed validation", exit 0);
 //   - a run killed with SIGKILL is played again with its seed by the next plain cycle
 //     (it used to be forgotten: the probe saw no activity);
-//   - a finished run whose board was never stored is played again and published;
 //   - a publication that never happened is made by the next cycle;
-//   - scratch copies a killed run left are removed at start;
-//   - a zero-length database does not overwrite the published board of a later run
-//     unless --allow-older-board says so.
+//   - scratch copies a killed run left are removed at start.
+//
+// What a cycle does about lost state without a killed process is tested on the fake game
+// in cron (a board never stored, a lost database: cron/keep_test.go): each cycle here is a
+// real tournament.
 func TestHostKeepsTheBoard(t *testing.T) {
 	ctx := context.Background()
-	cfg := hostConfig(t, 1500, "")
+	cfg := hostConfig(t, 1000, "")
 	dir := filepath.Dir(cfg)
 	if code, out, errs := once(t, cfg); code != 0 {
 		t.Fatalf("first cycle: exit %d\n%s\n%s", code, out, errs)
@@ -53,9 +51,8 @@ func TestHostKeepsTheBoard(t *testing.T) {
 	}
 
 	// A run killed in the middle: the next cycle plays it again with its seed.
-	p := startKothd(t, "once", "--config", cfg, "--snapshot", snapshotDir(t), "--challenge", "forty", "--force")
-	p.waitFor(t, "forty: run 2, seed", 5*time.Minute)
-	time.Sleep(3 * time.Second)
+	p := startKothd(t, "once", "--config", cfg, "--snapshot", hostSnapshot(t), "--challenge", "forty", "--force")
+	p.waitFor(t, "forty: games ", 5*time.Minute) // the first progress line: games under way, not all done
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	p.wait(t, time.Minute)
 	st := openStore(t, cfg)
@@ -82,70 +79,16 @@ func TestHostKeepsTheBoard(t *testing.T) {
 	if r, _ := st.GetRun(ctx, 2); r == nil || r.State != "interrupted" || !strings.Contains(r.Error, "killed") {
 		t.Errorf("the killed run is recorded as %+v", r)
 	}
-	want, _ := st.Standings(ctx, 3)
 	st.Close()
-
-	// A finished run whose board was never stored: played again, same standings.
-	sqlExec(t, cfg, `UPDATE runs SET board = NULL WHERE id = 3`)
-	code, out, errs = once(t, cfg)
-	if run, seed, _ := publishedBoard(t, cfg); code != 0 || run != 4 || seed != killed.Seed {
-		t.Fatalf("board never stored: exit %d, board of run %d seed %d\nstdout:\n%s\nstderr:\n%s", code, run, seed, out, errs)
-	}
-	st = openStore(t, cfg)
-	got, _ := st.Standings(ctx, 4)
-	st.Close()
-	if len(got) == 0 || len(got) != len(want) {
-		t.Fatalf("standings of run 4: %d rows, want %d", len(got), len(want))
-	}
-	// Same seed, same bots: same table, unless a call timed out (a loaded machine), which
-	// changes that decision and, through bots' state, later ones.
-	if timedOut(got) || timedOut(want) {
-		t.Log("a call timed out in run 3 or 4; standings not compared")
-	} else {
-		for i := range got {
-			if got[i].Bot != want[i].Bot || got[i].Score != want[i].Score || got[i].Wins != want[i].Wins {
-				t.Errorf("rank %d: run 4 %+v, run 3 %+v", i+1, got[i], want[i])
-			}
-		}
-	}
 
 	// A publication that never happened (failed, or lost with the output directory).
 	sqlExec(t, cfg, `DELETE FROM publications`)
 	os.Remove(filepath.Join(dir, "leaderboards", "forty.json"))
 	os.Remove(filepath.Join(dir, "leaderboards", "forty.md"))
 	code, out, errs = once(t, cfg)
-	if run, _, _ := publishedBoard(t, cfg); code != 0 || run != 4 {
+	if run, _, _ := publishedBoard(t, cfg); code != 0 || run != 3 || strings.Contains(out, "run 4") {
 		t.Fatalf("unpublished board: exit %d, board of run %d\nstdout:\n%s\nstderr:\n%s", code, run, out, errs)
 	}
-	_, _, board4 := publishedBoard(t, cfg)
-
-	// The database lost (zero length): the board of run 4 is not replaced by run 1's.
-	if err := os.Truncate(filepath.Join(dir, "data", "kothd.db"), 0); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(filepath.Join(dir, "data", "kothd.db-wal"))
-	os.Remove(filepath.Join(dir, "data", "kothd.db-shm"))
-	code, out, errs = once(t, cfg)
-	if code == 0 || !strings.Contains(errs, "--allow-older-board") {
-		t.Errorf("fresh database over a later board: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
-	}
-	if _, _, now := publishedBoard(t, cfg); !bytes.Equal(now, board4) {
-		t.Fatal("a fresh database replaced the published board of a later run")
-	}
-	code, out, errs = once(t, cfg, "--allow-older-board")
-	if run, _, _ := publishedBoard(t, cfg); code != 0 || run != 1 {
-		t.Errorf("--allow-older-board: exit %d, board of run %d\nstdout:\n%s\nstderr:\n%s", code, run, out, errs)
-	}
-}
-
-// timedOut reports whether any bot of a run had a call time out.
-func timedOut(st []store.Standing) bool {
-	for _, s := range st {
-		if s.Faults[engine.Timeout] > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // TestEveryAnswerFailingAlikeIsTheHosts: a python that runs (so the preflight passes) but

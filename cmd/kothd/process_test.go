@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,6 +71,49 @@ func snapshotDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// fortySnapshot is the bundled forty snapshot cut to the given answers, in a temp
+// directory: every answer costs its listing, its validation and a process in every game.
+func fortySnapshot(t *testing.T, answers ...int64) string {
+	t.Helper()
+	b, err := os.ReadFile("../../testdata/snapshot/codegolf/177765/answers.1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Items   []map[string]any `json:"items"`
+		HasMore bool             `json:"has_more"`
+	}
+	if err := json.Unmarshal(b, &page); err != nil {
+		t.Fatal(err)
+	}
+	items := page.Items[:0]
+	for _, it := range page.Items {
+		if slices.Contains(answers, int64(it["answer_id"].(float64))) {
+			items = append(items, it)
+		}
+	}
+	if len(items) != len(answers) {
+		t.Fatalf("the snapshot lacks some of the answers %v", answers)
+	}
+	page.Items, page.HasMore = items, false
+	dir := t.TempDir()
+	q := filepath.Join(dir, "codegolf", "177765")
+	if err := os.MkdirAll(q, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(page)
+	if err := os.WriteFile(filepath.Join(q, "answers.1.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// hostSnapshot is what the process tests' hosts fetch: the snapshot's first five answers,
+// a board of real bots (and the baselines) in seconds.
+func hostSnapshot(t *testing.T) string {
+	return fortySnapshot(t, 177771, 177786, 177790, 177812, 177834)
 }
 
 // proc is a running kothd with its output collected.
@@ -171,9 +215,8 @@ func openStore(t *testing.T, cfgPath string) *store.Store {
 // itself interrupted and exits 0 well within the stop bound (it took 37 s and exited 1).
 func TestSIGTERMStopsWithinBound(t *testing.T) {
 	cfg := hostDir(t, "")
-	p := startKothd(t, "once", "--config", cfg, "--snapshot", snapshotDir(t), "--challenge", "forty", "--games", "200000")
-	p.waitFor(t, "forty: run 1, seed", 3*time.Minute)
-	time.Sleep(time.Second) // games under way
+	p := startKothd(t, "once", "--config", cfg, "--snapshot", hostSnapshot(t), "--challenge", "forty", "--games", "200000")
+	p.waitFor(t, "forty: games ", 3*time.Minute) // games under way: the first progress line
 	sent := time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -201,9 +244,9 @@ func TestSIGTERMStopsWithinBound(t *testing.T) {
 // naming the first one's pid, and touches nothing.
 func TestOneInstancePerDataDir(t *testing.T) {
 	cfg := hostDir(t, "")
-	first := startKothd(t, "once", "--config", cfg, "--snapshot", snapshotDir(t), "--challenge", "forty", "--games", "200000")
+	first := startKothd(t, "once", "--config", cfg, "--snapshot", hostSnapshot(t), "--challenge", "forty", "--games", "200000")
 	first.waitFor(t, "forty: run 1, seed", 3*time.Minute)
-	second := startKothd(t, "once", "--config", cfg, "--snapshot", snapshotDir(t), "--challenge", "forty", "--games", "10", "--force")
+	second := startKothd(t, "once", "--config", cfg, "--snapshot", hostSnapshot(t), "--challenge", "forty", "--games", "10", "--force")
 	code := second.wait(t, 30*time.Second)
 	out, errs := second.output()
 	if code == 0 {
@@ -276,10 +319,10 @@ func hostConfig(t *testing.T, fortyGames int, extra string) string {
 	return path
 }
 
-// once runs `kothd once` for forty on the bundled snapshot to its end.
+// once runs `kothd once` for forty on the host's snapshot to its end.
 func once(t *testing.T, cfg string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	p := startKothd(t, append([]string{"once", "--config", cfg, "--snapshot", snapshotDir(t), "--challenge", "forty"}, args...)...)
+	p := startKothd(t, append([]string{"once", "--config", cfg, "--snapshot", hostSnapshot(t), "--challenge", "forty"}, args...)...)
 	code = p.wait(t, 10*time.Minute)
 	stdout, stderr = p.output()
 	return code, stdout, stderr

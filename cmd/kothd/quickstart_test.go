@@ -17,7 +17,8 @@ import (
 func TestQuickStartWithStandIns(t *testing.T) {
 	api := fakeapi.New()
 	defer api.Close()
-	if err := api.LoadSnapshot("../../testdata/snapshot", "codegolf"); err != nil {
+	// Three answers: one entered, one refused (QuotaBot), one more.
+	if err := api.LoadSnapshot(fortySnapshot(t, 177771, 177786, 178066), "codegolf"); err != nil {
 		t.Fatal(err)
 	}
 	gh := fakegithub.New()
