@@ -82,6 +82,7 @@ type goExchanger struct {
 
 	mu    sync.Mutex
 	inst  map[[3]int]*pyrand.Rand
+	known map[[3]int]*[]Treasure // per instance: the treasures it was shown whole
 	calls int
 	seen  []engine.Call // every call, in order, when record is set
 	rec   bool
@@ -90,7 +91,7 @@ type goExchanger struct {
 }
 
 func newGoExchanger(bots []goBot) *goExchanger {
-	return &goExchanger{bots: bots, inst: map[[3]int]*pyrand.Rand{}}
+	return &goExchanger{bots: bots, inst: map[[3]int]*pyrand.Rand{}, known: map[[3]int]*[]Treasure{}}
 }
 
 func (x *goExchanger) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
@@ -119,6 +120,40 @@ type wireArgs struct {
 	Seed string `json:"seed"`
 	Name string `json:"name"`
 	State
+	// The treasures as sent: whole, or the number of one the seat was shown (resolve).
+	RawTreasures []json.RawMessage `json:"treasures"`
+	RawInventory []json.RawMessage `json:"inventory"`
+}
+
+// resolve fills the state's treasures and inventory from the raw lists, as the harness does:
+// a number names a treasure of known, a whole treasure is appended to it.
+func (a *wireArgs) resolve(known *[]Treasure) error {
+	read := func(raws []json.RawMessage) ([]Treasure, error) {
+		out := []Treasure{}
+		for _, r := range raws {
+			var n int
+			if err := json.Unmarshal(r, &n); err == nil {
+				if n < 0 || n >= len(*known) {
+					return nil, fmt.Errorf("treasure number %d of %d", n, len(*known))
+				}
+				out = append(out, (*known)[n])
+				continue
+			}
+			var t Treasure
+			if err := json.Unmarshal(r, &t); err != nil {
+				return nil, err
+			}
+			*known = append(*known, t)
+			out = append(out, t)
+		}
+		return out, nil
+	}
+	var err error
+	if a.Treasures, err = read(a.RawTreasures); err != nil {
+		return err
+	}
+	a.Inventory, err = read(a.RawInventory)
+	return err
 }
 
 func (x *goExchanger) args(c engine.Call) (wireArgs, error) {
@@ -154,14 +189,21 @@ func (x *goExchanger) one(c engine.Call) engine.Reply {
 			return engine.Reply{Fault: &engine.Fault{Outcome: engine.Crash, Detail: "bad seed " + a.Seed}}
 		}
 		x.inst[key] = pyrand.New(seed)
+		x.known[key] = new([]Treasure)
 		return engine.Reply{Result: json.RawMessage("true")}
 	case "end":
 		delete(x.inst, key)
+		delete(x.known, key)
 		return engine.Reply{Result: json.RawMessage("true")}
 	case "act":
 		r := x.inst[key]
 		if r == nil {
 			return engine.Reply{Fault: &engine.Fault{Outcome: engine.Crash, Detail: "lost instance", ProcessDied: true}}
+		}
+		if !x.direct {
+			if err := a.resolve(x.known[key]); err != nil {
+				return engine.Reply{Fault: &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}}
+			}
 		}
 		act, err := x.bots[c.Bot](r, a.State)
 		if err != nil {

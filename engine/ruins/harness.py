@@ -8,6 +8,11 @@ naming the seat "s" so one process can hold several instances of its class in on
   act {s, room, treasures, players, inventory, stamina} -> the normalised action
   end {s}              -> true: the instance is forgotten
 
+A treasure in an act call is [name, value, weight] the first time the seat is shown it, and
+its number afterwards: the seat's treasures are numbered from 0 in the order they arrive
+whole (the room's list, then the inventory). The bot gets the same Treasure object each time,
+as the original's rooms handed out the same objects turn after turn.
+
 get_action's return value is converted here, with Python's own semantics (§1.3, §4), into
 ["next"], ["previous"], ["take", index, bid] or ["drop", index]; a value that cannot be
 converted raises InvalidAction, which the engine records as a fault and turns into death by
@@ -176,12 +181,37 @@ def convert(action):
     raise InvalidAction("Invalid action %s" % _describe(action))
 
 
-def _treasures(rows):
-    return [Treasure(n, v, w) for n, v, w in rows or ()]
+_new_tuple = tuple.__new__  # what a namedtuple's constructor does, without its checks
+
+
+def _treasures(rows, known):
+    """The treasures of an act call: a number is a treasure the seat was shown before, a
+    list a new one, numbered next."""
+    try:
+        return list(map(known.__getitem__, rows))  # all shown before: the usual case
+    except TypeError:  # a list is no index: a new treasure
+        pass
+    out = []
+    for r in rows:
+        if type(r) is int:
+            out.append(known[r])
+        else:
+            t = _new_tuple(Treasure, r)
+            known.append(t)
+            out.append(t)
+    return out
+
+
+class _Seat:
+    __slots__ = ("inst", "known")
+
+    def __init__(self, inst):
+        self.inst = inst
+        self.known = []  # the treasures shown, by number
 
 
 class Handler:
-    """Per (game, seat): the adventurer instance."""
+    """Per (game, seat): the adventurer instance and the treasures it has been shown."""
 
     def __init__(self, cls):
         self.cls = cls
@@ -189,20 +219,21 @@ class Handler:
 
     def call(self, game, method, a):
         key = (game, a.get("s", 0))
+        if method == "act":
+            seat = self.games.get(key)
+            if seat is None:
+                raise LostInstance("no adventurer for game %d seat %d (process restarted)" % key)
+            known = seat.known
+            state = _new_tuple(RoomState, (a["room"], _treasures(a["treasures"], known), a["players"],
+                                           _treasures(a["inventory"], known), a["stamina"]))
+            return convert(seat.inst.get_action(state))
         if method == "new":
             self.games.pop(key, None)
             inst = self.cls(a["name"], random.Random(int(a["seed"])))
-            self.games[key] = inst
+            self.games[key] = _Seat(inst)
             inst.enter_ruins()
             return True
         if method == "end":
             self.games.pop(key, None)
             return True
-        inst = self.games.get(key)
-        if inst is None:
-            raise LostInstance("no adventurer for game %d seat %d (process restarted)" % key)
-        if method == "act":
-            state = RoomState(a["room"], _treasures(a["treasures"]), list(a["players"] or ()),
-                              _treasures(a["inventory"]), a["stamina"])
-            return convert(inst.get_action(state))
         raise ValueError("unknown method %r" % method)

@@ -203,6 +203,40 @@ func TestHarnessRandomStream(t *testing.T) {
 	}
 }
 
+// A seat is sent a treasure whole once, then its number, and its bot gets the same object
+// each time (as the original's rooms handed out theirs); another seat has its own numbers.
+func TestHarnessTreasureNumbers(t *testing.T) {
+	needPython(t)
+	pool := harnessPool(t, harnessBots, "Probe")
+	ctx := context.Background()
+	for s := range 2 {
+		if r := pool.Exchange(ctx, []engine.Call{{Bot: 0, Game: 5, Method: "new", Args: newArgs{S: s, Seed: "1", Name: "X"}}}); r[0].Fault != nil {
+			t.Fatalf("new: %v", r[0].Fault)
+		}
+	}
+	a, b := Treasure{"Treasure #001", 5, 1}, Treasure{"Treasure #002", 7, 2}
+	seats := []shown{{}, {}}
+	ask := func(seat int, st State, expr, wire string) {
+		t.Helper()
+		st.Players = []string{expr}
+		args := actArgs{S: seat, State: st, refs: seats[seat].refs(&st)}
+		if raw, _ := json.Marshal(args); !strings.Contains(string(raw), wire) {
+			t.Errorf("wire %s, want it to hold %s", raw, wire)
+		}
+		r := pool.Exchange(ctx, []engine.Call{{Bot: 0, Game: 5, Method: "act", Args: args}})[0]
+		if r.Fault != nil || string(r.Result) != `["next"]` {
+			t.Errorf("%s: %s %v", expr, r.Result, r.Fault)
+		}
+	}
+	keep := `self.__dict__.setdefault('seen', list(state.treasures)) and 'next'`
+	ask(0, State{Room: 1, Treasures: []Treasure{a, b}}, keep, `"treasures":[["Treasure #001",5,1],["Treasure #002",7,2]]`)
+	ask(0, State{Room: 1, Treasures: []Treasure{b}, Inventory: []Treasure{a}},
+		`'next' if state.treasures[0] is self.seen[1] and state.inventory == [self.seen[0]] and state.inventory[0] is self.seen[0] and str(state.inventory[0]) == 'Treasure #001 ($5, 1kg)' else 0`,
+		`"treasures":[1],"players"`)
+	ask(1, State{Room: 1, Treasures: []Treasure{b, a}}, `'next' if [t.name for t in state.treasures] == ['Treasure #002', 'Treasure #001'] else 0`,
+		`"treasures":[["Treasure #002",7,2],["Treasure #001",5,1]]`)
+}
+
 // §7.5 with the real harness: Python EagerThief, GreedyBastard and Chad, Go Drunkards.
 // Then the same game with the Drunkards hosted in Python (the harness's built-in), which
 // must not change a thing; and a constructor that fails.
@@ -285,7 +319,20 @@ func TestWireFormat(t *testing.T) {
 	odd := State{Treasures: []Treasure{{`Tréasure "#1" \ <b>`, 1, 1}}, Players: []string{"Zoë\n"}}
 	b, _ = json.Marshal(actArgs{State: odd})
 	var back wireArgs
-	if err := json.Unmarshal(b, &back); err != nil || back.Treasures[0] != odd.Treasures[0] || back.Players[0] != odd.Players[0] {
+	err = json.Unmarshal(b, &back)
+	if err == nil {
+		err = back.resolve(new([]Treasure))
+	}
+	if err != nil || back.Treasures[0] != odd.Treasures[0] || back.Players[0] != odd.Players[0] {
 		t.Errorf("round trip of %s: %v %+v", b, err, back)
+	}
+	// Numbered: a treasure shown before travels as its number.
+	sh := shown{}
+	st := State{Treasures: []Treasure{{"Treasure #001", 5, 1}, {"Treasure #002", 6, 2}}}
+	sh.refs(&st)
+	st = State{Treasures: []Treasure{{"Treasure #003", 7, 3}, {"Treasure #002", 6, 2}}, Inventory: []Treasure{{"Treasure #001", 5, 1}}}
+	b, _ = json.Marshal(actArgs{State: st, refs: sh.refs(&st)})
+	if want := `{"s":0,"room":0,"treasures":[["Treasure #003",7,3],1],"players":[],"inventory":[0],"stamina":0}`; string(b) != want {
+		t.Errorf("wire %s, want %s", b, want)
 	}
 }

@@ -15,6 +15,12 @@ import (
 //	act {s, room, treasures, players, inventory, stamina} -> ["next"] | ["previous"] |
 //	    ["take", index, bid] | ["drop", index]   (get_action, converted as in ruins.go)
 //	end {s} -> true                forgets the instance
+//
+// A treasure travels whole, [name, value, weight], the first time a seat is shown it, and as
+// its number afterwards: the harness numbers the treasures of each seat from 0 in the order
+// it receives them whole (the room's list, then the inventory) and hands the bot the very
+// same Treasure object each time, as the original did. A deep room's treasures are most of
+// what a tournament sends; numbers tell a bot nothing it was not shown.
 type newArgs struct {
 	S    int    `json:"s"`
 	Seed string `json:"seed"` // decimal: the harness passes int(seed) to random.Random
@@ -24,6 +30,9 @@ type newArgs struct {
 type actArgs struct {
 	S int `json:"s"`
 	State
+	// refs numbers the state's treasures, then its inventory, for the wire: a treasure's
+	// number when the seat has been shown it, -1 to send it whole. nil sends all whole.
+	refs []int
 }
 
 // MarshalJSON writes {"s":…,"room":…,…} in one pass.
@@ -32,8 +41,29 @@ func (a actArgs) MarshalJSON() ([]byte, error) {
 	b = append(b, `{"s":`...)
 	b = strconv.AppendInt(b, int64(a.S), 10)
 	b = append(b, ',')
-	b = a.State.appendJSON(b)
+	b = a.State.appendJSON(b, a.refs)
 	return append(b, '}'), nil
+}
+
+// shown numbers the treasures one seat has been shown, in the order it was first shown them
+// (the harness's numbering).
+type shown map[Treasure]int
+
+// refs numbers s's treasures and inventory for the wire (actArgs.refs), counting those shown
+// now for the first time as shown.
+func (sh shown) refs(s *State) []int {
+	out := make([]int, 0, len(s.Treasures)+len(s.Inventory))
+	for _, list := range [2][]Treasure{s.Treasures, s.Inventory} {
+		for _, t := range list {
+			n, ok := sh[t]
+			if !ok {
+				sh[t] = len(sh)
+				n = -1
+			}
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 type endArgs struct {
@@ -74,7 +104,8 @@ func playGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string), ho
 		res.Left = append(res.Left, a.Seat)
 	}
 	drunks := make([]*Drunkard, len(g.Advs))
-	gone := make([]bool, len(g.Advs)) // the instance died with its process: nothing to end
+	seen := make([]shown, len(g.Advs)) // per seat: the treasures its instance holds
+	gone := make([]bool, len(g.Advs))  // the instance died with its process: nothing to end
 	fault := func(i int, f *engine.Fault) {
 		if hooks.fault != nil {
 			hooks.fault(g.Advs[i], f)
@@ -151,7 +182,11 @@ func playGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string), ho
 				continue
 			}
 			who = append(who, i)
-			calls = append(calls, engine.Call{Bot: a.Bot, Method: "act", Args: actArgs{S: i, State: g.State(i)}})
+			st := g.State(i)
+			if seen[i] == nil {
+				seen[i] = shown{}
+			}
+			calls = append(calls, engine.Call{Bot: a.Bot, Method: "act", Args: actArgs{S: i, State: st, refs: seen[i].refs(&st)}})
 		}
 		replies, ok := ask(who, calls)
 		if !ok {

@@ -82,33 +82,42 @@ func appendString(b []byte, s string) []byte {
 }
 
 // appendJSON writes the state's fields (without braces) in one pass: the act call's
-// arguments are the bulk of what a tournament sends.
-func (s *State) appendJSON(b []byte) []byte {
+// arguments are the bulk of what a tournament sends. refs (nil: none) gives the number to
+// send instead of each treasure, then each inventory item, or -1 to send it whole.
+func (s *State) appendJSON(b []byte, refs []int) []byte {
 	b = append(b, `"room":`...)
 	b = strconv.AppendInt(b, int64(s.Room), 10)
-	b = append(b, `,"treasures":[`...)
-	for i, t := range s.Treasures {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = t.appendJSON(b)
-	}
-	b = append(b, `],"players":[`...)
+	b = append(b, `,"treasures":`...)
+	b = appendTreasures(b, s.Treasures, refs)
+	b = append(b, `,"players":[`...)
 	for i, p := range s.Players {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendString(b, p)
 	}
-	b = append(b, `],"inventory":[`...)
-	for i, t := range s.Inventory {
+	b = append(b, `],"inventory":`...)
+	if len(refs) >= len(s.Treasures) {
+		refs = refs[len(s.Treasures):]
+	}
+	b = appendTreasures(b, s.Inventory, refs)
+	b = append(b, `,"stamina":`...)
+	return strconv.AppendInt(b, int64(s.Stamina), 10)
+}
+
+func appendTreasures(b []byte, ts []Treasure, refs []int) []byte {
+	b = append(b, '[')
+	for i, t := range ts {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = t.appendJSON(b)
+		if i < len(refs) && refs[i] >= 0 {
+			b = strconv.AppendInt(b, int64(refs[i]), 10)
+		} else {
+			b = t.appendJSON(b)
+		}
 	}
-	b = append(b, `],"stamina":`...)
-	return strconv.AppendInt(b, int64(s.Stamina), 10)
+	return append(b, ']')
 }
 
 // UnmarshalJSON reads [name, value, weight].
