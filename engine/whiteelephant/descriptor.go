@@ -21,7 +21,7 @@ var Descriptor = &engine.Game{
 	Name:        "whiteelephant",
 	Protocol:    engine.PyClass,
 	Games:       1,
-	Concurrency: 8,
+	Concurrency: 64, // every contest of a usual run at once: their rounds are chains of single calls
 	Options:     func() any { return new(options) },
 	Baselines:   []string{"RandomBot", "GreedyBot", "NiceBot"},
 	Harness: &engine.Harness{Module: "whiteelephant", Source: harness,

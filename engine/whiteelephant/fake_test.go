@@ -50,7 +50,7 @@ type script func(v view) any
 
 type fakeEx struct {
 	bots  []script
-	ctor  map[int]*engine.Fault // faults of the "round" call (a constructor that raises)
+	ctor  map[int]*engine.Fault // faults of a turn that makes the instance (a constructor that raises)
 	names map[[2]int]string     // (game, bot) → the instance's name
 	turns []view
 	seeds []uint64
@@ -82,21 +82,20 @@ func (f *fakeEx) one(c engine.Call) engine.Reply {
 		return ok
 	case "end":
 		return ok
-	case "round":
-		var a roundArgs
-		mustDecode(raw, &a)
-		if flt := f.ctor[c.Bot]; flt != nil {
-			return engine.Reply{Fault: flt}
-		}
-		f.names[[2]int{c.Game, c.Bot}] = a.Name
-		return ok
 	case "turn":
 		var a struct {
+			Name      string   `json:"name"`
 			Players   []string `json:"players"`
 			Presents  [][]any  `json:"presents"`
 			JustStole *string  `json:"just_stole"`
 		}
 		mustDecode(raw, &a)
+		if a.Name != "" { // the player's first turn of the round makes its instance
+			if flt := f.ctor[c.Bot]; flt != nil {
+				return engine.Reply{Fault: flt}
+			}
+			f.names[[2]int{c.Game, c.Bot}] = a.Name
+		}
 		if a.Players == nil || a.Presents == nil {
 			panic("players and presents must be JSON lists, not null: " + string(raw))
 		}

@@ -68,10 +68,9 @@ type (
 	seedArgs struct {
 		Seed uint64 `json:"seed"`
 	}
-	roundArgs struct {
-		Name string `json:"name"`
-	}
+	// turnArgs: Name, on a player's first turn of the round, makes its instance first.
 	turnArgs struct {
+		Name      string    `json:"name,omitempty"`
 		Players   []string  `json:"players"`
 		Presents  []present `json:"presents"`
 		JustStole *string   `json:"just_stole"`

@@ -117,9 +117,10 @@ class Handler:
     """Per game: this class's instance for the current round, and the game's own state of
     Python's random module.
 
-    Methods: "seed" {seed} seeds Python's random at the start of a game (spec §3); "round"
-    {name} makes the round's instance (spec §2.3); "turn" {players, presents, just_stole}
-    asks it to move; "end" forgets the game.
+    Methods: "seed" {seed} seeds Python's random at the start of a game (spec §3); "turn"
+    {name?, players, presents, just_stole} asks the round's instance to move, after making it
+    with the round's name when "name" is given (the player's first turn of a round, spec
+    §2.3); "end" forgets the game.
 
     Each game keeps its own state of Python's random module (pyclass.GameRandom), so a
     replay of one game reproduces it."""
@@ -143,6 +144,10 @@ class Handler:
 
     def _call(self, game, method, a):
         if method == "turn":
+            name = a.get("name")
+            if name is not None:
+                self.games.pop(game, None)  # a constructor that raises leaves none
+                self.games[game] = self.cls(name)
             inst = self.games.get(game)
             if inst is None:
                 raise LostInstance("no instance for game %d (process restarted)" % game)
@@ -150,8 +155,4 @@ class Handler:
             just_stole = a["just_stole"]
             action = inst.take_turn(list(a["players"]), dict(table), just_stole)
             return accept(action, table, just_stole)
-        if method == "round":
-            self.games.pop(game, None)
-            self.games[game] = self.cls(a["name"])
-            return True
         raise ValueError("unknown method %r" % method)

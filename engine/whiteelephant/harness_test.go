@@ -98,8 +98,7 @@ assert r == {"s": "Alice"} and type(r["s"]) is str, r
 # The bot gets copies: mutating them changes nothing the harness tests against.
 h = we.Handler(type("Mutator", (we.WhiteElephantBot,), {
     "take_turn": lambda self, players, presents, js: (presents.clear(), players.append("X"), "Alice")[2]}))
-assert h.call(0, "round", {"name": "Bob"}) is True
-assert h.call(0, "turn", {"players": [], "presents": [["Alice", 0.3, 0]], "just_stole": None}) == {"s": "Alice"}
+assert h.call(0, "turn", {"name": "Bob", "players": [], "presents": [["Alice", 0.3, 0]], "just_stole": None}) == {"s": "Alice"}
 h.call(0, "end", None)
 try:
     h.call(0, "turn", {"players": [], "presents": [], "just_stole": None})
@@ -107,13 +106,29 @@ try:
 except Exception as e:
     assert "no instance" in str(e)
 
+# A constructor that raises fails the turn that makes the instance, and leaves none behind.
+class Fragile(we.WhiteElephantBot):
+    def __init__(self, name):
+        raise ValueError("boom")
+h = we.Handler(Fragile)
+for a in ({"name": "Bob", "players": [], "presents": [], "just_stole": None},
+          {"players": [], "presents": [], "just_stole": None}):
+    try:
+        h.call(0, "turn", a)
+        raise AssertionError("the turn must fail")
+    except ValueError as e:
+        assert "boom" in str(e)
+    except Exception as e:
+        assert "no instance" in str(e) and "name" not in a, e
+
 # presents arrive as a dict of (float, int) tuples in table order
 seen = []
 h = we.Handler(type("Spy", (we.WhiteElephantBot,), {
     "take_turn": lambda self, players, presents, js: seen.append((self.name, players, presents, js))}))
-h.call(1, "round", {"name": "Carol"})
+h.call(1, "turn", {"name": "Carol", "players": ["Dave"], "presents": [], "just_stole": None})
 h.call(1, "turn", {"players": ["Dave"], "presents": [["Bob", 0, 1], ["Alice", 0.7, 0]], "just_stole": "Bob"})
-name, players, got, js = seen[0]
+assert seen[0][0] == "Carol" and seen[1][0] == "Carol" and seen[0] is not seen[1]
+name, players, got, js = seen[1]
 assert name == "Carol" and players == ["Dave"] and js == "Bob"
 assert list(got.items()) == [("Bob", (0.0, 1)), ("Alice", (0.7, 0))]
 assert type(got["Bob"][0]) is float and type(got["Bob"][1]) is int
@@ -124,9 +139,10 @@ draws = []
 h = we.Handler(type("Drawer", (we.WhiteElephantBot,), {
     "take_turn": lambda self, players, presents, js: draws.append(random.random())}))
 for g in (2, 3):
-    h.call(g, "seed", {"seed": 12345}); h.call(g, "round", {"name": "Bob"})
-for g in (2, 3, 2, 3):
-    h.call(g, "turn", {"players": [], "presents": [], "just_stole": None})
+    h.call(g, "seed", {"seed": 12345})
+for k, g in enumerate((2, 3, 2, 3)):
+    h.call(g, "turn", {"name": "Bob", "players": [], "presents": [], "just_stole": None} if k < 2 else
+           {"players": [], "presents": [], "just_stole": None})
 r = random.Random(12345); want = [r.random(), r.random()]
 assert draws == [want[0], want[0], want[1], want[1]], draws
 

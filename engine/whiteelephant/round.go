@@ -10,17 +10,16 @@ import (
 // round plays one round (spec §2.3–2.5): fresh instances with fresh names, a shuffled turn
 // order, n first turns each ending a chain of steals with an opening, then the scores. A
 // fault of a bot disqualifies it and abandons the round; a host fault voids the game.
+//
+// A player's instance is made by its first call of the round, which is always its own first
+// turn (a victim already holds a present, so has had its turn): the round's names travel
+// with those calls instead of in a call to every process before the first turn. Each class
+// is alone in its process, so what each one sees (its constructor, then its turns) is the
+// same; only a constructor that raises is met when its turn comes rather than before the
+// round's first turn, abandoning the round all the same.
 func (g *game) round() {
 	n := len(g.active)
 	names := g.d.names(namePool(n), n)
-	calls := make([]engine.Call, n)
-	for i, b := range g.active {
-		calls[i] = engine.Call{Bot: b, Method: "round", Args: roundArgs{names[i]}}
-	}
-	if g.faulted(calls, g.c.Ask(calls...)) || g.void != "" {
-		g.abandon()
-		return
-	}
 	perm := g.d.order(n)
 	turn := make([]player, n)
 	for k, i := range perm {
@@ -86,8 +85,10 @@ func (g *game) chain(r *exchange, front int) bool {
 	for _, p := range r.turn[front+1:] {
 		waiting = append(waiting, p.name)
 	}
+	fresh := cur.name // the first call of the chain makes the player's instance
 	for {
-		args := turnArgs{Players: waiting, Presents: r.table, JustStole: justStole}
+		args := turnArgs{Name: fresh, Players: waiting, Presents: r.table, JustStole: justStole}
+		fresh = ""
 		call := engine.Call{Bot: cur.bot, Method: "turn", Args: args}
 		reply := g.c.Ask(call)[0]
 		if g.faulted([]engine.Call{call}, []engine.Reply{reply}) || g.void != "" {
