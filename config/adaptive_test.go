@@ -13,6 +13,8 @@ func TestAdaptiveChecked(t *testing.T) {
 			`:5: unknown key "confidance" in adaptive of challenge a (did you mean "confidence"?)`},
 		{"confidence as a percentage", "challenges:\n  - name: a\n    question_id: 1\n    adaptive: {confidence: 95}\n",
 			`:4: challenge a: adaptive.confidence must be at least 0.5 and below 1 (0.95 is 95 %), not 95`},
+		{"confidence not a number", "challenges:\n  - name: a\n    question_id: 1\n    adaptive: {confidence: .nan}\n",
+			`:4: challenge a: adaptive.confidence must be at least 0.5 and below 1 (0.95 is 95 %), not NaN`},
 		{"negative batch", "challenges:\n  - name: a\n    question_id: 1\n    adaptive:\n      batch: -1\n", `:5: challenge a: adaptive.batch must not be negative`},
 		{"min games over the budget", "challenges:\n  - name: a\n    question_id: 1\n    games: 1000\n    adaptive: {min_games: 2000}\n",
 			`:5: challenge a: adaptive.min_games (2000) is more than the budget, games (1000)`},

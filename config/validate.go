@@ -177,7 +177,7 @@ func (c *Config) checkAdaptive(ch *Challenge, at func(key, format string, args .
 	if a == nil {
 		return
 	}
-	if a.Confidence != 0 && (a.Confidence < 0.5 || a.Confidence >= 1) {
+	if a.Confidence != 0 && !(a.Confidence >= 0.5 && a.Confidence < 1) { // written so that NaN (.nan) fails too
 		at("adaptive.confidence", "adaptive.confidence must be at least 0.5 and below 1 (0.95 is 95 %%), not %v", a.Confidence)
 	}
 	if a.Batch < 0 {
