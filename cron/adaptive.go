@@ -32,7 +32,7 @@ func newAdaptive(env *PlayEnv, budget int) *adaptive {
 		return nil
 	}
 	a := &adaptive{confidence: c.Confidence, batch: c.Batch, minGames: c.MinGames, budget: budget, seed: env.Seed}
-	if a.confidence == 0 {
+	if !(a.confidence > 0 && a.confidence < 1) { // unset (or NaN from a config not checked): at NaN every pair would count as separated
 		a.confidence = publisher.Confidence
 	}
 	if a.batch <= 0 {
