@@ -203,6 +203,29 @@ func TestHarnessRandomStream(t *testing.T) {
 	}
 }
 
+// A bot that draws from the module-level random (against the rules, but possible) draws
+// from its seat's own stream: seats of interleaved games draw what each would alone.
+func TestHarnessModuleRandom(t *testing.T) {
+	needPython(t)
+	pool := harnessPool(t, harnessBots, "Probe")
+	ctx := context.Background()
+	for _, g := range []int{6, 7} {
+		pool.Exchange(ctx, []engine.Call{{Bot: 0, Game: g, Method: "new", Args: newArgs{S: 1, Seed: "5", Name: "X"}}})
+	}
+	want := pyrand.NewString("module random of 5")
+	for i := range 3 {
+		w := int(want.Bits(29))
+		for _, g := range []int{6, 7} {
+			st := State{Room: 1, Players: []string{`('take', 0, __import__('random').getrandbits(29))`}}
+			r := pool.Exchange(ctx, []engine.Call{{Bot: 0, Game: g, Method: "act", Args: actArgs{S: 1, State: st}}})[0]
+			a, err := ParseAction(r.Result)
+			if err != nil || a.Bid != w {
+				t.Errorf("draw %d of game %d: %d (%v %v), want %d", i, g, a.Bid, r.Fault, err, w)
+			}
+		}
+	}
+}
+
 // A seat is sent a treasure whole once, then its number, and its bot gets the same object
 // each time (as the original's rooms handed out theirs); another seat has its own numbers.
 func TestHarnessTreasureNumbers(t *testing.T) {
