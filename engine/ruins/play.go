@@ -37,12 +37,17 @@ type actArgs struct {
 
 // MarshalJSON writes {"s":…,"room":…,…} in one pass.
 func (a actArgs) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 64+24*(len(a.Treasures)+len(a.Inventory))+24*len(a.Players))
+	return a.AppendJSON(make([]byte, 0, 64+8*(len(a.Treasures)+len(a.Inventory))+24*len(a.Players))), nil
+}
+
+// AppendJSON appends the arguments' JSON to b (for a runner that writes requests without
+// encoding/json).
+func (a actArgs) AppendJSON(b []byte) []byte {
 	b = append(b, `{"s":`...)
 	b = strconv.AppendInt(b, int64(a.S), 10)
 	b = append(b, ',')
 	b = a.State.appendJSON(b, a.refs)
-	return append(b, '}'), nil
+	return append(b, '}')
 }
 
 // shown numbers the treasures one seat has been shown, in the order it was first shown them

@@ -93,22 +93,62 @@ type present struct {
 }
 
 func (p present) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 48)
+	return p.appendJSON(make([]byte, 0, 48)), nil
+}
+
+func (p present) appendJSON(b []byte) []byte {
 	b = append(b, '[')
-	if plain(p.holder) {
-		b = append(append(append(b, '"'), p.holder...), '"')
-	} else {
-		q, err := json.Marshal(p.holder)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, q...)
-	}
+	b = appendString(b, p.holder)
 	b = append(b, ',')
 	b = strconv.AppendFloat(b, p.value, 'g', -1, 64) // shortest text that round-trips
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(p.steals), 10)
-	return append(b, ']'), nil
+	return append(b, ']')
+}
+
+// appendString appends s as a JSON string (every pool name is plain).
+func appendString(b []byte, s string) []byte {
+	if plain(s) {
+		return append(append(append(b, '"'), s...), '"')
+	}
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
+}
+
+// MarshalJSON writes a turn's arguments in one pass: they are nearly every call of a run.
+func (a turnArgs) MarshalJSON() ([]byte, error) {
+	return a.AppendJSON(make([]byte, 0, 64+16*len(a.Players)+32*len(a.Presents))), nil
+}
+
+// AppendJSON appends the arguments' JSON to b (for a runner that writes requests without
+// encoding/json).
+func (a turnArgs) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	if a.Name != "" {
+		b = append(b, `"name":`...)
+		b = appendString(b, a.Name)
+		b = append(b, ',')
+	}
+	b = append(b, `"players":[`...)
+	for i, p := range a.Players {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, p)
+	}
+	b = append(b, `],"presents":[`...)
+	for i, p := range a.Presents {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = p.appendJSON(b)
+	}
+	b = append(b, `],"just_stole":`...)
+	if a.JustStole == nil {
+		return append(b, `null}`...)
+	}
+	b = appendString(b, *a.JustStole)
+	return append(b, '}')
 }
 
 // plain reports whether s needs no escaping in JSON (every pool name).

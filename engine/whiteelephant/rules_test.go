@@ -1,6 +1,7 @@
 package whiteelephant
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -267,6 +268,28 @@ func TestHostFaultVoidsGame(t *testing.T) {
 	for _, r := range res.Rows {
 		if r.Score != 0 || r.Played != 0 || r.Errors != 0 {
 			t.Errorf("row %+v scored in a voided game", r)
+		}
+	}
+}
+
+// A turn's arguments as written without reflection are what encoding/json writes for them.
+func TestTurnArgsJSON(t *testing.T) {
+	type mirror struct {
+		Name      string    `json:"name,omitempty"`
+		Players   []string  `json:"players"`
+		Presents  []present `json:"presents"`
+		JustStole *string   `json:"just_stole"`
+	}
+	odd := "Zoë \"<&>\""
+	for _, a := range []turnArgs{
+		{Players: []string{}, Presents: []present{}},
+		{Name: "Alice", Players: []string{"Bob", "Guest70"}, Presents: []present{{"Carol", 0.1, 0}, {"Dave", 0.30000000000000004, 3}}, JustStole: &odd},
+		{Name: odd, Players: []string{odd}, Presents: []present{{odd, 1e-7, 1}, {"Eve", 0, 2}}},
+	} {
+		got, err := json.Marshal(a)
+		want, _ := json.Marshal(mirror(a))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("wire %s (%v), want %s", got, err, want)
 		}
 	}
 }
