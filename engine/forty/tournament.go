@@ -132,6 +132,9 @@ func resume(b *engine.Batches, n, games int) (*Tally, int, error) {
 	if len(t.Bots) != n || t.WinHist == nil {
 		return nil, 0, fmt.Errorf("forty: checkpoint of %d bots, the run has %d", len(t.Bots), n)
 	}
+	if t.Games+t.Voided != first { // every folded game is one or the other: catches null, {} and a mislabelled state
+		return nil, 0, fmt.Errorf("forty: checkpoint after %d games holds %d", first, t.Games+t.Voided)
+	}
 	return t, first, nil
 }
 
