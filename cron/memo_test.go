@@ -2,10 +2,8 @@ package cron
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,29 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/scraper"
 )
-
-// writeQuestion writes answers (bodies, oldest first) as a one-page snapshot of question qid.
-func writeQuestion(t *testing.T, dir string, qid int64, bodies []string) scraper.Source {
-	t.Helper()
-	var items []map[string]any
-	for i, b := range bodies {
-		items = append(items, map[string]any{
-			"answer_id": qid + 1 + int64(i), "question_id": qid, "creation_date": 1549000000 + i, "last_activity_date": 1549000000 + i,
-			"score": 1, "body": b, "owner": map[string]any{"user_id": 10 + i, "display_name": "user" + string(rune('A'+i)), "user_type": "registered"},
-		})
-	}
-	raw, _ := json.Marshal(map[string]any{"items": items, "has_more": false, "quota_max": 10000, "quota_remaining": 9000})
-	p := filepath.Join(dir, "codegolf", strconv.FormatInt(qid, 10))
-	if err := os.MkdirAll(p, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(p, "answers.1.json"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return scraper.Snapshot{Dir: dir, Site: "codegolf"}
-}
 
 // A C answer that does not compile, in Bank Heist, is built in the first cycle only: the
 // second cycle does not build it again (the build command counts its runs in the bot's
@@ -50,7 +26,7 @@ func TestFailedBuildBuiltOnce(t *testing.T) {
 	c := cy.Config.Languages["c"]
 	c.Build = []string{"sh", "-c", "echo x >> attempts; " + c.Build[len(c.Build)-1]}
 	cy.Config.Languages["c"] = c
-	cy.Source = writeQuestion(t, filepath.Join(dir, "snap"), 115303, []string{
+	cy.Source = writeSnapshot(t, filepath.Join(dir, "snap"), 115303, []string{
 		"<h1>Broken, C</h1><pre><code>int main(void) { return undeclared_name; }\n</code></pre>",
 		"<h1>Lurk, Python 3</h1><pre><code>print(0)\n</code></pre>",
 		"<h1>Lurk Too, Python 3</h1><pre><code>print(0)\n</code></pre>",
@@ -114,7 +90,7 @@ func TestSlowImportListedOnce(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cy := testCycle(t, dir)
-	cy.Source = writeQuestion(t, filepath.Join(dir, "snap"), 177765, []string{
+	cy.Source = writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
 		"<h1>Slow</h1><pre><code>import time\ntime.sleep(1)\nclass Slow(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 	})
 	ch, err := cy.Config.Challenge("forty")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,8 +13,9 @@ import (
 	"github.com/kothd/kothd/scraper"
 )
 
-// writeSnapshot writes answers as a one-page snapshot of question qid.
-func writeSnapshot(t *testing.T, dir string, qid int64, bodies []string) {
+// writeSnapshot writes answers (bodies, oldest first) as a one-page snapshot of question
+// qid in dir, and returns it as a source.
+func writeSnapshot(t *testing.T, dir string, qid int64, bodies []string) scraper.Source {
 	t.Helper()
 	var items []map[string]any
 	for i, b := range bodies {
@@ -23,13 +25,14 @@ func writeSnapshot(t *testing.T, dir string, qid int64, bodies []string) {
 		})
 	}
 	raw, _ := json.Marshal(map[string]any{"items": items, "has_more": false, "quota_max": 10000, "quota_remaining": 9000})
-	p := filepath.Join(dir, "codegolf", "177765")
+	p := filepath.Join(dir, "codegolf", strconv.FormatInt(qid, 10))
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(p, "answers.1.json"), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return scraper.Snapshot{Dir: dir, Site: "codegolf"}
 }
 
 func TestValidationRejectsBotThatNeverAnswers(t *testing.T) {
