@@ -1,7 +1,6 @@
 package publisher
 
 import (
-	"runtime/debug"
 	"sort"
 	"strconv"
 )
@@ -83,37 +82,6 @@ func history(past []HistoryRun, b *Board) []HistoryRun {
 		out = out[len(out)-maxHistory:]
 	}
 	return out
-}
-
-// Version is kothd's version: the module version, else the VCS revision the binary was
-// built from (with "+dirty" for uncommitted changes), else "devel".
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	if rev == "" {
-		return "devel"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if dirty {
-		rev += "+dirty"
-	}
-	return rev
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/kothd/kothd/publisher"
 )
 
 // runVersion prints the module version (a tag when installed with `go install …@vX`,
@@ -22,19 +24,16 @@ func runVersion(ctx context.Context, cl *cli, args []string) error {
 }
 
 func versionText(bi *debug.BuildInfo) string {
-	s := fmt.Sprintf("kothd %s (%s", bi.Main.Version, bi.Main.Path)
-	set := map[string]string{}
-	for _, kv := range bi.Settings {
-		set[kv.Key] = kv.Value
-	}
-	if rev := set["vcs.revision"]; rev != "" {
-		s += ", revision " + rev[:min(12, len(rev))]
-		if t := set["vcs.time"]; t != "" {
-			s += " of " + t
+	b := publisher.BuildOf(bi)
+	s := fmt.Sprintf("kothd %s (%s", b.Module, b.Path)
+	if b.Revision != "" {
+		s += ", revision " + b.Revision
+		if b.Time != "" {
+			s += " of " + b.Time
 		}
-		if set["vcs.modified"] == "true" {
+		if b.Modified {
 			s += ", with local changes"
 		}
 	}
-	return s + ", " + bi.GoVersion + ")"
+	return s + ", " + b.Go + ")"
 }
