@@ -103,12 +103,12 @@ func (res *benchResult) print(w io.Writer) {
 	fmt.Fprintf(w, "  CPU per game     kothd %s, bots %s\n", dur(per(res.KothdCPU, float64(res.Games))), dur(per(res.BotsCPU, float64(res.Games))))
 	fmt.Fprintf(w, "  peak RSS         %.1f MB  (%s)\n", float64(res.PeakRSS)/(1<<20), res.PeakRSSSource)
 	if s := res.Sequential; s != nil {
-		fmt.Fprintf(w, "  sequential       %s games/s with concurrency 1 (%.2f s): ratio %.2f×\n", rate(s.GamesPerSec), s.Seconds, s.Ratio)
+		fmt.Fprintf(w, "  sequential       %s games/s with concurrency 1 (%.2f s): ratio %s×\n", rate(s.GamesPerSec), s.Seconds, ratio(s.Ratio))
 	}
 	if y := res.Yardstick; y != nil {
 		fmt.Fprintf(w, "  yardstick        %s games/s  (%d games in %.2f s of wall time, %.2f s of CPU, %s)\n",
 			rate(y.GamesPerSec), y.Games, y.Seconds, y.CPU, y.Cores)
-		fmt.Fprintf(w, "  ratio            %.2f×  kothd games/s ÷ yardstick games/s;  by CPU %.2f×  (games per CPU-second, kothd and bots together)\n", y.Ratio, y.CPURatio)
+		fmt.Fprintf(w, "  ratio            %s×  kothd games/s ÷ yardstick games/s;  by CPU %s×  (games per CPU-second, kothd and bots together)\n", ratio(y.Ratio), ratio(y.CPURatio))
 	}
 }
 
@@ -118,6 +118,14 @@ func rate(r float64) string {
 		return fmt.Sprintf("%.3f", r)
 	}
 	return fmt.Sprintf("%.1f", r)
+}
+
+// ratio shows a ratio with three significant digits: 0.00613× is not 0.00×.
+func ratio(r float64) string {
+	if r >= 100 {
+		return fmt.Sprintf("%.0f", r)
+	}
+	return fmt.Sprintf("%.3g", r)
 }
 
 // dur shows seconds in the unit that suits them.
