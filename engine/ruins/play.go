@@ -98,6 +98,8 @@ func PlayGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string)) Ga
 type gameHooks struct {
 	turn  func(turn int)                       // before each turn's decisions (1, 2, …)
 	fault func(a *Adventurer, f *engine.Fault) // a fault of a bot's seat, as it is handled
+	// stop, when it says so before a turn, abandons the game (its result is discarded).
+	stop func() bool
 }
 
 // playGame is PlayGame with hooks.
@@ -173,6 +175,9 @@ func playGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string), ho
 
 	actions := make([]Action, len(g.Advs))
 	for !g.Over() {
+		if hooks.stop != nil && hooks.stop() {
+			return res
+		}
 		if hooks.turn != nil {
 			hooks.turn(g.Turns + 1)
 		}

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/pyrand"
@@ -21,9 +22,9 @@ type Options struct {
 	PoolGames  int // pool games per bot when there are more than GameSize bots, default 20
 	Lead       int // the finals stop when the leader is this far ahead, default 50
 	MaxFinals  int // the finals stop after this many games, default 500
-	// Concurrency is how many games run at once. The finals are played in speculative
-	// batches of this size (their seatings and seeds do not depend on results); games after
-	// the one that meets the stopping rule are discarded. Default 32.
+	// Concurrency is how many games run at once. The finals are played ahead of the
+	// stopping rule (their seatings and seeds do not depend on results), a new one starting
+	// as soon as one ends; games after the one that meets the rule are discarded. Default 32.
 	Concurrency int
 	Progress    engine.Progress
 	// Log, when set, receives every game's log lines (§2.8), by game index.
@@ -148,6 +149,72 @@ func (tr *tournament) run(specs []gameSpec) ([]GameResult, error) {
 	return out, nil
 }
 
+// rolling plays up to limit games as games next, next+1, …, conc at a time, until fold
+// says stop. Each game's spec is drawn (next) when it starts, in game order; results are
+// folded in game order, each once, and the game that fold stops at ends the phase: games
+// after it stop at their next turn and are discarded, later ones never start. So the
+// games that count are those an unhurried run would have played, whatever the
+// concurrency, and a free slot takes the next game at once instead of waiting for a whole
+// batch to finish.
+func (tr *tournament) rolling(limit, conc int, next func() gameSpec, fold func(k int, r GameResult) bool) error {
+	base := tr.next
+	tr.next += limit
+	var mu sync.Mutex
+	var specs []gameSpec
+	spec := func(k int) gameSpec {
+		mu.Lock()
+		defer mu.Unlock()
+		for len(specs) <= k {
+			specs = append(specs, next())
+		}
+		return specs[k]
+	}
+	done := map[int]GameResult{}
+	folded, stopAt := 0, -1
+	stopped := func(k int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return stopAt >= 0 && k > stopAt
+	}
+	ls := engine.Lockstep{Exchanger: offsetExchanger{tr.ex, base}, Concurrency: conc}
+	if p := tr.opts.Progress; p != nil {
+		ls.Progress = func(done, _ int) { p(base+done, max(tr.planned, base+done)) }
+	}
+	err := ls.Run(tr.ctx, limit, func(t *engine.Table) {
+		k := t.Game
+		if stopped(k) {
+			return
+		}
+		s := spec(k)
+		var log func(string)
+		if l := tr.opts.Log; l != nil {
+			log = func(line string) { l(base+k, line) }
+		}
+		r := playGame(t, s.seats, s.seed, log, gameHooks{stop: func() bool { return stopped(k) }})
+		mu.Lock()
+		defer mu.Unlock()
+		if stopAt >= 0 && k > stopAt {
+			return
+		}
+		done[k] = r
+		for stopAt < 0 {
+			r, ok := done[folded]
+			if !ok {
+				break
+			}
+			delete(done, folded)
+			if fold(folded, r) {
+				stopAt = folded
+			}
+			folded++
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return tr.ctx.Err()
+}
+
 // count books a game that counts (scored or voided) and returns whether it was scored.
 func (tr *tournament) count(game int, r GameResult) bool {
 	for bot, n := range r.Faults {
@@ -228,37 +295,30 @@ func Play(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts 
 	recorded := len(finalists) // Drunkards' points are never recorded
 	finals, scoredFinals, why := 0, 0, ""
 	var finalGames []GameResult // scored finals, for the publisher's bootstrap
-	for why == "" {
-		batch := opts.Concurrency
-		if recorded < 2 {
-			batch = 1 // only the first game will count
-		}
-		var specs []gameSpec
-		for range min(batch, opts.MaxFinals-finals) {
-			specs = append(specs, schedule(T, final)) // the shuffled order carries over
-		}
-		first := tr.next
-		results, err := tr.run(specs)
-		if err != nil {
-			return nil, fmt.Errorf("ruins finals: %w", err)
-		}
-		for k, r := range results {
-			scored := tr.count(first+k, r)
-			finals++ // voided games count against the limit too, so a broken host ends the run
-			if scored {
-				scoredFinals++
-				finalGames = append(finalGames, r)
-				for _, s := range r.Ranked {
-					if s.Adv.Bot >= 0 {
-						score[s.Adv.Bot] += s.Points
-					}
+	conc := opts.Concurrency
+	if recorded < 2 {
+		conc = 1 // only the first game will count
+	}
+	first := tr.next
+	err := tr.rolling(opts.MaxFinals, conc, func() gameSpec {
+		return schedule(T, final) // the shuffled order carries over
+	}, func(k int, r GameResult) bool {
+		scored := tr.count(first+k, r)
+		finals++ // voided games count against the limit too, so a broken host ends the run
+		if scored {
+			scoredFinals++
+			finalGames = append(finalGames, r)
+			for _, s := range r.Ranked {
+				if s.Adv.Bot >= 0 {
+					score[s.Adv.Bot] += s.Points
 				}
 			}
-			why = stopReason(scored, finals, recorded, finalists, score, opts)
-			if why != "" {
-				break // later games of the batch are discarded
-			}
 		}
+		why = stopReason(scored, finals, recorded, finalists, score, opts)
+		return why != ""
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ruins finals: %w", err)
 	}
 	res.Summary = append(res.Summary, fmt.Sprintf("Final: %d games; %s.", scoredFinals, why))
 	if tr.voided > 0 {

@@ -56,10 +56,11 @@ func TestSeedString(t *testing.T) {
 func TestDeterminism(t *testing.T) {
 	bots, fns := testBots()
 	bots, fns = bots[:11], fns[:11] // a pool phase with a leftover-carrying deal
+	lead := 0 // the default
 	play := func(seed string, conc int) *engine.Result {
 		ex := newGoExchanger(fns)
 		ex.direct = true
-		res, err := Play(context.Background(), ex, bots, Options{SeedString: seed, Concurrency: conc, PoolGames: 4, MaxFinals: 40})
+		res, err := Play(context.Background(), ex, bots, Options{SeedString: seed, Concurrency: conc, PoolGames: 4, MaxFinals: 40, Lead: lead})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +69,16 @@ func TestDeterminism(t *testing.T) {
 	a, b, c := play("ABCDEFGH", 8), play("ABCDEFGH", 8), play("ABCDEFGH", 3)
 	if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(a, c) {
 		t.Errorf("same seed, different tables:\n%s\n--\n%s\n--\n%s", rowsOf(a), rowsOf(b), rowsOf(c))
+	}
+	// The finals stop on the lead with games in flight after the stopping one: one at a
+	// time or all at once, the same games count.
+	lead = 10
+	l8 := play("ABCDEFGH", 8)
+	if !strings.Contains(strings.Join(l8.Summary, " "), "leads by") {
+		t.Errorf("the finals did not stop on the lead: %q", l8.Summary)
+	}
+	if one, all := play("ABCDEFGH", 1), play("ABCDEFGH", 40); !reflect.DeepEqual(l8, one) || !reflect.DeepEqual(l8, all) {
+		t.Errorf("concurrency 1 or 40 changed the table:\n%s\n--\n%s\n--\n%s", rowsOf(l8), rowsOf(one), rowsOf(all))
 	}
 	if d := play("HGFEDCBA", 8); reflect.DeepEqual(rowsOf(a), rowsOf(d)) {
 		t.Errorf("another seed, same table:\n%s", rowsOf(a))
