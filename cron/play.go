@@ -43,6 +43,8 @@ type PlayEnv struct {
 	Memo      runner.Memo // remembers failed builds and class listings by content (nil: none)
 	Progress  engine.Progress
 	Log       *slog.Logger
+	// Checkpoints, when set, commits the run batch by batch and resumes it (checkpoint.go).
+	Checkpoints *Checkpoints
 }
 
 // Played is a run's outcome: the table, and the fault accounting of each bot (same order
@@ -160,10 +162,16 @@ func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
 	}
 	defer closeFn()
 	ad := newAdaptive(env, r.Games)
-	r.Batches = runBatches(ad)
+	led, err := runBatches(ctx, env, ad, &r)
+	if err != nil {
+		return nil, err
+	}
 	res, err := env.Game.Play(ctx, r)
 	if err != nil {
 		return nil, err
+	}
+	if led != nil {
+		stats = led.final()
 	}
 	games := r.Games
 	if env.Game.Planned != nil {
@@ -176,17 +184,35 @@ func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
 	return p, nil
 }
 
-// runBatches is the run's Batches, the one place where what happens at a batch boundary
-// is composed: checkpoints are to be saved here first (not plumbed yet; their batch may be
-// smaller than the adaptive one, see adaptive.stop), then the adaptive length decides
-// whether the run ends. nil when nothing needs the run in batches.
-func runBatches(ad *adaptive) *engine.Batches {
-	if ad == nil {
-		return nil
+// runBatches sets r.Batches: the one place where what happens at a batch boundary is
+// composed. The checkpoint is saved first (when the run has them), then the adaptive length
+// decides whether the run ends. It returns the run's ledger when the run is checkpointed
+// (its accounting then comes from the ledger), else nil; r.Batches stays nil when nothing
+// needs the run in batches.
+func runBatches(ctx context.Context, env *PlayEnv, ad *adaptive, r *engine.Run) (*ledger, error) {
+	cp := env.Checkpoints
+	every := 0
+	switch {
+	case cp != nil && ad != nil:
+		every = min(cp.Every, ad.batch) // each looks at the first boundary past its multiples
+	case cp != nil:
+		every = cp.Every
+	case ad != nil:
+		every = ad.batch
+	default:
+		return nil, nil
 	}
-	return &engine.Batches{Every: ad.batch, Done: func(cp engine.Checkpoint, sofar func() *engine.Result) (bool, error) {
-		return ad.stop(cp.Done, ad.batch, sofar), nil
-	}}
+	var stop func(done int, sofar func() *engine.Result) bool
+	if ad != nil {
+		stop = func(done int, sofar func() *engine.Result) bool { return ad.stop(done, every, sofar) }
+	}
+	if cp == nil {
+		r.Batches = &engine.Batches{Every: every, Done: func(c engine.Checkpoint, sofar func() *engine.Result) (bool, error) {
+			return stop(c.Done, sofar), nil
+		}}
+		return nil, nil
+	}
+	return cp.attach(ctx, r, every, stop)
 }
 
 // processLimits turns a challenge's configured limits into the sandbox's.

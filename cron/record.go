@@ -63,6 +63,12 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		return describe(err)
 	}
 	c.printf("%s: run %d, seed %d, %d bots\n", ch.Name, runID, env.Seed, len(env.Bots))
+	if checkpointable(env) {
+		if env.Checkpoints, err = c.checkpoints(ctx, env, runID, prev, resume); err != nil {
+			c.endRun(ctx, runID, err)
+			return err
+		}
+	}
 	var metered func([]*runner.Stats)
 	if c.Meter != nil {
 		metered = c.Meter(ch.Name)
@@ -105,6 +111,24 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		return err
 	}
 	return c.publish(ctx, board, rep)
+}
+
+// checkpoints sets up the checkpoints of run runID: from the interrupted run prev's last
+// one when the run resumes it (same seed, same bots), else from game 0.
+func (c *Cycle) checkpoints(ctx context.Context, env *PlayEnv, runID int64, prev *store.Run, resume bool) (*Checkpoints, error) {
+	games := env.run().Games
+	cp := &Checkpoints{Store: c.Store, RunID: runID, Every: checkpointEvery(games)}
+	if !resume {
+		return cp, nil
+	}
+	saved, err := c.Store.MoveCheckpoint(ctx, prev.ID, runID)
+	if err != nil || saved == nil {
+		return cp, err
+	}
+	cp.Resume = saved
+	c.Log.Info("resuming an interrupted run from its checkpoint", "challenge", env.Challenge.Name, "run", prev.ID, "as", runID, "game", saved.Done, "games", games)
+	c.printf("%s: resuming run %d at game %d of %d (as run %d)\n", env.Challenge.Name, prev.ID, saved.Done, games, runID)
+	return cp, nil
 }
 
 // botSetHash identifies what a run plays: the bots (by name and code directory, which is

@@ -33,6 +33,7 @@ type Fold[T any] struct {
 	sofar   func() *Result
 	stopped bool
 	err     error
+	ctx     context.Context // the caller's
 	cancel  context.CancelCauseFunc
 }
 
@@ -45,12 +46,13 @@ var errStopped = errors.New("the host ended the run early")
 // fails the run, so the engine's scheduler starts no further unit; play under it and call
 // End when the scheduler returns.
 func NewFold[T any](ctx context.Context, b *Batches, start, units int, add func(unit int, v T), state func() ([]byte, error), sofar func() *Result) (*Fold[T], context.Context) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	f := &Fold[T]{next: start, end: units, held: map[int]T{}, add: add, b: b, state: state, sofar: sofar, cancel: cancel}
+	f := &Fold[T]{ctx: ctx, next: start, end: units, held: map[int]T{}, add: add, b: b, state: state, sofar: sofar}
 	if b != nil && b.Done != nil {
 		f.every = max(b.Every, 1)
 	}
-	return f, ctx
+	var run context.Context
+	run, f.cancel = context.WithCancelCause(ctx)
+	return f, run
 }
 
 // Start is the first unit a run plays: after its checkpoint when it resumes, else 0. It
@@ -92,8 +94,14 @@ func (f *Fold[T]) Add(u int, v T) {
 	}
 }
 
-// checkpoint reports the state after f.next units to the host.
+// checkpoint reports the state after f.next units to the host. Once the run's context is
+// cancelled (a stop from outside), units still in flight end with faults and may have
+// been folded: such a state is no checkpoint, and the run ends with the cancellation.
 func (f *Fold[T]) checkpoint() {
+	if err := f.ctx.Err(); err != nil {
+		f.fail(context.Cause(f.ctx))
+		return
+	}
 	state, err := f.state()
 	if err != nil {
 		f.fail(fmt.Errorf("checkpoint after %d: encode state: %w", f.next, err))

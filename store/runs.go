@@ -105,6 +105,9 @@ func (s *Store) FinishRunBoard(ctx context.Context, runID int64, res *engine.Res
 				return fmt.Errorf("standing of %s: %w", st.Bot, err)
 			}
 		}
+		if err := dropCheckpoints(ctx, tx, runID); err != nil {
+			return err
+		}
 		var b any
 		if board != nil {
 			b = string(board)
@@ -120,9 +123,14 @@ func (s *Store) FinishRunBoard(ctx context.Context, runID int64, res *engine.Res
 }
 
 // FailRun marks a run failed with the reason; the previous good run stays the current one.
+// A failed run is never resumed: its checkpoint goes.
 func (s *Store) FailRun(ctx context.Context, runID int64, reason string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE runs SET state = 'failed', error = ?, finished = ? WHERE id = ?`, reason, s.now().Unix(), runID)
-	return err
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET state = 'failed', error = ?, finished = ? WHERE id = ?`, reason, s.now().Unix(), runID); err != nil {
+			return err
+		}
+		return dropCheckpoint(ctx, tx, runID)
+	})
 }
 
 // InterruptRun marks a run stopped on request (a signal): not a failure, the next cycle

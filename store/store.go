@@ -253,6 +253,7 @@ var migrations = []string{
 	// A run's bots keep their answer's heading as posted: Ruins orders its bots by it, and a
 	// replay must seat them as the run did.
 	`ALTER TABLE run_bots ADD COLUMN heading TEXT NOT NULL DEFAULT '';`,
+	checkpointSchema, // checkpoint.go
 }
 
 func (s *Store) migrate(ctx context.Context) error {

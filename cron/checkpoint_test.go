@@ -1,0 +1,64 @@
+package cron
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/store"
+)
+
+// faultyEx answers every call, with a crash for bot 1 in odd games.
+type faultyEx struct{}
+
+func (faultyEx) Exchange(_ context.Context, calls []engine.Call) []engine.Reply {
+	out := make([]engine.Reply, len(calls))
+	for i, c := range calls {
+		if c.Bot == 1 && c.Game%2 == 1 {
+			out[i].Fault = &engine.Fault{Outcome: engine.Crash, Detail: "game " + string(rune('0'+c.Game))}
+		}
+	}
+	return out
+}
+
+// The ledger's accounting at a checkpoint after k games counts exactly games 0..k-1,
+// whatever else is in flight, and a ledger resumed from it ends with the straight one's.
+func TestLedgerCountsGamesInOrder(t *testing.T) {
+	ctx := context.Background()
+	call := func(l *ledger, games ...int) {
+		for _, g := range games {
+			l.Exchange(ctx, []engine.Call{{Bot: 0, Game: g}, {Bot: 1, Game: g}})
+		}
+	}
+	l, _ := newLedger(faultyEx{}, 2, nil)
+	call(l, 3, 0, 5, 1, 2, 4) // out of order, 4 and 5 beyond the checkpoint
+	at4 := l.fold(4)
+	if at4[0].Counts[engine.OK] != 4 || at4[1].Counts[engine.Crash] != 2 || at4[1].First == nil || at4[1].First.Detail != "game 1" {
+		t.Fatalf("after 4 games: %+v", at4)
+	}
+	call(l, 6, 7)
+	straight := l.final()
+
+	saved, _ := json.Marshal(at4)
+	r, err := newLedger(faultyEx{}, 2, &store.Checkpoint{Stats: saved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call(r, 7, 4, 6, 5)
+	resumed := r.final()
+	for b := range straight {
+		if s, g := straight[b].State(), resumed[b].State(); !equalJSON(s, g) {
+			t.Errorf("bot %d: straight %+v, resumed %+v", b, s, g)
+		}
+	}
+	if _, err := newLedger(faultyEx{}, 3, &store.Checkpoint{Stats: saved}); err == nil {
+		t.Error("a checkpoint of 2 bots restored 3")
+	}
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
