@@ -28,13 +28,13 @@ var Descriptor = &engine.Game{
 }
 
 func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
-	sofar := func(t *Tally) *engine.Result { return Table(t, r.Bots, t.Seconds) }
-	tally, err := Run(ctx, r.Calls, r.Bots, Options{Games: r.Games, Seed: r.Seed, Concurrency: r.Concurrency, Progress: r.Progress,
+	sofar := func(t *Tally, seconds float64) *engine.Result { return Table(t, r.Bots, seconds) }
+	tally, seconds, err := run(ctx, r.Calls, r.Bots, Options{Games: r.Games, Seed: r.Seed, Concurrency: r.Concurrency, Progress: r.Progress,
 		Batches: r.Batches, Sofar: sofar})
 	if err != nil {
 		return nil, err
 	}
-	return sofar(tally), nil
+	return sofar(tally, seconds), nil
 }
 
 // validate plays one game between the two copies of the bot.

@@ -17,9 +17,10 @@ type Options struct {
 	Concurrency int    // games in flight (lockstep); part of what makes a run reproducible
 	Progress    engine.Progress
 	// Batches, when set, checkpoints the run, resumes it and may end it early (see
-	// engine.Batches); Sofar turns the tally so far into the table Batches.Done may ask for.
+	// engine.Batches); Sofar turns the tally so far, and the seconds spent playing it, into
+	// the table Batches.Done may ask for.
 	Batches *engine.Batches
-	Sofar   func(*Tally) *engine.Result
+	Sofar   func(t *Tally, seconds float64) *engine.Result
 }
 
 // Tally is the whole run's statistics before they are turned into a table. It is folded
@@ -33,7 +34,12 @@ type Tally struct {
 	Tied      int
 	WinHist   map[int]int // winning score → games
 	Bots      []BotTally
-	// Seconds is the time spent playing, over every part of a resumed run.
+}
+
+// checkpoint is a run's state at a batch boundary: its tally, and the time spent playing
+// so far (the table's summary counts every part of a resumed run).
+type checkpoint struct {
+	Tally   *Tally
 	Seconds float64
 }
 
@@ -71,25 +77,29 @@ func Seating(r *rand.Rand, n, k int) []int {
 // Run plays the tournament over ex and returns the raw tally: of every game, or of the
 // games up to where opts.Batches ended the run early.
 func Run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts Options) (*Tally, error) {
+	t, _, err := run(ctx, ex, bots, opts)
+	return t, err
+}
+
+// run is Run, also returning the seconds spent playing (over every part of a resumed run).
+func run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts Options) (*Tally, float64, error) {
 	n := len(bots)
 	if n < 2 {
-		return nil, fmt.Errorf("forty: at least 2 bots are needed, have %d", n)
+		return nil, 0, fmt.Errorf("forty: at least 2 bots are needed, have %d", n)
 	}
 	k := GroupSize(n)
 	started := time.Now()
-	t, first, err := resume(opts.Batches, n, opts.Games)
+	t, before, first, err := resume(opts.Batches, n, opts.Games)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	before := t.Seconds
-	clock := func() { t.Seconds = before + time.Since(started).Seconds() }
-	state := func() ([]byte, error) { clock(); return json.Marshal(t) }
+	clock := func() float64 { return before + time.Since(started).Seconds() }
+	state := func() ([]byte, error) { return json.Marshal(checkpoint{t, clock()}) }
 	sofar := func() *engine.Result {
 		if opts.Sofar == nil {
 			return nil
 		}
-		clock()
-		return opts.Sofar(t)
+		return opts.Sofar(t, clock())
 	}
 	fold, playCtx := engine.NewFold(ctx, opts.Batches, first, opts.Games, func(_ int, p played) { t.fold(p.res, p.seats) }, state, sofar)
 	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Progress: opts.Progress, First: first}
@@ -99,14 +109,13 @@ func Run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts O
 	})
 	stopped, err := fold.End(err)
 	if err != nil {
-		return nil, fmt.Errorf("forty tournament: %w", err)
+		return nil, 0, fmt.Errorf("forty tournament: %w", err)
 	}
 	if !stopped && ctx.Err() != nil {
 		// Cancelled after the last game started: those in flight were cut short.
-		return nil, fmt.Errorf("forty tournament interrupted: %w", ctx.Err())
+		return nil, 0, fmt.Errorf("forty tournament interrupted: %w", ctx.Err())
 	}
-	clock()
-	return t, nil
+	return t, clock(), nil
 }
 
 // played is one finished game waiting to be folded.
@@ -115,27 +124,27 @@ type played struct {
 	seats []int // bot of each seat
 }
 
-// resume returns the tally a run starts from and its first game: a checkpoint's, or
-// empty.
-func resume(b *engine.Batches, n, games int) (*Tally, int, error) {
+// resume returns the tally a run starts from, the seconds already spent and its first
+// game: a checkpoint's, or nothing yet.
+func resume(b *engine.Batches, n, games int) (*Tally, float64, int, error) {
 	first, err := b.Start(games)
 	if err != nil {
-		return nil, 0, fmt.Errorf("forty: %w", err)
+		return nil, 0, 0, fmt.Errorf("forty: %w", err)
 	}
-	t := &Tally{WinHist: map[int]int{}, Bots: make([]BotTally, n)}
 	if first == 0 {
-		return t, 0, nil
+		return &Tally{WinHist: map[int]int{}, Bots: make([]BotTally, n)}, 0, 0, nil
 	}
-	if err := json.Unmarshal(b.Resume.State, t); err != nil {
-		return nil, 0, fmt.Errorf("forty: checkpoint unreadable: %w", err)
+	var cp checkpoint
+	if err := json.Unmarshal(b.Resume.State, &cp); err != nil {
+		return nil, 0, 0, fmt.Errorf("forty: checkpoint unreadable: %w", err)
 	}
-	if len(t.Bots) != n || t.WinHist == nil {
-		return nil, 0, fmt.Errorf("forty: checkpoint of %d bots, the run has %d", len(t.Bots), n)
+	if t := cp.Tally; t == nil || len(t.Bots) != n || t.WinHist == nil {
+		return nil, 0, 0, fmt.Errorf("forty: the checkpoint is not of this run's %d bots", n)
 	}
-	if t.Games+t.Voided != first { // every folded game is one or the other: catches null, {} and a mislabelled state
-		return nil, 0, fmt.Errorf("forty: checkpoint after %d games holds %d", first, t.Games+t.Voided)
+	if t := cp.Tally; t.Games+t.Voided != first { // every folded game is one or the other: catches {} and a mislabelled state
+		return nil, 0, 0, fmt.Errorf("forty: checkpoint after %d games holds %d", first, t.Games+t.Voided)
 	}
-	return t, first, nil
+	return cp.Tally, cp.Seconds, first, nil
 }
 
 // playOne plays one game on a lockstep table: seating and dice from the game's seed.
