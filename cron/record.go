@@ -95,7 +95,12 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		c.printf("%s: %d games voided by host faults (not scored)\n", ch.Name, v)
 	}
 	c.Log.Info("run finished", "challenge", ch.Name, "run", runID, "seed", env.Seed, "games", rep.Games, "elapsed", rep.Elapsed.Round(time.Millisecond))
-	c.printf("%s: %d games in %s (%s games/s)\n", ch.Name, rep.Games, rep.Elapsed.Round(time.Millisecond), rateText(float64(rep.Games)/max(rep.Elapsed.Seconds(), 1e-9)))
+	// A resumed run played only the games after its checkpoint this time.
+	now := rep.Games
+	if cp := env.Checkpoints; cp != nil && cp.Resume != nil {
+		now = max(0, now-cp.Resume.Done)
+	}
+	c.printf("%s: %d games in %s (%s games/s)\n", ch.Name, rep.Games, rep.Elapsed.Round(time.Millisecond), rateText(float64(now)/max(rep.Elapsed.Seconds(), 1e-9)))
 	if played.Ending != nil {
 		c.printf("%s: %s\n", ch.Name, played.Ending)
 	}
@@ -103,8 +108,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	if err != nil {
 		return err
 	}
-	now := standings(env, played)
-	if err := c.Store.FinishRunBoard(ctx, runID, played.Result, now, publisher.JSON(board)); err != nil {
+	if err := c.Store.FinishRunBoard(ctx, runID, played.Result, standings(env, played), publisher.JSON(board)); err != nil {
 		return err
 	}
 	if err := c.recordMoves(ctx, board); err != nil {
