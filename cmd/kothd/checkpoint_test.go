@@ -4,29 +4,33 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/store"
 )
 
 // TestKilledRunResumesFromCheckpoint: a forty run killed with SIGKILL in the middle is
 // resumed by the next plain cycle at its last checkpoint (it says so, and plays only the
 // rest), and ends with the standings of the same run played straight through (it used to
-// start again from game 0). The field leaves out the answers whose bots draw from Python's
-// random module: their generator lives in their process, which a resumed run starts anew.
+// start again from game 0). The field is the hosts' five answers (hostSnapshot), none of
+// which keeps state across games in its process: a resumed run starts the bots' processes
+// anew, so such a bot (Python's process-wide random, class attributes) would decide
+// differently than in the run played straight through.
 func TestKilledRunResumesFromCheckpoint(t *testing.T) {
-	const games, seed = "3000", "20261124"
-	excluded := "    exclude: [FlipCoinRollDice, BlessRNG, BrainBot, EnsureLead]\n"
-	cfg := withExclude(t, hostConfig(t, 100, ""), excluded)
-	args := []string{"--config", cfg, "--snapshot", snapshotDir(t), "--challenge", "forty", "--games", games}
+	const games, seed = "6000", "20261124"
+	snap := hostSnapshot(t)
+	cfg := hostConfig(t, 100, "")
+	args := []string{"--config", cfg, "--snapshot", snap, "--challenge", "forty", "--games", games}
 
 	p := startKothd(t, append([]string{"once", "--seed", seed}, args...)...)
 	p.waitFor(t, "forty: run 1, seed", 5*time.Minute)
-	done := waitCheckpoint(t, p, cfg, 600)
+	done := waitCheckpoint(t, p, cfg, 1200)
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	p.wait(t, time.Minute)
 	t.Logf("killed with a checkpoint after %d games", done)
@@ -47,8 +51,8 @@ func TestKilledRunResumesFromCheckpoint(t *testing.T) {
 		t.Fatalf("the cycle after the kill did not resume at game %d or later:\n%s", done, out)
 	}
 
-	ref := withExclude(t, hostConfig(t, 100, ""), excluded)
-	refArgs := []string{"once", "--seed", seed, "--config", ref, "--snapshot", snapshotDir(t), "--challenge", "forty", "--games", games}
+	ref := hostConfig(t, 100, "")
+	refArgs := []string{"once", "--seed", seed, "--config", ref, "--snapshot", snap, "--challenge", "forty", "--games", games}
 	q := startKothd(t, refArgs...)
 	if code := q.wait(t, 5*time.Minute); code != 0 {
 		out, errs := q.output()
@@ -64,7 +68,7 @@ func TestKilledRunResumesFromCheckpoint(t *testing.T) {
 	}
 	st.Close()
 	want, _ := openStore(t, ref).Standings(ctx, 1)
-	if resumed == nil || resumed.State != "done" || resumed.GamesPlayed != 3000 {
+	if resumed == nil || resumed.State != "done" || resumed.GamesPlayed != 6000 {
 		t.Fatalf("resumed run: %+v", resumed)
 	}
 	if len(got) == 0 || len(got) != len(want) {
@@ -81,20 +85,6 @@ func TestKilledRunResumesFromCheckpoint(t *testing.T) {
 			}
 		}
 	}
-}
-
-// withExclude adds a line to the forty challenge of the config at path.
-func withExclude(t *testing.T, path, line string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := strings.Replace(string(b), "  - name: forty\n", "  - name: forty\n"+line, 1)
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // waitCheckpoint waits until the running kothd p has committed a checkpoint of at least
@@ -122,4 +112,14 @@ func waitCheckpoint(t *testing.T, p *proc, cfg string, min int) int {
 	}
 	t.Fatalf("no checkpoint of %d games within 5 minutes", min)
 	return 0
+}
+
+// timedOut reports whether any bot of a run had a call time out.
+func timedOut(st []store.Standing) bool {
+	for _, s := range st {
+		if s.Faults[engine.Timeout] > 0 {
+			return true
+		}
+	}
+	return false
 }
