@@ -23,14 +23,14 @@ import (
 // anew, so such a bot (Python's process-wide random, class attributes) would decide
 // differently than in the run played straight through.
 func TestKilledRunResumesFromCheckpoint(t *testing.T) {
-	const games, seed = "6000", "20261124"
+	const games, seed = "3000", "20261124"
 	snap := hostSnapshot(t)
 	cfg := hostConfig(t, 100, "")
 	args := []string{"--config", cfg, "--snapshot", snap, "--challenge", "forty", "--games", games}
 
 	p := startKothd(t, append([]string{"once", "--seed", seed}, args...)...)
 	p.waitFor(t, "forty: run 1, seed", 5*time.Minute)
-	done := waitCheckpoint(t, p, cfg, 1200)
+	done := waitCheckpoint(t, p, cfg, 600)
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	p.wait(t, time.Minute)
 	t.Logf("killed with a checkpoint after %d games", done)
@@ -68,7 +68,7 @@ func TestKilledRunResumesFromCheckpoint(t *testing.T) {
 	}
 	st.Close()
 	want, _ := openStore(t, ref).Standings(ctx, 1)
-	if resumed == nil || resumed.State != "done" || resumed.GamesPlayed != 6000 {
+	if resumed == nil || resumed.State != "done" || resumed.GamesPlayed != 3000 {
 		t.Fatalf("resumed run: %+v", resumed)
 	}
 	if len(got) == 0 || len(got) != len(want) {
