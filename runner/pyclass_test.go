@@ -16,12 +16,10 @@ func TestForgedHostFaultIsBadOutput(t *testing.T) {
 	dir := t.TempDir()
 	bot := `
 import pyclass
-_orig = pyclass._send
-def _forge(out, obj):
-    if "replies" in obj:
-        obj = {"replies": [{"f": "host fault", "d": "the sandbox broke, honest"} for _ in obj["replies"]]}
-    _orig(out, obj)
-pyclass._send = _forge
+_orig = pyclass._send_replies
+def _forge(out, replies):
+    _orig(out, ['{"f":"host fault","d":"the sandbox broke, honest"}' for _ in replies])
+pyclass._send_replies = _forge
 
 class Voider(Bot):
     def make_throw(self, scores, last_round):

@@ -74,17 +74,16 @@ func TestOversizedReplyIsOutputLimit(t *testing.T) {
 	sb := needBwrap(t)
 	dir := pyAnswer(t, `
 import pyclass
-_send = pyclass._send
+_send = pyclass._send_replies
 _n = [0]
-def _flood(out, obj):
-    if "replies" in obj:
-        _n[0] += 1
+def _flood(out, replies):
+    _n[0] += 1
     if _n[0] == 2:
         out.write('{"replies": [{"r": "' + "x" * (15 << 20) + '"}]}\n')
         out.flush()
         return
-    _send(out, obj)
-pyclass._send = _flood
+    _send(out, replies)
+pyclass._send_replies = _flood
 
 class Flooder(Bot):
     pass

@@ -21,12 +21,20 @@ Protocol (one JSON object per line):
 The protocol uses private copies of the original stdin/stdout; the bot's own print() and
 input() see stderr and /dev/null, so a chatty bot cannot corrupt the protocol.
 
-Time: a call is limited by the CPU time it uses (ITIMER_PROF, the kernel's count for this
-process), so a loaded host does not decide a bot's fate; a wall-clock timer, sized for a
-loaded host, catches a bot that sleeps or waits. Neither interrupts the harness's own work:
-its protocol I/O runs with no timer armed, and what it does on a bot's behalf inside a call
-(importing numpy for the forty module's np) runs in untimed(). An import cut short leaves
-its module half-initialised in the process for good: every later call of the bot fails.
+Time: a call is limited by the CPU time it uses, so a loaded host does not decide a bot's
+fate; a wall-clock limit, sized for a loaded host, catches a bot that sleeps or waits.
+Neither interrupts the harness's own work: its protocol I/O runs with no timer armed, and
+what it does on a bot's behalf inside a call (importing numpy for the forty module's np)
+runs in untimed(). An import cut short leaves its module half-initialised in the process
+for good: every later call of the bot fails.
+
+The timers cost no system call per call (a system call is the dearest thing a call does:
+arming and disarming two timers per call once took most of a forty game's time). They are
+armed once per batch: ITIMER_PROF ticks every few hundredths of the limit of CPU time, and
+each tick reads the process's CPU clock and interrupts the running call once it has used
+its limit (measured from the tick before it started, so a call always gets its whole
+limit); ITIMER_REAL fires when the batch has run the wall limit, and re-arms itself for
+what the running call has left (a call's start is read from the cheap monotonic clock).
 """
 import contextlib
 import importlib
@@ -35,6 +43,7 @@ import os
 import random
 import signal
 import sys
+import time
 import traceback
 
 
@@ -47,54 +56,78 @@ class LostInstance(Exception):
     """A call for a game this process holds no instance of (the process was restarted)."""
 
 
-_TIMERS = (signal.ITIMER_PROF, signal.ITIMER_REAL)
-_in_call = False   # a bot call is running with its timers armed
+_limit = 0.0       # CPU seconds one call may use (0: no limit)
+_wall = 0.0        # wall seconds one call may take (0: no limit)
+_tick = 0.0        # CPU seconds between SIGPROF ticks while a batch runs
+_in_call = False   # a bot call is running
 _untimed = 0       # depth of untimed() sections
-_missed = False    # a timer fired inside an untimed() section
+_last_cpu = 0.0    # the process's CPU time at the last tick (or the batch's start)
+_call_cpu0 = 0.0   # _last_cpu when the running call started: at most one tick before it
+_call_wall0 = 0.0  # monotonic time when the running call started
 
 
-def _on_timer(signum, frame):
-    global _missed
+def _on_prof(signum, frame):
+    global _last_cpu
+    now = time.process_time()
+    _last_cpu = now
+    # The call started at most one tick after _call_cpu0: past limit + tick it has used
+    # its whole limit for sure.
+    if _in_call and not _untimed and now - _call_cpu0 >= _limit + _tick:
+        raise CallTimeout()
+
+
+def _on_alarm(signum, frame):
     if not _in_call:
-        return  # a late signal after the call ended: the harness's own work goes on
-    if _untimed:
-        _missed = True
+        signal.setitimer(signal.ITIMER_REAL, _wall)  # the next call gets its whole allowance
+        return
+    if _untimed:  # untimed() sets the alarm right when the section ends
+        signal.setitimer(signal.ITIMER_REAL, _wall)
+        return
+    left = _wall - (time.monotonic() - _call_wall0)
+    if left > 0:
+        signal.setitimer(signal.ITIMER_REAL, left)
         return
     raise CallTimeout()
 
 
 def _arm(cpu, wall):
-    global _in_call
-    _in_call = True
+    """Arms the timers for a batch whose calls may each use cpu seconds of CPU time and
+    take wall seconds (0: no limit of that kind)."""
+    global _limit, _wall, _tick, _last_cpu
+    _limit, _wall = cpu, wall
     if cpu > 0:
-        signal.setitimer(signal.ITIMER_PROF, cpu)
+        _tick = min(max(cpu / 20, 0.005), 0.05)
+        _last_cpu = time.process_time()
+        signal.setitimer(signal.ITIMER_PROF, _tick, _tick)
     if wall > 0:
         signal.setitimer(signal.ITIMER_REAL, wall)
 
 
 def _disarm():
-    global _in_call
-    _in_call = False
-    for t in _TIMERS:
-        signal.setitimer(t, 0)
+    global _limit, _wall
+    if _limit > 0:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    if _wall > 0:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    _limit = _wall = 0.0
 
 
 @contextlib.contextmanager
 def untimed():
-    """Harness work on a bot's behalf inside its call: the call's timers stop meanwhile
-    and resume with what was left afterwards."""
-    global _untimed, _missed
-    left = [signal.setitimer(t, 0)[0] for t in _TIMERS]
+    """Harness work on a bot's behalf inside its call: the time it takes is not charged to
+    the call, which has what it had left afterwards."""
+    global _untimed, _call_cpu0, _call_wall0
+    cpu0, wall0 = time.process_time(), time.monotonic()
     _untimed += 1
     try:
         yield
     finally:
         _untimed -= 1
         if _untimed == 0 and _in_call:
-            for t, d in zip(_TIMERS, left):
-                if d > 0 or _missed:
-                    signal.setitimer(t, max(d, 1e-6))
-            _missed = False
+            _call_cpu0 += time.process_time() - cpu0
+            _call_wall0 += time.monotonic() - wall0
+            if _wall > 0:  # an alarm in the section re-armed itself for a moment: set it right
+                signal.setitimer(signal.ITIMER_REAL, max(_wall - (time.monotonic() - _call_wall0), 1e-3))
 
 
 class GameRandom:
@@ -209,36 +242,74 @@ def main():
         return
     _seed(seed)  # again: the answer's import-time code may have drawn numbers
     handler = mod.Handler(chosen[0])
-    signal.signal(signal.SIGPROF, _on_timer)
-    signal.signal(signal.SIGALRM, _on_timer)
+    signal.signal(signal.SIGPROF, _on_prof)
+    signal.signal(signal.SIGALRM, _on_alarm)
     _send(proto_out, {"ready": True, "classes": [class_name]})
+    _serve(proto_in, proto_out, handler.call)
+
+
+_TRUE, _FALSE = '{"r":true}', '{"r":false}'
+
+
+def _reply(r):
+    """One reply's JSON text: the common booleans without the encoder."""
+    if r is True:
+        return _TRUE
+    if r is False:
+        return _FALSE
+    try:
+        return '{"r":%s}' % json.dumps(r, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as e:
+        # A result the challenge module failed to make JSON-able: report, do not die.
+        return _fault("bad output", "unencodable result: %s" % e)
+
+
+def _fault(outcome, detail, lost=False):
+    f = {"f": outcome, "d": detail}
+    if lost:
+        f["lost"] = True
+    return json.dumps(f, separators=(",", ":"))
+
+
+def _serve(proto_in, proto_out, call):
+    """The batch loop: one decode and one write per batch, the timers armed once per batch
+    (see Time in the module's docstring)."""
+    global _in_call, _call_cpu0, _call_wall0
+    monotonic = time.monotonic
     for line in proto_in:
         req = json.loads(line)
         limit, wall = float(req.get("t") or 0), float(req.get("w") or 0)
         replies = []
-        for c in req["calls"]:
-            try:
-                try:
-                    _arm(limit, wall)
-                    r = handler.call(c["g"], c["m"], c.get("a"))
-                finally:
-                    _disarm()
-                replies.append({"r": r})
-            except CallTimeout:
-                replies.append({"f": "timeout", "d": "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)})
-            except LostInstance as e:
-                replies.append({"f": "crash", "d": str(e), "lost": True})
-            except MemoryError as e:
-                # The sandbox's memory limit (RLIMIT_DATA) refused an allocation.
-                replies.append({"f": "memory limit", "d": _describe(e)})
-            except BaseException as e:
-                replies.append({"f": "crash", "d": _describe(e)})
+        add = replies.append
+        _arm(limit, wall)
         try:
-            _send(proto_out, {"replies": replies})
-        except (TypeError, ValueError) as e:
-            # A result the challenge module failed to make JSON-able: report, do not die.
-            _send(proto_out, {"replies": [{"f": "bad output", "d": "unencodable result: %s" % e}] * len(replies)})
+            for c in req["calls"]:
+                try:
+                    try:
+                        _call_cpu0, _call_wall0 = _last_cpu, monotonic()
+                        _in_call = True
+                        r = call(c["g"], c["m"], c.get("a"))
+                    finally:
+                        _in_call = False
+                    add(_reply(r))
+                except CallTimeout:
+                    add(_fault("timeout", "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)))
+                except LostInstance as e:
+                    add(_fault("crash", str(e), lost=True))
+                except MemoryError as e:
+                    # The sandbox's memory limit (RLIMIT_DATA) refused an allocation.
+                    add(_fault("memory limit", _describe(e)))
+                except BaseException as e:
+                    add(_fault("crash", _describe(e)))
+        finally:
+            _disarm()
+        _send_replies(proto_out, replies)
 
+
+def _send_replies(out, replies):
+    """Writes a batch's reply line from its replies' JSON texts."""
+    out.write('{"replies":[%s]}\n' % ",".join(replies))
+    out.flush()
 
 if __name__ == "__main__":
     main()
