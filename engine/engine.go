@@ -61,10 +61,19 @@ type Call struct {
 	Bot    int // index into the tournament's bot list
 	Game   int // the game's index in the run; the bot keeps per-game state under it
 	Method string
-	Args   any // marshalled to JSON
+	// Args are marshalled to JSON: by their own AppendJSON if they implement JSONAppender
+	// (the hot path of a game: no reflection, no allocation), else by encoding/json.
+	Args any
 }
 
-// Reply answers a Call: a JSON result, or a fault.
+// JSONAppender is implemented by call arguments that write their own JSON encoding. The
+// result must be one valid JSON value; the runner does not check it.
+type JSONAppender interface {
+	AppendJSON(b []byte) []byte
+}
+
+// Reply answers a Call: a JSON result, or a fault. Result may be shared between replies
+// (the runner hands out one "true" for all of them): read it, never write into it.
 type Reply struct {
 	Result json.RawMessage
 	Fault  *Fault

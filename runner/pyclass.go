@@ -176,6 +176,10 @@ type pyProc struct {
 	proc     *lineProc
 	restarts int // processes started (attempts that failed for the host's reasons not counted)
 	stats    *Stats
+	// Reused from batch to batch (one batch at a time per process): the request line and
+	// the parsed replies.
+	req     []byte
+	replies []wireReply
 }
 
 // NewPyPool prepares a pool; no process starts until its bot is first called.
@@ -207,84 +211,72 @@ func (p *PyPool) Close() {
 // Exchange sends each bot its share of calls as one batch, all bots in parallel.
 func (p *PyPool) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
 	replies := make([]engine.Reply, len(calls))
-	byBot := map[int][]int{}
+	byBot := make([][]int, len(p.bots))
 	for i, c := range calls {
+		if c.Bot < 0 || c.Bot >= len(p.bots) {
+			replies[i] = engine.Reply{Fault: &engine.Fault{Outcome: engine.HostFault, Detail: "no such bot"}}
+			continue
+		}
 		byBot[c.Bot] = append(byBot[c.Bot], i)
 	}
 	var wg sync.WaitGroup
 	for bot, idx := range byBot {
+		if len(idx) == 0 {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if bot < 0 || bot >= len(p.bots) {
-				for _, i := range idx {
-					replies[i] = engine.Reply{Fault: &engine.Fault{Outcome: engine.HostFault, Detail: "no such bot"}}
-				}
-				return
-			}
-			batch := make([]engine.Call, len(idx))
-			for k, i := range idx {
-				batch[k] = calls[i]
-			}
-			for k, r := range p.bots[bot].exchange(ctx, p, batch) {
-				replies[idx[k]] = r
-			}
+			p.bots[bot].exchange(ctx, p, calls, idx, replies)
 		}()
 	}
 	wg.Wait()
 	return replies
 }
 
-type wireCall struct {
-	G int    `json:"g"`
-	M string `json:"m"`
-	A any    `json:"a"`
-}
-
-type wireReply struct {
-	R json.RawMessage `json:"r"`
-	F string          `json:"f"`
-	D string          `json:"d"`
-	// Lost: the call named a game whose instance died with an earlier process.
-	Lost bool `json:"lost"`
-}
-
-func (b *pyProc) exchange(ctx context.Context, pool *PyPool, batch []engine.Call) []engine.Reply {
-	out := make([]engine.Reply, len(batch))
-	fail := func(f *engine.Fault) []engine.Reply {
-		for i := range out {
-			out[i] = engine.Reply{Fault: f}
-			b.stats.record(f, batch[i])
+// exchange sends the calls idx of calls to the bot as one batch and stores their replies
+// at the same indexes of replies.
+func (b *pyProc) exchange(ctx context.Context, pool *PyPool, calls []engine.Call, idx []int, replies []engine.Reply) {
+	fail := func(f *engine.Fault) {
+		for _, i := range idx {
+			replies[i] = engine.Reply{Fault: f}
+			b.stats.record(f, calls[i])
 		}
-		return out
 	}
 	if ctx.Err() != nil {
-		return fail(&engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"})
+		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"})
+		return
 	}
 	if why := pool.budgets.exhausted(b.index, b.Answer); why != "" {
-		return fail(&engine.Fault{Outcome: engine.Timeout, Detail: why})
+		fail(&engine.Fault{Outcome: engine.Timeout, Detail: why})
+		return
 	}
-	deadline := pool.cfg.batchDeadline(len(batch))
+	deadline := pool.cfg.batchDeadline(len(idx))
 	proc := b.proc
 	if proc == nil {
 		if b.restarts > pool.cfg.MaxRestarts {
-			return fail(&engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("gave up after %d restarts", b.restarts-1), ProcessDied: true})
+			fail(&engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("gave up after %d restarts", b.restarts-1), ProcessDied: true})
+			return
 		}
 		// A host failure is no restart of the bot's: it is not counted against it.
 		if err := hostIntact(b.Dir); err != nil {
-			return fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+			fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+			return
 		}
 		var err error
 		if proc, err = startLineProc(ctx, pool.sb, pool.cfg.spec(b.Dir)); err != nil {
-			return fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+			fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+			return
 		}
 		if _, f := proc.handshake(setup(b.Name, b.Seed), pool.cfg.StartTimeout); f != nil {
 			proc.close()
 			if err := hostIntact(b.Dir); err != nil {
-				return fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+				fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+				return
 			}
 			b.restarts++
-			return fail(f)
+			fail(f)
+			return
 		}
 		b.restarts++
 		b.proc = proc
@@ -301,45 +293,43 @@ func (b *pyProc) exchange(ctx context.Context, pool *PyPool, batch []engine.Call
 		}
 		pool.budgets.charge(b.index, b.Answer, cpu-cpu0, wall)
 	}()
-	wc := make([]wireCall, len(batch))
-	for i, c := range batch {
-		wc[i] = wireCall{G: c.Game, M: c.Method, A: c.Args}
-	}
-	req, err := json.Marshal(struct {
-		T     float64    `json:"t"`
-		W     float64    `json:"w"`
-		Calls []wireCall `json:"calls"`
-	}{pool.cfg.CallTimeout.Seconds(), WallFactor * pool.cfg.CallTimeout.Seconds(), wc})
+	limit := pool.cfg.CallTimeout.Seconds()
+	req, err := appendRequest(b.req[:0], limit, WallFactor*limit, calls, idx)
 	if err != nil {
-		return fail(&engine.Fault{Outcome: engine.HostFault, Detail: "encode request: " + err.Error()})
+		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "encode request: " + err.Error()})
+		return
 	}
+	b.req = req
 	line, f := b.proc.roundTrip(req, deadline)
 	if f != nil {
 		b.proc.close()
 		b.proc = nil
-		return fail(f)
+		fail(f)
+		return
 	}
-	var resp struct {
-		Replies []wireReply `json:"replies"`
-	}
-	if err := json.Unmarshal(line, &resp); err != nil || len(resp.Replies) != len(batch) {
+	wr, ok := parseReplies(line, len(idx), b.replies)
+	if !ok {
 		// The harness always answers well-formed JSON; anything else means the bot wrote
 		// to the real stdout behind the harness's back. The process's state is suspect.
 		b.proc.close()
 		b.proc = nil
-		return fail(&engine.Fault{Outcome: engine.BadOutput, Detail: "unreadable reply: " + truncate(string(line), 200), ProcessDied: true})
+		fail(&engine.Fault{Outcome: engine.BadOutput, Detail: "unreadable reply: " + truncate(string(line), 200), ProcessDied: true})
+		return
 	}
-	for i, r := range resp.Replies {
+	b.replies = wr
+	oks := 0
+	for k, r := range wr {
+		i := idx[k]
 		if r.F == "" {
-			out[i] = engine.Reply{Result: r.R}
-			b.stats.record(nil, batch[i])
+			replies[i] = engine.Reply{Result: r.R}
+			oks++
 			continue
 		}
 		f := &engine.Fault{Outcome: wireOutcome(r.F), Detail: r.D, ProcessDied: r.Lost}
-		out[i] = engine.Reply{Fault: f}
-		b.stats.record(f, batch[i])
+		replies[i] = engine.Reply{Fault: f}
+		b.stats.record(f, calls[i])
 	}
-	return out
+	b.stats.recordOK(oks)
 }
 
 // wireOutcome maps an outcome the harness reported to one a bot may claim. The harness runs

@@ -50,6 +50,16 @@ func (s *Stats) Record(f *engine.Fault, input any) {
 
 func (s *Stats) record(f *engine.Fault, c engine.Call) { s.Record(f, c) }
 
+// recordOK counts n decisions that ended in OK.
+func (s *Stats) recordOK(n int) {
+	if n == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.counts[engine.OK] += n
+	s.mu.Unlock()
+}
+
 // Counts returns a copy of the per-outcome counts.
 func (s *Stats) Counts() map[engine.Outcome]int {
 	s.mu.Lock()

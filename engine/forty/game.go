@@ -24,6 +24,7 @@ type Seat interface {
 	// value the generator yields (true = throw again).
 	Start(throws, scores []int, last bool) (bool, error)
 	// Next calls update_state(throws) and returns the generator's next value.
+	// Start and Next may read throws only until they return: the turn appends to it.
 	Next(throws []int) (bool, error)
 	// Lost reports that the bot's instance is gone (its process died) and Begin must be
 	// called again before its next turn.
@@ -129,14 +130,14 @@ func (g *game) turn(i int, last bool) {
 	}
 	throws := []int{g.die()}
 	if throws[0] != 6 && !g.broken[i] {
-		more, err := s.Start(clone(throws), clone(g.scores), last)
+		more, err := s.Start(throws, clone(g.scores), last)
 		for err == nil && more {
 			d := g.die()
 			throws = append(throws, d)
 			if d == 6 {
 				break
 			}
-			more, err = s.Next(clone(throws))
+			more, err = s.Next(throws)
 		}
 		if err != nil {
 			g.fault(i, err)
@@ -156,7 +157,9 @@ func (g *game) turn(i int, last bool) {
 	case g.scores[i]+t >= endScore:
 		g.scores[i] = 0
 	}
-	g.tracef("pass %d, seat %d%s: throws %v → %d (was %d)", g.res.Passes+1, i, map[bool]string{true: " (last round)"}[last], throws, g.scores[i], before)
+	if g.trace != nil { // the arguments alone cost allocations on every turn
+		g.tracef("pass %d, seat %d%s: throws %v → %d (was %d)", g.res.Passes+1, i, map[bool]string{true: " (last round)"}[last], throws, g.scores[i], before)
+	}
 	st := &g.res.Seats[i]
 	st.Turns++
 	st.Throws += len(throws)

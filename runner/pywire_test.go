@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/kothd/kothd/engine"
+)
+
+type appenderArgs struct{ N int }
+
+func (a *appenderArgs) AppendJSON(b []byte) []byte { return append(b, `{"n":7}`...) }
+
+// The request line written without reflection is the one encoding/json would write, for
+// arguments that encode themselves and for any other.
+func TestAppendRequestIsValidJSON(t *testing.T) {
+	calls := []engine.Call{
+		{Game: 3, Method: "new", Args: map[string]int{"seat": 2}},
+		{Game: 4, Method: "odd \"name\"\n", Args: &appenderArgs{}},
+		{Game: 5, Method: "end"},
+	}
+	b, err := appendRequest(nil, 0.25, 1.5, calls, []int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		T, W  float64
+		Calls []struct {
+			G int
+			M string
+			A json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if got.T != 0.25 || got.W != 1.5 || len(got.Calls) != 3 || got.Calls[1].M != "odd \"name\"\n" ||
+		string(got.Calls[0].A) != `{"seat":2}` || string(got.Calls[1].A) != `{"n":7}` || string(got.Calls[2].A) != "null" {
+		t.Fatalf("decoded %+v from %s", got, b)
+	}
+	if _, err := appendRequest(nil, 1, 1, []engine.Call{{Args: func() {}}}, []int{0}); err == nil {
+		t.Error("unencodable arguments gave no error")
+	}
+}
+
+// Reply lines: booleans read on the fast path, anything else by the decoder, and a line that
+// is not exactly n replies refused.
+func TestParseReplies(t *testing.T) {
+	cases := []struct {
+		line string
+		n    int
+		ok   bool
+		want []string // R, or "f:" + F
+	}{
+		{`{"replies":[{"r":true},{"r":false}]}`, 2, true, []string{"true", "false"}},
+		{`{"replies":[{"r":true},{"f":"timeout","d":"x"},{"r":[1,2]}]}`, 3, true, []string{"true", "f:timeout", "[1,2]"}},
+		{`{"replies":[{"r":true}]}`, 2, false, nil},
+		{`{"replies":[{"r":true},{"r":true}]}`, 1, false, nil},
+		{`{"replies":[{"r":true}]}garbage`, 1, false, nil},
+		{`{"replies":[{"r":true}{"r":true}]}`, 2, false, nil},
+		{`hello`, 1, false, nil},
+		{`{"replies":[]}`, 0, true, nil},
+	}
+	var buf []wireReply
+	for _, c := range cases {
+		got, ok := parseReplies([]byte(c.line), c.n, buf)
+		if ok != c.ok {
+			t.Errorf("%s (n=%d): ok %v, want %v", c.line, c.n, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		for i, w := range c.want {
+			g := string(got[i].R)
+			if got[i].F != "" {
+				g = "f:" + got[i].F
+			}
+			if g != w {
+				t.Errorf("%s: reply %d is %s, want %s", c.line, i, g, w)
+			}
+		}
+		buf = got
+	}
+	if string(jsonTrue) != "true" || string(jsonFalse) != "false" {
+		t.Fatalf("the shared results were written into: %s %s", jsonTrue, jsonFalse)
+	}
+}
