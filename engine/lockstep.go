@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"sort"
+	"slices"
 )
 
 // Lockstep plays many games at once over one Exchanger, in ticks: it waits until every live
@@ -27,12 +27,15 @@ type Lockstep struct {
 type Table struct {
 	Game   int
 	events chan<- event
+	// Reused by every call of the game (it waits for each reply before its next call):
+	// the channel its replies come back on, and the slice of a single Call.
+	reply chan []Reply
+	one   [1]Call
 }
 
 type event struct {
-	game  int
+	t     *Table
 	calls []Call
-	reply chan []Reply
 	done  bool
 	panic error
 }
@@ -43,14 +46,14 @@ func (t *Table) Ask(calls ...Call) []Reply {
 	for i := range calls {
 		calls[i].Game = t.Game
 	}
-	ch := make(chan []Reply, 1)
-	t.events <- event{game: t.Game, calls: calls, reply: ch}
-	return <-ch
+	t.events <- event{t: t, calls: calls}
+	return <-t.reply
 }
 
 // Call asks one bot one thing.
 func (t *Table) Call(bot int, method string, args any) Reply {
-	return t.Ask(Call{Bot: bot, Method: method, Args: args})[0]
+	t.one[0] = Call{Bot: bot, Method: method, Args: args}
+	return t.Ask(t.one[:]...)[0]
 }
 
 // Run plays games First..games-1, calling play once per game in its own goroutine. play stores
@@ -65,12 +68,12 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 	var firstPanic error
 	start := func() {
 		for live < conc && next < games && ctx.Err() == nil {
-			t := &Table{Game: next, events: events}
+			t := &Table{Game: next, events: events, reply: make(chan []Reply, 1)}
 			next++
 			live++
 			go func() {
 				defer func() {
-					ev := event{game: t.Game, done: true}
+					ev := event{t: t, done: true}
 					if r := recover(); r != nil {
 						ev.panic = fmt.Errorf("game %d: engine panic: %v\n%s", t.Game, r, debug.Stack())
 					}
@@ -82,6 +85,7 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 	}
 	start()
 	var waiting []event
+	var calls []Call // reused: the Exchanger is done with a tick's calls when it returns
 	for live > 0 {
 		for len(waiting) < live {
 			ev := <-events
@@ -102,8 +106,8 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 		if len(waiting) == 0 {
 			continue
 		}
-		sort.Slice(waiting, func(i, j int) bool { return waiting[i].game < waiting[j].game })
-		var calls []Call
+		slices.SortFunc(waiting, func(a, b event) int { return a.t.Game - b.t.Game })
+		calls = calls[:0]
 		for _, w := range waiting {
 			calls = append(calls, w.calls...)
 		}
@@ -115,7 +119,7 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 		}
 		off := 0
 		for _, w := range waiting {
-			w.reply <- replies[off : off+len(w.calls) : off+len(w.calls)]
+			w.t.reply <- replies[off : off+len(w.calls) : off+len(w.calls)]
 			off += len(w.calls)
 		}
 		waiting = waiting[:0]
