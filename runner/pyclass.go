@@ -180,7 +180,15 @@ type pyProc struct {
 	// the parsed replies.
 	req     []byte
 	replies []wireReply
+	// The sandbox's CPU time after the process's last batch (or its start), if known.
+	cpuMark  time.Duration
+	cpuKnown bool
+	cpuRead  time.Time // when cpuMark was read
 }
+
+// cpuReadEvery is how often at most a process's CPU time is read for its budgets: a bot
+// overspends them by at most what it uses in that time.
+const cpuReadEvery = 20 * time.Millisecond
 
 // NewPyPool prepares a pool; no process starts until its bot is first called.
 func NewPyPool(sb Sandbox, cfg PyConfig, bots []PyBot) *PyPool {
@@ -280,18 +288,27 @@ func (b *pyProc) exchange(ctx context.Context, pool *PyPool, calls []engine.Call
 		}
 		b.restarts++
 		b.proc = proc
+		b.cpuMark, b.cpuKnown = procCPU(proc)
+		b.cpuRead = time.Now()
 	}
 	// The batch is charged to the bot's budgets; starting its interpreter is not (it is
-	// bounded by StartTimeout and MaxRestarts, and on a loaded host mostly waiting).
+	// bounded by StartTimeout and MaxRestarts, and on a loaded host mostly waiting). The
+	// sandbox's CPU clock (a cgroup file) is read at most every cpuReadEvery per process:
+	// read after every batch, it cost the daemon more than the rest of the batch's work;
+	// what the bot used in between is charged at the next reading.
 	started := time.Now()
-	cpu0, _ := procCPU(proc)
 	defer func() {
 		wall := time.Since(started)
-		cpu, ok := procCPU(proc)
-		if !ok {
-			cpu, cpu0 = wall, 0
+		var used time.Duration
+		if !b.cpuKnown || b.proc == nil || started.Sub(b.cpuRead) >= cpuReadEvery {
+			cpu, ok := procCPU(proc)
+			used = wall
+			if ok && b.cpuKnown {
+				used = cpu - b.cpuMark
+			}
+			b.cpuMark, b.cpuKnown, b.cpuRead = cpu, ok, started
 		}
-		pool.budgets.charge(b.index, b.Answer, cpu-cpu0, wall)
+		pool.budgets.charge(b.index, b.Answer, used, wall)
 	}()
 	limit := pool.cfg.CallTimeout.Seconds()
 	req, err := appendRequest(b.req[:0], limit, WallFactor*limit, calls, idx)
