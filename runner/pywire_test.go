@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kothd/kothd/engine"
@@ -84,5 +85,35 @@ func TestParseReplies(t *testing.T) {
 	}
 	if string(jsonTrue) != "true" || string(jsonFalse) != "false" {
 		t.Fatalf("the shared results were written into: %s %s", jsonTrue, jsonFalse)
+	}
+}
+
+// BenchmarkAppendRequest writes the request line of a batch of 64 forty "start" calls; b.N
+// counts calls.
+func BenchmarkAppendRequest(b *testing.B) {
+	calls := make([]engine.Call, 64)
+	idx := make([]int, len(calls))
+	for i := range calls {
+		calls[i] = engine.Call{Game: 1000 + i, Method: "start", Args: benchStart{}}
+		idx[i] = i
+	}
+	var buf []byte
+	b.ReportAllocs()
+	for i := 0; i < b.N; i += len(calls) {
+		buf, _ = appendRequest(buf[:0], 1, 3, calls, idx)
+	}
+}
+
+// BenchmarkParseReplies reads the reply line of a batch of 64 boolean replies; b.N counts
+// replies.
+func BenchmarkParseReplies(b *testing.B) {
+	line := []byte(`{"replies":[{"r":true}` + strings.Repeat(`,{"r":false}`, 63) + `]}`)
+	var out []wireReply
+	b.ReportAllocs()
+	for i := 0; i < b.N; i += 64 {
+		var ok bool
+		if out, ok = parseReplies(line, 64, out); !ok {
+			b.Fatal("refused")
+		}
 	}
 }
