@@ -3,6 +3,7 @@ package ruins
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -238,7 +239,7 @@ func TestHarnessTreasureNumbers(t *testing.T) {
 		}
 	}
 	a, b := Treasure{"Treasure #001", 5, 1}, Treasure{"Treasure #002", 7, 2}
-	seats := []shown{{}, {}}
+	seats := []*shown{{}, {}}
 	ask := func(seat int, st State, expr, wire string) {
 		t.Helper()
 		st.Players = []string{expr}
@@ -350,12 +351,18 @@ func TestWireFormat(t *testing.T) {
 		t.Errorf("round trip of %s: %v %+v", b, err, back)
 	}
 	// Numbered: a treasure shown before travels as its number.
-	sh := shown{}
+	sh := &shown{}
 	st := State{Treasures: []Treasure{{"Treasure #001", 5, 1}, {"Treasure #002", 6, 2}}}
 	sh.refs(&st)
 	st = State{Treasures: []Treasure{{"Treasure #003", 7, 3}, {"Treasure #002", 6, 2}}, Inventory: []Treasure{{"Treasure #001", 5, 1}}}
 	b, _ = json.Marshal(actArgs{State: st, refs: sh.refs(&st)})
 	if want := `{"s":0,"room":0,"treasures":[["Treasure #003",7,3],1],"players":[],"inventory":[0],"stamina":0}`; string(b) != want {
 		t.Errorf("wire %s, want %s", b, want)
+	}
+	// Names the dungeon does not make, and a second treasure under a shown one's name, are
+	// numbered too (hand-made games).
+	st = State{Treasures: []Treasure{{"Gold", 1, 1}, {"Treasure #001", 9, 9}, {"Gold", 1, 1}, {"Treasure #001", 5, 1}}}
+	if got, want := fmt.Sprint(sh.refs(&st)), "[-1 -1 3 0]"; got != want {
+		t.Errorf("refs %s, want %s", got, want)
 	}
 }

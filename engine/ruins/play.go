@@ -51,24 +51,74 @@ func (a actArgs) AppendJSON(b []byte) []byte {
 }
 
 // shown numbers the treasures one seat has been shown, in the order it was first shown them
-// (the harness's numbering).
-type shown map[Treasure]int
+// (the harness's numbering). The dungeon names its treasures "Treasure #<k>", k counting
+// from 1 in each game, so the lookup is by k, without hashing; other names (tests) go
+// through a map.
+type shown struct {
+	byK   []shownAs // by k
+	other map[Treasure]int
+	n     int
+}
+
+type shownAs struct {
+	t Treasure
+	n int // the treasure's number + 1; 0: not shown
+}
 
 // refs numbers s's treasures and inventory for the wire (actArgs.refs), counting those shown
 // now for the first time as shown.
-func (sh shown) refs(s *State) []int {
+func (sh *shown) refs(s *State) []int {
 	out := make([]int, 0, len(s.Treasures)+len(s.Inventory))
 	for _, list := range [2][]Treasure{s.Treasures, s.Inventory} {
 		for _, t := range list {
-			n, ok := sh[t]
-			if !ok {
-				sh[t] = len(sh)
-				n = -1
-			}
-			out = append(out, n)
+			out = append(out, sh.ref(t))
 		}
 	}
 	return out
+}
+
+// ref returns t's number, or -1 after numbering it if it is shown for the first time.
+func (sh *shown) ref(t Treasure) int {
+	if k, ok := treasureK(t.Name); ok && k < 1<<20 {
+		for len(sh.byK) <= k {
+			sh.byK = append(sh.byK, shownAs{})
+		}
+		if e := &sh.byK[k]; e.n == 0 {
+			*e = shownAs{t, sh.n + 1}
+			sh.n++
+			return -1
+		} else if e.t == t {
+			return e.n - 1
+		}
+	}
+	if n, ok := sh.other[t]; ok {
+		return n
+	}
+	if sh.other == nil {
+		sh.other = map[Treasure]int{}
+	}
+	sh.other[t] = sh.n
+	sh.n++
+	return -1
+}
+
+// treasureK reads k from "Treasure #<k>".
+func treasureK(name string) (int, bool) {
+	const prefix = "Treasure #"
+	if len(name) <= len(prefix) || name[:len(prefix)] != prefix {
+		return 0, false
+	}
+	k := 0
+	for _, c := range []byte(name[len(prefix):]) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		k = k*10 + int(c-'0')
+		if k >= 1<<20 {
+			return 0, false
+		}
+	}
+	return k, true
 }
 
 type endArgs struct {
@@ -111,8 +161,8 @@ func playGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string), ho
 		res.Left = append(res.Left, a.Seat)
 	}
 	drunks := make([]*Drunkard, len(g.Advs))
-	seen := make([]shown, len(g.Advs)) // per seat: the treasures its instance holds
-	gone := make([]bool, len(g.Advs))  // the instance died with its process: nothing to end
+	seen := make([]*shown, len(g.Advs)) // per seat: the treasures its instance holds
+	gone := make([]bool, len(g.Advs))   // the instance died with its process: nothing to end
 	fault := func(i int, f *engine.Fault) {
 		if hooks.fault != nil {
 			hooks.fault(g.Advs[i], f)
@@ -194,7 +244,7 @@ func playGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string), ho
 			who = append(who, i)
 			st := g.State(i)
 			if seen[i] == nil {
-				seen[i] = shown{}
+				seen[i] = &shown{}
 			}
 			calls = append(calls, engine.Call{Bot: a.Bot, Method: "act", Args: actArgs{S: i, State: st, refs: seen[i].refs(&st)}})
 		}

@@ -56,7 +56,7 @@ func TestSeedString(t *testing.T) {
 func TestDeterminism(t *testing.T) {
 	bots, fns := testBots()
 	bots, fns = bots[:11], fns[:11] // a pool phase with a leftover-carrying deal
-	lead := 0 // the default
+	lead := 0                       // the default
 	play := func(seed string, conc int) *engine.Result {
 		ex := newGoExchanger(fns)
 		ex.direct = true
