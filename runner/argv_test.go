@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -53,17 +54,31 @@ func argvWaitGone(t *testing.T, pid int) {
 	t.Fatalf("process %d was left behind", pid)
 }
 
+// argvReadPid reads the pid a bot wrote into path. The shell creates the file before it
+// writes the number, so a file read too early is empty: wait (bounded) for the number.
 func argvReadPid(t *testing.T, path string) int {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	pid, err := argvWaitPid(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return pid
+}
+
+func argvWaitPid(path string) (int, error) {
+	var last error
+	for range 3000 {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			var pid int
+			if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				return pid, nil
+			}
+		}
+		last = err
+		time.Sleep(10 * time.Millisecond)
+	}
+	return 0, fmt.Errorf("no pid in %s: %w", path, last)
 }
 
 func TestArgvAnswers(t *testing.T) {
@@ -96,12 +111,12 @@ func TestArgvPython(t *testing.T) {
 func TestArgvTimeout(t *testing.T) {
 	spec := argvBot(t, `
 sleep 1000 &
-echo $! > child.tmp; mv child.tmp child.pid
-echo $$ > main.tmp; mv main.tmp main.pid
+echo $! > child.pid
+echo $$ > main.pid
 echo partial
 sleep 1000
 `)
-	ans, f := RunArgv(context.Background(), Unsandboxed{}, spec, nil, time.Second)
+	ans, f := RunArgv(context.Background(), Unsandboxed{}, spec, nil, 2*time.Second)
 	if f == nil || f.Outcome != engine.Timeout {
 		t.Fatalf("answer %q, fault %v; want a timeout", ans, f)
 	}
@@ -114,7 +129,7 @@ sleep 1000
 func TestArgvBackgroundChild(t *testing.T) {
 	spec := argvBot(t, `
 sleep 1000 >/dev/null 2>&1 &
-echo $! > child.tmp; mv child.tmp child.pid
+echo $! > child.pid
 echo 5
 `)
 	ans, f := RunArgv(context.Background(), Unsandboxed{}, spec, nil, 5*time.Second)
@@ -128,7 +143,7 @@ echo 5
 func TestArgvChildHoldsStdout(t *testing.T) {
 	spec := argvBot(t, `
 sleep 1000 &
-echo $! > child.tmp; mv child.tmp child.pid
+echo $! > child.pid
 echo 6
 `)
 	ans, f := RunArgv(context.Background(), Unsandboxed{}, spec, nil, 5*time.Second)
@@ -139,7 +154,7 @@ echo 6
 }
 
 func TestArgvHugeOutput(t *testing.T) {
-	spec := argvBot(t, `echo $$ > main.tmp; mv main.tmp main.pid; while :; do echo 123456789; done`)
+	spec := argvBot(t, `echo $$ > main.pid; while :; do echo 123456789; done`)
 	spec.Limits.OutputBytes = 4096
 	ans, f := RunArgv(context.Background(), Unsandboxed{}, spec, nil, 10*time.Second)
 	if f == nil || f.Outcome != engine.OutputLimit || ans != "" {
@@ -202,12 +217,12 @@ func TestArgvHostFaults(t *testing.T) {
 		t.Fatalf("fault %v; want a host fault for a cancelled run", f)
 	}
 	// Cancelled while the bot runs.
-	spec = argvBot(t, "echo $$ > main.tmp; mv main.tmp main.pid; sleep 1000")
+	spec = argvBot(t, "echo $$ > main.pid; sleep 1000")
 	ctx, cancel = context.WithCancel(context.Background())
 	go func() {
-		for !exists(filepath.Join(spec.Dir, "main.pid")) {
-			time.Sleep(5 * time.Millisecond)
-		}
+		// Cancel once the pid is written, not when the file appears: a bot killed between
+		// the shell creating the file and writing it leaves an empty file for ever.
+		argvWaitPid(filepath.Join(spec.Dir, "main.pid"))
 		cancel()
 	}()
 	if _, f := RunArgv(ctx, Unsandboxed{}, spec, nil, time.Minute); f == nil || f.Outcome != engine.HostFault {
