@@ -27,12 +27,18 @@ func TestAdaptiveChecked(t *testing.T) {
 		})
 	}
 
-	known := Known{Engines: map[string]Engine{"batched": {Protocol: "argv", Batched: true}, "whole": {Protocol: "argv", Games: 100}}}
+	known := Known{Engines: map[string]Engine{"batched": {Protocol: "argv", Batched: true}, "whole": {Protocol: "argv", Games: 100},
+		"defaulted": {Protocol: "argv", Batched: true, Games: 10000}}}
 	for _, tc := range []struct{ body, want string }{
 		{"challenges:\n  - name: a\n    engine: whole\n    question_id: 1\n    adaptive: {}\n",
 			`:5: challenge a: the whole engine does not play in batches, so it cannot stop early: remove adaptive`},
 		{"challenges:\n  - name: a\n    engine: batched\n    question_id: 1\n    adaptive: {}\n",
 			`:5: challenge a: adaptive needs a game budget: set games`},
+		// The budget is the engine's default: the block is held to it as to games.
+		{"challenges:\n  - name: a\n    engine: defaulted\n    question_id: 1\n    adaptive: {batch: 50000, min_games: 9000}\n",
+			`:5: challenge a: adaptive.batch (50000) is more than the budget, the defaulted engine's default games (10000)`},
+		{"challenges:\n  - name: a\n    engine: defaulted\n    question_id: 1\n    adaptive: {min_games: 90000}\n",
+			`:5: challenge a: adaptive.min_games (90000) is more than the budget, the defaulted engine's default games (10000)`},
 	} {
 		p := write(t, tc.body)
 		c, err := Load(p)

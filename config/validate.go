@@ -71,6 +71,14 @@ func (c *Config) Validate(k Known) error {
 				errs = append(errs, c.errAt(ch.line("adaptive"), "challenge %s: the %s engine does not play in batches, so it cannot stop early: remove adaptive (and set games) for this challenge", ch.Name, ch.Engine))
 			case ch.Games == 0 && e.Games == 0:
 				errs = append(errs, c.errAt(ch.line("adaptive"), "challenge %s: adaptive needs a game budget: set games (the %s engine has no default number)", ch.Name, ch.Engine))
+			case ch.Games == 0: // the budget is the engine's default: hold the block to it too
+				a := ch.Adaptive
+				if a.Batch > e.Games {
+					errs = append(errs, c.errAt(ch.line("adaptive.batch"), "challenge %s: adaptive.batch (%d) is more than the budget, the %s engine's default games (%d): set games or a smaller batch", ch.Name, a.Batch, ch.Engine, e.Games))
+				}
+				if a.MinGames > e.Games {
+					errs = append(errs, c.errAt(ch.line("adaptive.min_games"), "challenge %s: adaptive.min_games (%d) is more than the budget, the %s engine's default games (%d): set games or a smaller min_games", ch.Name, a.MinGames, ch.Engine, e.Games))
+				}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,11 +51,12 @@ func published(t *testing.T, cy *Cycle) (*publisher.Board, string) {
 	return &b, string(md)
 }
 
-// Clearly different bots settle their order at the first look allowed (min_games), and the
+// Clearly different bots settle their order at the first look allowed (min_games; few looks,
+// so that each is tested at a level the bootstrap's 1,000 resamples can reach), and the
 // board says so; the same seed stops at the same game.
 func TestAdaptiveStopsWhenSettled(t *testing.T) {
 	ctx := context.Background()
-	cy, ch := adaptiveCycle(t, []string{"Skill0Low", "Skill40Mid", "Skill80High"}, 2000, &config.Adaptive{Batch: 100, MinGames: 300})
+	cy, ch := adaptiveCycle(t, []string{"Skill0Low", "Skill40Mid", "Skill80High"}, 600, &config.Adaptive{Batch: 300, MinGames: 300})
 	seed := uint64(7)
 	var out strings.Builder
 	cy.Out = &out
@@ -70,17 +72,17 @@ func TestAdaptiveStopsWhenSettled(t *testing.T) {
 	}
 	b, md := published(t, cy)
 	e := b.Run.Ending
-	if e == nil || e.Reason != publisher.EndSettled || e.Games != 300 || e.Budget != 2000 || e.Confidence != 0.95 || e.Batch != 100 || e.MinGames != 300 || len(e.Overlaps) != 0 {
+	if e == nil || e.Reason != publisher.EndSettled || e.Games != 300 || e.Budget != 600 || e.Confidence != 0.95 || e.Batch != 300 || e.MinGames != 300 || len(e.Overlaps) != 0 {
 		t.Errorf("ending %+v", e)
 	}
 	if b.Run.Games != 300 || b.Rows[0].Bot != "Skill80High" || b.Rows[2].Bot != "Skill0Low" || b.Rows[0].TieGroup != [2]int{1, 1} {
 		t.Errorf("board: %d games, rows %+v", b.Run.Games, b.Rows)
 	}
-	if !strings.Contains(md, "Ended: order settled at 95 % after 300 games (budget 2,000).") {
+	if !strings.Contains(md, "Ended: order settled at 95 % after 300 games (budget 600).") {
 		t.Errorf("the page does not say how the run ended:\n%s", md)
 	}
 	run, err := cy.Store.GetRun(ctx, rep.RunID)
-	if err != nil || run.GamesPlayed != 300 || run.GamesPlanned != 2000 {
+	if err != nil || run.GamesPlayed != 300 || run.GamesPlanned != 600 {
 		t.Errorf("stored run: %+v, %v", run, err)
 	}
 	// Its games replay; the games after the stop were never played.
@@ -186,5 +188,22 @@ func TestAdaptiveLooksAtBatchMultiples(t *testing.T) {
 	}
 	if fmt.Sprint(looks) != "[5000 7500 10000]" {
 		t.Errorf("boundaries at the batch: looks at %v", looks)
+	}
+}
+
+// Each look is tested at a share of the run's error allowance (the looks of a whole-budget
+// run: multiples of the batch from min_games to the budget), so looking often cannot buy a
+// "settled" the run's confidence does not support.
+func TestAdaptiveLooksSpendTheError(t *testing.T) {
+	a := &adaptive{confidence: 0.95, batch: 100, minGames: 300, budget: 2000}
+	if n := a.looks(); n != 18 { // 300, 400, …, 2000
+		t.Fatalf("looks = %d, want 18", n)
+	}
+	if got, want := a.perLook(), 1-0.05/18; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("per-look confidence %v, want %v", got, want)
+	}
+	one := &adaptive{confidence: 0.9, batch: 1000, minGames: 1000, budget: 1000}
+	if got := one.perLook(); math.Abs(got-0.9) > 1e-12 {
+		t.Fatalf("a single look is tested at %v, want the run's 0.9", got)
 	}
 }

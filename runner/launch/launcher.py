@@ -60,6 +60,10 @@ PR_SET_CHILD_SUBREAPER = 36
 STDERR_TAIL = 2048
 CHUNK = 65536
 REAP_MS = 20  # pidns: how often orphans are reaped while a decision runs
+# posix_spawn failures that say the host is short of something (processes, memory, file
+# descriptors), not that the bot's program cannot be executed: the host's fault, as a
+# failed fork always was. Anything else (ENOENT, EACCES, ENOEXEC, …) is the bot's.
+HOST_SPAWN_ERRORS = frozenset((errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENFILE))
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -183,7 +187,7 @@ class Launcher:
                 d.pid = self.spawn(req, stdin, out_w, err_w)
             except OSError as e:
                 close_all(stdin, out_w, err_w, out_r, err_r)
-                if e.errno == errno.EAGAIN:  # no process could be created: not the bot's doing
+                if e.errno in HOST_SPAWN_ERRORS:  # no process could be created: not the bot's doing
                     return self.reply(d, ("error", "spawn: %s" % e), start)
                 return self.reply(d, ("noexec", e.errno or 0), start)
             close_all(stdin, out_w, err_w)
