@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/runner"
 	"github.com/kothd/kothd/store"
 )
@@ -37,6 +38,24 @@ func checkpointable(env *PlayEnv) bool {
 	return env.Game.Batched && env.Game.Protocol == engine.PyClass
 }
 
+// checkpointStats is the accounting saved with a checkpoint, stamped with the kothd that
+// wrote it: engines are compiled into kothd, and a run resumed by another build would mix
+// games played by two versions of the rules (and read a state another build wrote) under
+// the new build's name on the board. Another build plays the run again from game 0.
+type checkpointStats struct {
+	Kothd string              `json:"kothd"`
+	Bots  []runner.StatsState `json:"bots"`
+}
+
+// checkpointBuild is the kothd build that saved cp ("" when unreadable).
+func checkpointBuild(cp *store.Checkpoint) string {
+	var cs checkpointStats
+	if json.Unmarshal(cp.Stats, &cs) != nil {
+		return ""
+	}
+	return cs.Kothd
+}
+
 // ledger is the fault accounting of a checkpointed run in game order. Games finish out of
 // order and many are in flight at a checkpoint, so each game's decisions are counted
 // apart until the engine has folded every game before it; then they join the run's
@@ -54,7 +73,9 @@ func newLedger(ex engine.Exchanger, bots int, resume *store.Checkpoint) (*ledger
 	l := &ledger{Exchanger: ex, pending: map[int][]*runner.Stats{}, stopAt: -1, base: make([]*runner.Stats, bots)}
 	var saved []runner.StatsState
 	if resume != nil {
-		if err := json.Unmarshal(resume.Stats, &saved); err != nil || len(saved) != bots {
+		var cs checkpointStats
+		err := json.Unmarshal(resume.Stats, &cs)
+		if saved = cs.Bots; err != nil || len(saved) != bots {
 			return nil, fmt.Errorf("checkpoint of run %d: accounting of %d bots unreadable for %d bots (%v)", resume.RunID, len(saved), bots, err)
 		}
 	}
@@ -154,7 +175,7 @@ func (cp *Checkpoints) attach(ctx context.Context, r *engine.Run, every int, sto
 		// The first boundary at or after each multiple of cp.Every (boundaries come every
 		// games, which may not divide it).
 		if c.Done/cp.Every > (c.Done-every)/cp.Every {
-			stats, err := json.Marshal(l.fold(c.Done))
+			stats, err := json.Marshal(checkpointStats{Kothd: publisher.Version(), Bots: l.fold(c.Done)})
 			if err != nil {
 				return false, err
 			}

@@ -40,7 +40,10 @@ func TestLedgerCountsGamesInOrder(t *testing.T) {
 	call(l, 6, 7)
 	straight := l.final()
 
-	saved, _ := json.Marshal(at4)
+	saved, _ := json.Marshal(checkpointStats{Kothd: "v1", Bots: at4})
+	if checkpointBuild(&store.Checkpoint{Stats: saved}) != "v1" || checkpointBuild(&store.Checkpoint{Stats: []byte("[]")}) != "" {
+		t.Error("the build that wrote a checkpoint is misread")
+	}
 	r, err := newLedger(faultyEx{}, 2, &store.Checkpoint{Stats: saved})
 	if err != nil {
 		t.Fatal(err)

@@ -129,6 +129,11 @@ func (c *Cycle) checkpoints(ctx context.Context, env *PlayEnv, runID int64, prev
 	if err != nil || saved == nil {
 		return cp, err
 	}
+	if b, this := checkpointBuild(saved), publisher.Version(); b != this {
+		c.Log.Warn("checkpoint written by another kothd build: playing the run again from game 0", "challenge", env.Challenge.Name, "run", prev.ID, "written_by", b, "this", this)
+		c.printf("%s: run %d's checkpoint (game %d) was written by kothd %q, this is %q: playing it again from game 0\n", env.Challenge.Name, prev.ID, saved.Done, b, this)
+		return cp, nil
+	}
 	cp.Resume = saved
 	c.Log.Info("resuming an interrupted run from its checkpoint", "challenge", env.Challenge.Name, "run", prev.ID, "as", runID, "game", saved.Done, "games", games)
 	c.printf("%s: resuming run %d at game %d of %d (as run %d)\n", env.Challenge.Name, prev.ID, saved.Done, games, runID)
