@@ -29,6 +29,10 @@ class _LazyNumpy:
 
 np = _LazyNumpy()
 
+# Module-level random per game (see Handler); installed before any answer's code runs.
+_Module = pyclass.ModuleRandom
+_Module.install()
+
 
 class Bot:
     def __init__(self, index, end_score):
@@ -80,14 +84,13 @@ def competitors(ns, names_before):
 
 
 class Handler:
-    """Per game: the instance and the generator of its current turn.
-
-    Python's random module stays process-wide, as in the original controller (which played
-    all its games in one process, one module state for all). Keeping it per game
-    (pyclass.GameRandom, as White Elephant does) would let a replay of one game reproduce
-    the bots' own draws too, but costs a random.getstate() and setstate() per call:
-    15-35 us measured on the 2-core reference host, against about 2 us for the rest of a
-    call, for a game whose ~110 calls per game are its whole cost."""
+    """Per game: the instance, the generator of its current turn, and the game's stream of
+    the module-level random functions (pyclass.ModuleRandom, installed below before the
+    answer's code runs): a game draws what it would have drawn played alone, whatever the
+    games in flight, and a replay of one game reproduces the bots' own draws. The original
+    controller played its games one after another in one process, one module state for all;
+    here each game's stream is seeded one-way from the bot's seed and the game's number.
+    (numpy's random stays process-wide.)"""
 
     def __init__(self, cls):
         self.cls = cls
@@ -100,6 +103,7 @@ class Handler:
             inst = self.games.get(game)
             if inst is None:
                 raise LostInstance("no instance for game %d (process restarted)" % game)
+            _Module.stream = inst[2]
             if method == "next":
                 inst[0].update_state(a["throws"])
                 return self._next(inst)
@@ -108,7 +112,10 @@ class Handler:
             inst[1] = iter(inst[0].make_throw(a["scores"], bool(a["last"])))
             return self._next(inst)
         if method == "new":
-            self.games[game] = [self.cls(a["seat"], 40), None]
+            inst = [None, None, pyclass.Stream("forty %d game %d" % (pyclass.SEED, game))]
+            _Module.stream = inst[2]
+            inst[0] = self.cls(a["seat"], 40)
+            self.games[game] = inst
             return True
         if method == "end":
             self.games.pop(game, None)

@@ -83,9 +83,13 @@ func entrantsOf(bots []runner.PyBot) []engine.Entrant {
 }
 
 func runOnce(t *testing.T, bots []runner.PyBot, games int) (*forty.Tally, *runner.PyPool) {
+	return runAt(t, bots, games, 16)
+}
+
+func runAt(t *testing.T, bots []runner.PyBot, games, concurrency int) (*forty.Tally, *runner.PyPool) {
 	pool := runner.NewPyPool(runner.Unsandboxed{}, pyConfig(), bots)
 	t.Cleanup(pool.Close)
-	tally, err := forty.Run(context.Background(), pool, entrantsOf(bots), forty.Options{Games: games, Seed: 42, Concurrency: 16})
+	tally, err := forty.Run(context.Background(), pool, entrantsOf(bots), forty.Options{Games: games, Seed: 42, Concurrency: concurrency})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +143,17 @@ func TestSameSeedSameTable(t *testing.T) {
 	b, _ := runOnce(t, bots, 200)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("two runs with seed 42 differ:\n%+v\n%+v", a, b)
+	}
+}
+
+// The games in flight do not change the table, even for a bot that draws from Python's
+// module-level random (RandomBot): each game has its own stream of it.
+func TestGamesInFlightDoNotChangeTheTable(t *testing.T) {
+	bots := prepare(t)
+	a, _ := runAt(t, bots, 150, 1)
+	b, _ := runAt(t, bots, 150, 40)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("seed 42 with 1 and 40 games in flight differ:\n%+v\n%+v", a, b)
 	}
 }
 

@@ -25,6 +25,7 @@ import sys
 import types
 from collections import namedtuple
 
+import pyclass
 from pyclass import LostInstance
 
 
@@ -202,55 +203,18 @@ def _treasures(rows, known):
     return out
 
 
-class _Streams:
-    """Python's module-level random functions (random.random(), random.choice(), ...), kept
-    per seat. The rules give each bot self.random, but nothing stops one from drawing from
-    the module, whose single state a process shares between all the games it serves at
-    once: what a game drew would then depend on the games in flight. So, before the
-    answer's code runs (this module is imported first), each module-level function is
-    replaced by one that draws from the current seat's own generator, seeded one-way from
-    the seat's seed: a seat draws what it would have drawn alone, and a replay of one game
-    reproduces it. Swapping generators costs a reference per call, where saving and
-    restoring the module's state (pyclass.GameRandom) costs two copies of 625 words.
-    random._inst itself stays the process's."""
-
-    seat = None  # the seat being served; None: the process's own state
-
-    @classmethod
-    def install(cls):
-        for name in dir(random):
-            f = getattr(random, name)
-            if getattr(f, "__self__", None) is random._inst and not name.startswith("_"):
-                setattr(random, name, cls._dispatch(name))
-
-    @classmethod
-    def _dispatch(cls, name):
-        def draw(*args, **kwargs):
-            seat = cls.seat
-            gen = random._inst if seat is None else seat.module()
-            return getattr(gen, name)(*args, **kwargs)
-        draw.__name__ = draw.__qualname__ = name
-        return draw
-
-
-_Streams.install()
+# The module-level random functions draw from the seat being served (pyclass.ModuleRandom):
+# the rules give each bot self.random, but nothing stops one from drawing from the module.
+pyclass.ModuleRandom.install()
 
 
 class _Seat:
-    __slots__ = ("inst", "known", "seed", "_module")
+    __slots__ = ("inst", "known", "stream")
 
     def __init__(self, seed):
         self.inst = None
         self.known = []  # the treasures shown, by number
-        self.seed = seed
-        self._module = None
-
-    def module(self):
-        """The seat's module-level random, made when first drawn from (most bots never do).
-        A string seed goes through SHA-512: its draws say nothing of the bot's own seed."""
-        if self._module is None:
-            self._module = random.Random("module random of " + self.seed)
-        return self._module
+        self.stream = pyclass.Stream(seed)  # the seat's module-level random
 
 
 class Handler:
@@ -266,7 +230,7 @@ class Handler:
             seat = self.games.get(key)
             if seat is None:
                 raise LostInstance("no adventurer for game %d seat %d (process restarted)" % key)
-            _Streams.seat = seat
+            pyclass.ModuleRandom.stream = seat.stream
             known = seat.known
             state = _new_tuple(RoomState, (a["room"], _treasures(a["treasures"], known), a["players"],
                                            _treasures(a["inventory"], known), a["stamina"]))
@@ -274,7 +238,7 @@ class Handler:
         if method == "new":
             self.games.pop(key, None)
             seat = _Seat(a["seed"])
-            _Streams.seat = seat
+            pyclass.ModuleRandom.stream = seat.stream
             seat.inst = self.cls(a["name"], random.Random(int(a["seed"])))
             self.games[key] = seat
             seat.inst.enter_ruins()

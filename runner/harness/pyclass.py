@@ -160,6 +160,54 @@ class GameRandom:
             self.states[game] = random.getstate()
 
 
+class ModuleRandom:
+    """Python's module-level random functions (random.random(), random.choice(), ...), kept
+    per stream: per game, or per seat of a game. One process serves many games at once (they
+    run in lockstep), and the module's single state would make what a game draws depend on
+    the games in flight. So, before the answer's code runs (a challenge module installs this
+    when it is imported), each module-level function is replaced by one that draws from the
+    current stream's own generator, seeded one-way from the stream's key: a game draws what
+    it would have drawn played alone, and a replay of one game reproduces it. Switching
+    streams costs a reference per call, where saving and restoring the module's state
+    (GameRandom) costs two copies of 625 words. random._inst itself stays the process's, and
+    numpy's random is not covered."""
+
+    stream = None  # the Stream of the call being served; None: the process's own state
+
+    @classmethod
+    def install(cls):
+        for name in dir(random):
+            f = getattr(random, name)
+            if getattr(f, "__self__", None) is random._inst and not name.startswith("_"):
+                setattr(random, name, cls._dispatch(name))
+
+    @classmethod
+    def _dispatch(cls, name):
+        def draw(*args, **kwargs):
+            s = cls.stream
+            gen = random._inst if s is None else s.gen()
+            return getattr(gen, name)(*args, **kwargs)
+        draw.__name__ = draw.__qualname__ = name
+        return draw
+
+
+class Stream:
+    """One stream of ModuleRandom: its generator is made when first drawn from (most bots
+    never draw from the module). The key goes through SHA-512 as a string seed, so the
+    draws say nothing of it."""
+
+    __slots__ = ("key", "_gen")
+
+    def __init__(self, key):
+        self.key = key
+        self._gen = None
+
+    def gen(self):
+        if self._gen is None:
+            self._gen = random.Random("module random of " + self.key)
+        return self._gen
+
+
 def _private_stdio():
     proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
     proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
