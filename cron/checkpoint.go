@@ -106,7 +106,11 @@ func (l *ledger) Exchange(ctx context.Context, calls []engine.Call) []engine.Rep
 		if g[c.Bot] == nil {
 			g[c.Bot] = runner.NewStats()
 		}
-		g[c.Bot].Record(replies[i].Fault, c)
+		if f := replies[i].Fault; f != nil {
+			g[c.Bot].Record(f, c)
+		} else {
+			g[c.Bot].Record(nil, nil) // an OK needs no input: boxing the call would allocate per decision
+		}
 	}
 	return replies
 }

@@ -12,7 +12,8 @@ import (
 // of the bot's: it is counted apart (HostFaults) and never shown as the bot's.
 type Stats struct {
 	mu     sync.Mutex
-	counts map[engine.Outcome]int
+	ok     int                    // decisions that ended in OK: nearly all, so not in the map
+	counts map[engine.Outcome]int // the other outcomes; nil until the first fault
 	first  *FirstFault
 	host   int
 }
@@ -24,7 +25,7 @@ type FirstFault struct {
 	Input   string // the call that failed, as JSON
 }
 
-func newStats() *Stats { return &Stats{counts: map[engine.Outcome]int{}} }
+func newStats() *Stats { return &Stats{} }
 
 // NewStats returns empty accounting, for protocols outside this package's pools.
 func NewStats() *Stats { return newStats() }
@@ -34,14 +35,14 @@ func (s *Stats) Record(f *engine.Fault, input any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f == nil {
-		s.counts[engine.OK]++
+		s.ok++
 		return
 	}
 	if f.Outcome == engine.HostFault {
 		s.host++
 		return
 	}
-	s.counts[f.Outcome]++
+	s.add(f.Outcome, 1)
 	if s.first == nil {
 		in, _ := json.Marshal(input)
 		s.first = &FirstFault{Outcome: f.Outcome, Detail: truncate(f.Detail, 2000), Input: truncate(string(in), 2000)}
@@ -56,19 +57,40 @@ func (s *Stats) recordOK(n int) {
 		return
 	}
 	s.mu.Lock()
-	s.counts[engine.OK] += n
+	s.ok += n
 	s.mu.Unlock()
+}
+
+// add counts n decisions that ended in o (s.mu held).
+func (s *Stats) add(o engine.Outcome, n int) {
+	if o == engine.OK {
+		s.ok += n
+		return
+	}
+	if s.counts == nil {
+		s.counts = map[engine.Outcome]int{}
+	}
+	s.counts[o] += n
+}
+
+// countsCopy returns the per-outcome counts as one map, OK included once counted (s.mu
+// held).
+func (s *Stats) countsCopy() map[engine.Outcome]int {
+	out := make(map[engine.Outcome]int, len(s.counts)+1)
+	for k, v := range s.counts {
+		out[k] = v
+	}
+	if s.ok > 0 {
+		out[engine.OK] = s.ok
+	}
+	return out
 }
 
 // Counts returns a copy of the per-outcome counts.
 func (s *Stats) Counts() map[engine.Outcome]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[engine.Outcome]int, len(s.counts))
-	for k, v := range s.counts {
-		out[k] = v
-	}
-	return out
+	return s.countsCopy()
 }
 
 // First returns the first fault, or nil.

@@ -14,10 +14,7 @@ type StatsState struct {
 func (s *Stats) State() StatsState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := StatsState{Counts: make(map[engine.Outcome]int, len(s.counts)), Host: s.host}
-	for k, v := range s.counts {
-		st.Counts[k] = v
-	}
+	st := StatsState{Counts: s.countsCopy(), Host: s.host}
 	if s.first != nil {
 		f := *s.first
 		st.First = &f
@@ -38,7 +35,7 @@ func (s *Stats) Add(st StatsState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, v := range st.Counts {
-		s.counts[k] += v
+		s.add(k, v)
 	}
 	s.host += st.Host
 	if s.first == nil && st.First != nil {
