@@ -73,6 +73,9 @@ type Harness struct {
 	// Competes says which classes compete, for the message that rejects an answer that
 	// has none.
 	Competes string
+	// Yardstick (optional) is the game's yardstick for `kothd bench`: a Python program that
+	// plays the same bots in one process, in a plain loop, as the original controller did.
+	Yardstick []byte
 }
 
 // Run is one run of a game: the one signature every engine plays with.

@@ -173,7 +173,7 @@ func (b *bencher) bench(ctx context.Context, name string) (*benchResult, error) 
 		}
 		res.Sequential = &sequentialResult{Concurrency: 1, GamesPerSec: seq.GamesPerSec, Seconds: seq.Seconds, Ratio: res.GamesPerSec / seq.GamesPerSec}
 	}
-	if b.flags.yardstick && hasYardstick(g.Name) {
+	if b.flags.yardstick && hasYardstick(g) {
 		bots, err := b.cy.Store.RunBots(ctx, res.RunID)
 		if err != nil {
 			return res, err
@@ -182,7 +182,7 @@ func (b *bencher) bench(ctx context.Context, name string) (*benchResult, error) 
 		if err != nil {
 			return res, err
 		}
-		y, err := runYardstick(ctx, b.cfg.Python, g.Name, bots, res.Games, res.Seed, opts)
+		y, err := runYardstick(ctx, b.cfg.Python, g, bots, res.Games, res.Seed, opts)
 		if err != nil {
 			return res, err
 		}

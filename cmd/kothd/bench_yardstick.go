@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"embed"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,15 +11,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/store"
 )
 
 // The yardsticks: for each Python-class game, the original controller's way of playing it
 // (every bot class in one Python process, called directly, no sandbox), written anew from
-// the rules. See yardstick/yardcommon.py and docs/benchmarks.md.
+// the rules. Each game's is in its folder (engine.Harness.Yardstick, engine/<game>/
+// yardstick.py); what they share is yardstick/yardcommon.py. See docs/benchmarks.md.
 //
-//go:embed yardstick/*.py
-var yardsticks embed.FS
+//go:embed yardstick/yardcommon.py
+var yardcommon []byte
 
 // yardstickResult is one yardstick run: the same bots and games as kothd's run.
 type yardstickResult struct {
@@ -31,29 +33,20 @@ type yardstickResult struct {
 }
 
 // hasYardstick says whether the game has a yardstick (the Python-class games).
-func hasYardstick(engine string) bool {
-	_, err := yardsticks.Open("yardstick/" + engine + ".py")
-	return err == nil
+func hasYardstick(g *engine.Game) bool {
+	return g.Harness != nil && len(g.Harness.Yardstick) > 0
 }
 
-// runYardstick plays games games of engine with bots (the run's, as the store recorded
-// them) in the yardstick, on one core when taskset can pin it there.
-func runYardstick(ctx context.Context, python, engine string, bots []store.RunBot, games int, seed uint64, options any) (*yardstickResult, error) {
+// runYardstick plays games games of g with bots (the run's, as the store recorded them) in
+// the game's yardstick, on one core when taskset can pin it there.
+func runYardstick(ctx context.Context, python string, g *engine.Game, bots []store.RunBot, games int, seed uint64, options any) (*yardstickResult, error) {
 	dir, err := os.MkdirTemp("", "kothd-yardstick-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	entries, err := yardsticks.ReadDir("yardstick")
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		data, err := yardsticks.ReadFile("yardstick/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+	for name, data := range map[string][]byte{"yardcommon.py": yardcommon, "yardstick.py": g.Harness.Yardstick} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -68,7 +61,7 @@ func runYardstick(ctx context.Context, python, engine string, bots []store.RunBo
 		Seed    uint64 `json:"seed"`
 		Options any    `json:"options"`
 		Bots    []bot  `json:"bots"`
-	}{Module: engine, Games: games, Seed: seed, Options: options}
+	}{Module: g.Harness.Module, Games: games, Seed: seed, Options: options}
 	for _, b := range bots {
 		in.Bots = append(in.Bots, bot{Name: b.Name, Dir: b.Dir, Baseline: b.Baseline})
 	}
@@ -76,7 +69,7 @@ func runYardstick(ctx context.Context, python, engine string, bots []store.RunBo
 	if err != nil {
 		return nil, err
 	}
-	argv := []string{python, "-B", filepath.Join(dir, engine+".py")}
+	argv := []string{python, "-B", filepath.Join(dir, "yardstick.py")}
 	cores := "one core (taskset -c 0)"
 	if ts, err := exec.LookPath("taskset"); err == nil {
 		argv = append([]string{ts, "-c", "0"}, argv...)
@@ -89,11 +82,11 @@ func runYardstick(ctx context.Context, python, engine string, bots []store.RunBo
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("yardstick %s: %w: %s", engine, err, tail(errb.String(), 2000))
+		return nil, fmt.Errorf("yardstick %s: %w: %s", g.Name, err, tail(errb.String(), 2000))
 	}
 	var res yardstickResult
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return nil, fmt.Errorf("yardstick %s: unreadable report %q: %w", engine, tail(out.String(), 500), err)
+		return nil, fmt.Errorf("yardstick %s: unreadable report %q: %w", g.Name, tail(out.String(), 500), err)
 	}
 	res.Cores = cores
 	return &res, nil

@@ -11,6 +11,12 @@ import (
 //go:embed harness.py
 var harness []byte
 
+// The yardstick of `kothd bench`: the same bots in one Python process, as the original
+// controller played them.
+//
+//go:embed yardstick.py
+var yardstick []byte
+
 // Descriptor is the forty dice game as the host plays it: Python classes deriving from Bot,
 // independent games of up to eight random seats, many at a time in lockstep.
 var Descriptor = &engine.Game{
@@ -19,7 +25,7 @@ var Descriptor = &engine.Game{
 	Games:       1_000_000, // §5.1
 	Concurrency: 1024,
 	Baselines:   []string{"ThrowTwiceBot", "GoToTenBot"},
-	Harness: &engine.Harness{Module: "forty", Source: harness,
+	Harness: &engine.Harness{Module: "forty", Source: harness, Yardstick: yardstick,
 		Competes: "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)"},
 	Play:     play,
 	Validate: validate,

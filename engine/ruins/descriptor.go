@@ -12,6 +12,12 @@ import (
 //go:embed harness.py
 var harness []byte
 
+// The yardstick of `kothd bench`: the same bots in one Python process, as the original
+// controller played them.
+//
+//go:embed yardstick.py
+var yardstick []byte
+
 // options is the challenge's `options:` block in config.yaml.
 type options struct {
 	// SeedString seeds the tournament like the original's -s (e.g. K48XMESC). Empty: an
@@ -37,7 +43,7 @@ var Descriptor = &engine.Game{
 	// The Drunkard competes only where a challenge sets `baselines` (not in the original,
 	// where Drunkards only fill tables and never score).
 	Baselines: []string{"Drunkard"},
-	Harness: &engine.Harness{Module: "ruins", Source: harness,
+	Harness: &engine.Harness{Module: "ruins", Source: harness, Yardstick: yardstick,
 		Competes: "a bot is a class deriving from Adventurer"},
 	Play:     play,
 	Validate: validate,

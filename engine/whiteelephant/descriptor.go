@@ -10,6 +10,12 @@ import (
 //go:embed harness.py
 var harness []byte
 
+// The yardstick of `kothd bench`: the same bots in one Python process, as the original
+// controller played them.
+//
+//go:embed yardstick.py
+var yardstick []byte
+
 // options is the challenge's `options:` block in config.yaml.
 type options struct {
 	WinningScore float64 `yaml:"winning_score"` // default 500 (spec §2.1)
@@ -24,7 +30,7 @@ var Descriptor = &engine.Game{
 	Concurrency: 64, // every contest of a usual run at once: their rounds are chains of single calls
 	Options:     func() any { return new(options) },
 	Baselines:   []string{"RandomBot", "GreedyBot", "NiceBot"},
-	Harness: &engine.Harness{Module: "whiteelephant", Source: harness,
+	Harness: &engine.Harness{Module: "whiteelephant", Source: harness, Yardstick: yardstick,
 		Competes: "a bot is a class deriving from WhiteElephantBot"},
 	Play:     play,
 	Validate: validate,
