@@ -5,7 +5,12 @@ number from 1 to 10. Each round, the highest number nobody else picked scores it
 """
 import random  # answers may use it: the harness seeds it from the bot's seed
 
+import pyclass
 from pyclass import GameRandom, LostInstance
+
+# Per-game module-level random (GameRandom) draws through ModuleRandom, installed before any
+# answer's code runs.
+pyclass.ModuleRandom.install()
 
 
 class Player:

@@ -11,7 +11,12 @@ import random
 import sys
 import types
 
+import pyclass
 from pyclass import GameRandom, LostInstance
+
+# Per-game module-level random (GameRandom) draws through ModuleRandom, installed before any
+# answer's code runs.
+pyclass.ModuleRandom.install()
 
 _MAX_STEALS = 3  # the driver's constant; submissions do not see it (spec §1.1)
 

@@ -130,36 +130,6 @@ def untimed():
                 signal.setitimer(signal.ITIMER_REAL, max(_wall - (time.monotonic() - _call_wall0), 1e-3))
 
 
-class GameRandom:
-    """Python's process-wide random module, kept per game. One process serves many games at
-    once (they run in lockstep), while the original controllers ran one game per seeding
-    of the module. So each seeded game keeps its own state of the module: it is put in
-    place for each of the game's calls and saved after, and a game draws what it would
-    have drawn played alone from its seed (which is what lets a replay of one game
-    reproduce it). Games never seeded use the process-wide state as it is."""
-
-    def __init__(self):
-        self.states = {}  # game -> random.getstate() between the game's calls
-
-    def seed(self, game, seed):
-        self.states[game] = random.Random(seed).getstate()
-
-    def forget(self, game):
-        self.states.pop(game, None)
-
-    @contextlib.contextmanager
-    def of(self, game):
-        state = self.states.get(game)
-        if state is None:
-            yield
-            return
-        random.setstate(state)
-        try:
-            yield
-        finally:
-            self.states[game] = random.getstate()
-
-
 class ModuleRandom:
     """Python's module-level random functions (random.random(), random.choice(), ...), kept
     per stream: per game, or per seat of a game. One process serves many games at once (they
@@ -169,13 +139,16 @@ class ModuleRandom:
     current stream's own generator, seeded one-way from the stream's key: a game draws what
     it would have drawn played alone, and a replay of one game reproduces it. Switching
     streams costs a reference per call, where saving and restoring the module's state
-    (GameRandom) costs two copies of 625 words. random._inst itself stays the process's, and
-    numpy's random is not covered."""
+    (random.getstate and setstate) would cost two copies of 625 words. random._inst itself
+    stays the process's, and numpy's random is not covered."""
 
     stream = None  # the Stream of the call being served; None: the process's own state
+    installed = False
 
     @classmethod
     def install(cls):
+        """Idempotent: a second call finds no bound method of random._inst left to replace."""
+        cls.installed = True
         for name in dir(random):
             f = getattr(random, name)
             if getattr(f, "__self__", None) is random._inst and not name.startswith("_"):
@@ -198,14 +171,44 @@ class Stream:
 
     __slots__ = ("key", "_gen")
 
-    def __init__(self, key):
+    def __init__(self, key, gen=None):
         self.key = key
-        self._gen = None
+        self._gen = gen
 
     def gen(self):
         if self._gen is None:
             self._gen = random.Random("module random of " + self.key)
         return self._gen
+
+
+class GameRandom:
+    """Python's module-level random, seeded per game by the engine: seed(game, seed) gives
+    the game the draws of the module seeded with seed (as the original controllers seeded
+    it for each game), put in place around each of the game's calls by of(game); a game
+    draws what it would have drawn played alone, and a replay of one game reproduces it.
+    Games never seeded use the process-wide state as it is. Built on ModuleRandom, which
+    the challenge module must install when it is imported (before the answer's code runs,
+    so that an answer's `from random import randint` draws per game too)."""
+
+    def __init__(self):
+        if not ModuleRandom.installed:
+            raise RuntimeError("GameRandom needs pyclass.ModuleRandom.install() at the challenge module's import")
+        self.streams = {}  # game -> Stream
+
+    def seed(self, game, seed):
+        self.streams[game] = Stream(None, random.Random(seed))
+
+    def forget(self, game):
+        self.streams.pop(game, None)
+
+    @contextlib.contextmanager
+    def of(self, game):
+        prev = ModuleRandom.stream
+        ModuleRandom.stream = self.streams.get(game)
+        try:
+            yield
+        finally:
+            ModuleRandom.stream = prev
 
 
 def _private_stdio():
