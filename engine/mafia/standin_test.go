@@ -103,10 +103,7 @@ type copTrust struct {
 
 func (b *copTrust) run(me string, players []string, from string) (string, bool) {
 	msgs := lines(from)
-	first := ""
-	if len(msgs) > 0 {
-		first = msgs[0]
-	}
+	first := firstLine(from)
 	if strings.HasPrefix(first, "Rise and shine!") {
 		*b = copTrust{role: "villager"}
 	}
@@ -185,10 +182,7 @@ type lynchy struct {
 
 func (b *lynchy) run(me string, players []string, from string) (string, bool) {
 	msgs := lines(from)
-	first := ""
-	if len(msgs) > 0 {
-		first = msgs[0]
-	}
+	first := firstLine(from)
 	if strings.HasPrefix(first, "Rise and shine!") {
 		*b = lynchy{}
 	}
@@ -325,10 +319,7 @@ func (b *sheriff) run(me string, players []string, from string) (string, bool) {
 		}
 		return out
 	}
-	first := ""
-	if len(ls) > 0 {
-		first = ls[0]
-	}
+	first := firstLine(from)
 	answer := func() string {
 		switch first {
 		case "It is night. Vote for a victim.":
