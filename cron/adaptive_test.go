@@ -1,32 +1,33 @@
-package cron
+package cron_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/scraper"
 )
 
 // adaptiveCycle is a fake-game cycle over the given bots (class names) with the forty
 // challenge made adaptive: a budget of budget games looked at every batch games.
-func adaptiveCycle(t *testing.T, bots []string, budget int, a *config.Adaptive) (*Cycle, *config.Challenge) {
+func adaptiveCycle(t *testing.T, bots []string, budget int, a *config.Adaptive) (*cron.Cycle, *config.Challenge) {
 	t.Helper()
 	dir := t.TempDir()
 	var bodies []string
 	for _, b := range bots {
 		bodies = append(bodies, fmt.Sprintf("<h1>%s</h1><pre><code>class %s(Bot):\n    pass\n</code></pre>", b, b))
 	}
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, bodies)
-	cy := withFakeGame(t, testCycle(t, dir))
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, bodies)
+	cy := withFakeGame(t, crontest.NewCycle(t, dir))
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Baselines, ch.Games, ch.Adaptive = false, budget, a
@@ -34,7 +35,7 @@ func adaptiveCycle(t *testing.T, bots []string, budget int, a *config.Adaptive) 
 }
 
 // published reads the board the run wrote: its JSON and its page.
-func published(t *testing.T, cy *Cycle) (*publisher.Board, string) {
+func published(t *testing.T, cy *cron.Cycle) (*publisher.Board, string) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(cy.Config.OutputDir, "forty.json"))
 	if err != nil {
@@ -55,12 +56,13 @@ func published(t *testing.T, cy *Cycle) (*publisher.Board, string) {
 // so that each is tested at a level the bootstrap's 1,000 resamples can reach), and the
 // board says so; the same seed stops at the same game.
 func TestAdaptiveStopsWhenSettled(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cy, ch := adaptiveCycle(t, []string{"Skill0Low", "Skill40Mid", "Skill80High"}, 600, &config.Adaptive{Batch: 300, MinGames: 300})
 	seed := uint64(7)
 	var out strings.Builder
 	cy.Out = &out
-	rep, err := cy.Run(ctx, ch, Options{Seed: &seed})
+	rep, err := cy.Run(ctx, ch, cron.Options{Seed: &seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestAdaptiveStopsWhenSettled(t *testing.T) {
 	}
 
 	// The same seed: the same games, the same table.
-	again, err := cy.Run(ctx, ch, Options{Seed: &seed})
+	again, err := cy.Run(ctx, ch, cron.Options{Seed: &seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func TestAdaptiveStopsWhenSettled(t *testing.T) {
 
 	// A stricter level, a later first look: the board's level and count follow the config.
 	ch.Adaptive = &config.Adaptive{Confidence: 0.99, Batch: 150, MinGames: 400}
-	rep, err = cy.Run(ctx, ch, Options{Seed: &seed})
+	rep, err = cy.Run(ctx, ch, cron.Options{Seed: &seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,11 +119,11 @@ func TestAdaptiveStopsWhenSettled(t *testing.T) {
 
 	// The block is part of what a run plays: unchanged, the next cycle skips; changed, it
 	// plays again.
-	if rep, err := cy.Run(ctx, ch, Options{}); err != nil || rep.RunID != 0 {
+	if rep, err := cy.Run(ctx, ch, cron.Options{}); err != nil || rep.RunID != 0 {
 		t.Errorf("nothing changed, yet: %+v, %v", rep, err)
 	}
 	ch.Adaptive = &config.Adaptive{Confidence: 0.99, Batch: 150, MinGames: 600}
-	if rep, err := cy.Run(ctx, ch, Options{}); err != nil || rep.RunID == 0 || rep.Games != 600 {
+	if rep, err := cy.Run(ctx, ch, cron.Options{}); err != nil || rep.RunID == 0 || rep.Games != 600 {
 		t.Errorf("a changed adaptive block did not play again (600 games): %+v, %v", rep, err)
 	}
 }
@@ -129,10 +131,11 @@ func TestAdaptiveStopsWhenSettled(t *testing.T) {
 // Bots of equal strength never settle: the run plays its whole budget, and the board
 // says which ranks still overlap. Without the block, a run says nothing of its ending.
 func TestAdaptivePlaysTheBudgetWhenUnsettled(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cy, ch := adaptiveCycle(t, []string{"Alpha", "Bravo", "Charlie", "Delta"}, 600, &config.Adaptive{Batch: 100, MinGames: 100})
 	seed := uint64(7)
-	rep, err := cy.Run(ctx, ch, Options{Seed: &seed})
+	rep, err := cy.Run(ctx, ch, cron.Options{Seed: &seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,51 +162,10 @@ func TestAdaptivePlaysTheBudgetWhenUnsettled(t *testing.T) {
 	}
 
 	ch.Adaptive = nil
-	if _, err := cy.Run(ctx, ch, Options{Seed: &seed}); err != nil {
+	if _, err := cy.Run(ctx, ch, cron.Options{Seed: &seed}); err != nil {
 		t.Fatal(err)
 	}
 	if b, md := published(t, cy); b.Run.Ending != nil || strings.Contains(md, "Ended:") {
 		t.Errorf("a run of fixed length has an ending: %+v", b.Run.Ending)
-	}
-}
-
-// The order is looked at on the first boundary at or after each multiple of the batch,
-// from min_games on, whatever batch the boundaries come in (checkpoints may be smaller).
-func TestAdaptiveLooksAtBatchMultiples(t *testing.T) {
-	a := &adaptive{batch: 2500, minGames: 4000}
-	var looks []int
-	for done := 1000; done <= 12000; done += 1000 {
-		if a.due(done, 1000) {
-			looks = append(looks, done)
-		}
-	}
-	if fmt.Sprint(looks) != "[5000 8000 10000]" { // 2500 is before min_games; 7500 → 8000
-		t.Errorf("looks at %v, want [5000 8000 10000]", looks)
-	}
-	looks = nil
-	for done := 2500; done <= 10000; done += 2500 {
-		if a.due(done, 2500) {
-			looks = append(looks, done)
-		}
-	}
-	if fmt.Sprint(looks) != "[5000 7500 10000]" {
-		t.Errorf("boundaries at the batch: looks at %v", looks)
-	}
-}
-
-// Each look is tested at a share of the run's error allowance (the looks of a whole-budget
-// run: multiples of the batch from min_games to the budget), so looking often cannot buy a
-// "settled" the run's confidence does not support.
-func TestAdaptiveLooksSpendTheError(t *testing.T) {
-	a := &adaptive{confidence: 0.95, batch: 100, minGames: 300, budget: 2000}
-	if n := a.looks(); n != 18 { // 300, 400, …, 2000
-		t.Fatalf("looks = %d, want 18", n)
-	}
-	if got, want := a.perLook(), 1-0.05/18; math.Abs(got-want) > 1e-12 {
-		t.Fatalf("per-look confidence %v, want %v", got, want)
-	}
-	one := &adaptive{confidence: 0.9, batch: 1000, minGames: 1000, budget: 1000}
-	if got := one.perLook(); math.Abs(got-0.9) > 1e-12 {
-		t.Fatalf("a single look is tested at %v, want the run's 0.9", got)
 	}
 }

@@ -1,4 +1,4 @@
-package cron
+package cron_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/scraper"
 )
@@ -19,24 +21,25 @@ import (
 // those the statistics stand behind, with the run history, the chart and the archive. The
 // fake game: this is the cycle's and the publisher's bookkeeping, not the bots'.
 func TestBoardAcrossRuns(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	bot := func(name, rule string) string {
 		return fmt.Sprintf("<h1>%s</h1><pre><code>class %s(Bot):\n    def make_throw(self, scores, last_round):\n        while %s:\n            yield True\n        yield False\n</code></pre>", name, name, rule)
 	}
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
 		bot("Ten", "sum(self.current_throws) &lt; 10"),
 		bot("Eleven", "sum(self.current_throws) &lt; 11"),
 		bot("Twenty", "sum(self.current_throws) &lt; 20"),
 		bot("Once", "len(self.current_throws) &lt; 1"),
 	})
-	cy := withFakeGame(t, testCycle(t, dir))
+	cy := withFakeGame(t, crontest.NewCycle(t, dir))
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Baselines, ch.Games = false, 400
 	var runs []int64
 	for i := range 3 {
-		rep, err := cy.Run(ctx, ch, Options{Force: true})
+		rep, err := cy.Run(ctx, ch, cron.Options{Force: true})
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}

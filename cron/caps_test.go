@@ -1,4 +1,4 @@
-package cron
+package cron_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/scraper"
 )
 
@@ -15,8 +17,9 @@ import (
 // processes and 1 GB), and more bots than the challenge takes. The cycle completes; what
 // exceeds a cap is not entered, with the cap named; the rest play.
 func TestCapsAreNotEnteredReasons(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
 		"<h1>A</h1><pre><code>class A(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 		"<h1>Long</h1><pre><code>class Fine(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n" +
 			"n = 'L' + 'o' * 140000 + 'ng'\nglobals()[n] = type(n, (Bot,), {})\n</code></pre>",
@@ -24,13 +27,14 @@ func TestCapsAreNotEnteredReasons(t *testing.T) {
 			"for i in range(149):\n    globals()['M%d' % i] = type('M%d' % i, (Many.__bases__[0],), {})\n</code></pre>",
 		"<h1>Late</h1><pre><code>class Late(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 	})
-	cy := testCycle(t, dir)
+	cy := crontest.NewCycle(t, dir)
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	ch, _ := cy.Config.Challenge("forty")
+	crontest.Patient(ch) // played beside other tests: no call may time out
 	ch.Baselines = false
 	ch.Limits.ClassesPerAnswer = 3
 	ch.Limits.BotsPerChallenge = 5
-	rep, err := cy.Run(context.Background(), ch, Options{Games: 10})
+	rep, err := cy.Run(context.Background(), ch, cron.Options{Games: 10})
 	if err != nil {
 		t.Fatalf("the cycle failed: %v", err)
 	}
@@ -69,19 +73,21 @@ func TestCapsAreNotEnteredReasons(t *testing.T) {
 
 // `kothd check` gives an answer's author the same verdicts on the caps as a cycle.
 func TestCheckNamesTheCaps(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
 		"<h1>Long</h1><pre><code>class Fine(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n" +
 			"n = 'L' + 'o' * 140000 + 'ng'\nglobals()[n] = type(n, (Bot,), {})\n</code></pre>",
 	})
-	cy := testCycle(t, dir)
+	cy := crontest.NewCycle(t, dir)
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	ch, _ := cy.Config.Challenge("forty")
+	crontest.Patient(ch) // played beside other tests: no call may time out
 	rep, err := cy.Check(context.Background(), ch, 177766)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Bots) != 2 || rep.Bots[0].Name != "Fine" || rep.Bots[0].Status != WouldEnter {
+	if len(rep.Bots) != 2 || rep.Bots[0].Name != "Fine" || rep.Bots[0].Status != cron.WouldEnter {
 		t.Fatalf("bots %+v", rep.Bots)
 	}
 	if b := rep.Bots[1]; b.Status != "rejected" || !strings.Contains(b.Reason, "name_max") || len(b.Name) > 200 {

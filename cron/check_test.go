@@ -1,4 +1,4 @@
-package cron
+package cron_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/scraper"
 )
 
@@ -14,12 +16,14 @@ import (
 // in the real sandbox and validation, and says what their authors need; it leaves the
 // host's data directory and store as they were.
 func TestCheckAnswers(t *testing.T) {
-	cy := testCycle(t, t.TempDir())
+	t.Parallel()
+	cy := crontest.NewCycle(t, t.TempDir())
 	ctx := context.Background()
 	ch, err := cy.Config.Challenge("forty")
 	if err != nil {
 		t.Fatal(err)
 	}
+	crontest.Patient(ch) // run beside the package\'s other tests: no bot may miss a call timeout
 	// The last cycle entered GoTo20Bot from answer 177771.
 	if _, err := cy.Store.RecordAnswers(ctx, "forty", ch.QuestionID, []scraper.Submission{{AnswerID: 177771, Author: "Amelia Thorncroft", Title: "GoTo20Bot"}}); err != nil {
 		t.Fatal(err)
@@ -36,7 +40,7 @@ func TestCheckAnswers(t *testing.T) {
 		reject, bot, stat string
 		reason            string
 	}{
-		{answer: 177771, bot: "GoTo20Bot", stat: WouldEnter},
+		{answer: 177771, bot: "GoTo20Bot", stat: cron.WouldEnter},
 		{answer: 178040, reject: "no code block in the answer"},
 		{answer: 178066, reject: `SyntaxError: bot.py line 11: Missing parentheses in call to 'print'`},
 		{answer: 178093, bot: "GoTo20Bot", stat: "rejected", reason: `duplicate bot name "GoTo20Bot": answer 177771 by Amelia Thorncroft entered it first`},

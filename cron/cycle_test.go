@@ -1,165 +1,36 @@
-package cron
+package cron_test
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/runner"
 	"github.com/kothd/kothd/scraper"
-	"github.com/kothd/kothd/store"
 )
-
-// testCycle is a cycle over the bundled snapshot with the repository's config, writing into
-// a temp directory.
-func testCycle(t *testing.T, dir string) *Cycle {
-	t.Helper()
-	cfg, err := config.Load("../config.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DataDir = filepath.Join(dir, "data")
-	cfg.OutputDir = filepath.Join(dir, "out")
-	st, err := store.Open(context.Background(), filepath.Join(cfg.DataDir, "kothd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return &Cycle{
-		Config: cfg, Store: st, Source: scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"},
-		Sandbox: testSandbox(t), Sinks: []publisher.Sink{publisher.Dir{Path: cfg.OutputDir}},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
-	}
-}
-
-// testSandbox is the real bwrap sandbox: the cycle tests run bots exactly as a host does.
-// KOTHD_NO_BWRAP=1 opts out explicitly on a machine without user namespaces.
-func testSandbox(t testing.TB) runner.Sandbox {
-	t.Helper()
-	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
-		return runner.Unsandboxed{}
-	}
-	sb, err := runner.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatalf("sandbox: %v (set KOTHD_NO_BWRAP=1 to run these tests unsandboxed)", err)
-	}
-	return sb
-}
-
-// patient gives a challenge's bots a call timeout no busy machine reaches. A decision that
-// times out gets the rules' default and changes the game from there: tests that compare
-// two plays of a seed (a run and its replay, two runs), or count faults, would fail
-// whenever the machine running them is loaded.
-func patient(ch *config.Challenge) {
-	ch.Limits.CallTimeout = config.Duration(time.Minute)
-}
-
-// The forty game through the whole cycle with real bot processes: broken answers are
-// reported, a game of the run replays alone (the same twice), and the same seed gives
-// the same standings (the bots' seeds reach their processes). Five answers of the
-// snapshot (one entering two bots, one without code, one that does not compile, one
-// entering a name already taken), no baselines and ten games: every bot process costs,
-// and the cycle's bookkeeping is the fake game's tests' (TestCycleSkipsUnchanged and the
-// others); what this adds is real bots in the real sandbox.
-func TestFortyCycle(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	cy := testCycle(t, dir)
-	cy.Source = snapshotOnly(t, 177765, 177771, 177790, 178040, 178066, 178093)
-	ch, _ := cy.Config.Challenge("forty")
-	ch.Baselines = false
-	patient(ch)
-	seed := uint64(99)
-	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.RunID == 0 || rep.Games != 10 {
-		t.Fatalf("report %+v", rep)
-	}
-	md, err := os.ReadFile(filepath.Join(cy.Config.OutputDir, "forty.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`| # | Δ | Bot | Author | Win\% | Wins | Played | Max | Avg | Avg win | Throws | Success\% | 95 % interval | Faults |`, "seed `99`", "## Not entered", "no code block in the answer", "duplicate bot name"} {
-		if !strings.Contains(string(md), want) {
-			t.Errorf("leaderboard lacks %q", want)
-		}
-	}
-	first, _ := cy.Store.Standings(ctx, rep.RunID)
-
-	var a, b strings.Builder
-	if err := cy.Replay(ctx, rep.RunID, 7, &a); err != nil {
-		t.Fatal(err)
-	}
-	if err := cy.Replay(ctx, rep.RunID, 7, &b); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"game 7", "seat 0: ", "pass 1, seat 0: throws", "points"} {
-		if !strings.Contains(a.String(), want) {
-			t.Errorf("trace lacks %q:\n%s", want, a.String())
-		}
-	}
-	if a.String() != b.String() {
-		t.Errorf("two replays differ:\n%s\n---\n%s", a.String(), b.String())
-	}
-
-	// The same seed again: the same standings.
-	rep3, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	third, _ := cy.Store.Standings(ctx, rep3.RunID)
-	for i := range first {
-		first[i].FirstFault, third[i].FirstFault = "", "" // exception texts may name temp paths
-	}
-	if !reflect.DeepEqual(first, third) {
-		t.Errorf("same seed, different standings:\n%+v\n%+v", first, third)
-	}
-}
-
-// snapshotOnly is the bundled snapshot of a question with only the given answers.
-func snapshotOnly(t *testing.T, questionID int64, keep ...int64) scraper.Source {
-	t.Helper()
-	all, err := scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"}.Answers(context.Background(), questionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var drop []int64
-	for _, a := range all {
-		if !slices.Contains(keep, a.AnswerID) {
-			drop = append(drop, a.AnswerID)
-		}
-	}
-	if len(all)-len(drop) != len(keep) {
-		t.Fatalf("the snapshot of question %d lacks some of the answers %v", questionID, keep)
-	}
-	return snapshotWithout(t, questionID, drop...)
-}
 
 // The cycle's bookkeeping with the fake game: a second cycle over the same answers stores
 // nothing twice and plays nothing; the same seed gives the same standings; a changed
 // engine option is a changed bot set and plays again; the faults the engine reports are
 // counted on the board.
 func TestCycleSkipsUnchanged(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	cy := withFakeGame(t, testCycle(t, t.TempDir()))
+	cy := withFakeGame(t, crontest.NewCycle(t, t.TempDir()))
 	ch, _ := cy.Config.Challenge("forty")
 	seed := uint64(99)
-	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 30})
+	rep, err := cy.Run(ctx, ch, cron.Options{Seed: &seed, Games: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +39,7 @@ func TestCycleSkipsUnchanged(t *testing.T) {
 	}
 	first, _ := cy.Store.Standings(ctx, rep.RunID)
 
-	rep2, err := cy.Run(ctx, ch, Options{Games: 30})
+	rep2, err := cy.Run(ctx, ch, cron.Options{Games: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +52,7 @@ func TestCycleSkipsUnchanged(t *testing.T) {
 		t.Errorf("%d answers stored after two cycles over %d", answers, rep.Answers)
 	}
 
-	rep3, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 30})
+	rep3, err := cy.Run(ctx, ch, cron.Options{Seed: &seed, Games: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +63,7 @@ func TestCycleSkipsUnchanged(t *testing.T) {
 	if err := yaml.Unmarshal([]byte("bonus: 5\n"), &ch.Options); err != nil {
 		t.Fatal(err)
 	}
-	rep4, err := cy.Run(ctx, ch, Options{Games: 30})
+	rep4, err := cy.Run(ctx, ch, cron.Options{Games: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,24 +73,25 @@ func TestCycleSkipsUnchanged(t *testing.T) {
 	if err := yaml.Unmarshal([]byte("bonsu: 5\n"), &ch.Options); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cy.Run(ctx, ch, Options{Games: 30}); err == nil || !strings.Contains(err.Error(), "bonsu") {
+	if _, err := cy.Run(ctx, ch, cron.Options{Games: 30}); err == nil || !strings.Contains(err.Error(), "bonsu") {
 		t.Errorf("a misspelt option was accepted: %v", err)
 	}
 }
 
 // A bot the engine reports faults for has them counted, with the first, on the board.
 func TestCycleCountsEngineFaults(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
 		"<h1>Steady</h1><pre><code>class Steady(Bot):\n    pass\n</code></pre>",
 		"<h1>FaultyBot</h1><pre><code>class FaultyBot(Bot):\n    pass\n</code></pre>",
 	})
-	cy := withFakeGame(t, testCycle(t, dir))
+	cy := withFakeGame(t, crontest.NewCycle(t, dir))
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Baselines = false
-	rep, err := cy.Run(ctx, ch, Options{Games: 7})
+	rep, err := cy.Run(ctx, ch, cron.Options{Games: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,9 +112,10 @@ func TestCycleCountsEngineFaults(t *testing.T) {
 }
 
 func TestEngineNotAvailable(t *testing.T) {
-	cy := testCycle(t, t.TempDir())
+	t.Parallel()
+	cy := crontest.NewCycle(t, t.TempDir())
 	ch := &config.Challenge{Name: "nogame", QuestionID: 1, Engine: "nogame"}
-	rep, err := cy.Run(context.Background(), ch, Options{})
+	rep, err := cy.Run(context.Background(), ch, cron.Options{})
 	if err != nil || !strings.Contains(rep.Skipped, "not available") {
 		t.Fatalf("rep %+v err %v", rep, err)
 	}
@@ -251,13 +124,14 @@ func TestEngineNotAvailable(t *testing.T) {
 // A run the daemon did not finish is played again with its seed by the next cycle, even
 // though no answer changed; a run that finished is not played again.
 func TestInterruptedRunReplaysItsSeed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	cy := withFakeGame(t, testCycle(t, t.TempDir()))
+	cy := withFakeGame(t, crontest.NewCycle(t, t.TempDir()))
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Games = 30
 	cancelled, cancel := context.WithCancel(ctx)
 	cy.Out = cancelAfterPlaying{cancel}
-	rep, err := cy.Run(cancelled, ch, Options{})
+	rep, err := cy.Run(cancelled, ch, cron.Options{})
 	if err == nil {
 		t.Fatalf("a cancelled run did not fail: %+v", rep)
 	}
@@ -266,14 +140,14 @@ func TestInterruptedRunReplaysItsSeed(t *testing.T) {
 		t.Fatalf("the cancelled run is not marked interrupted: %+v", cut)
 	}
 	cy.Out = io.Discard
-	again, err := cy.Run(ctx, ch, Options{})
+	again, err := cy.Run(ctx, ch, cron.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.RunID == 0 || again.Seed != cut.Seed {
 		t.Fatalf("interrupted run %d (seed %d) not replayed: %+v", cut.ID, cut.Seed, again)
 	}
-	if third, _ := cy.Run(ctx, ch, Options{}); third.RunID != 0 {
+	if third, _ := cy.Run(ctx, ch, cron.Options{}); third.RunID != 0 {
 		t.Errorf("a finished run was played again: %+v", third)
 	}
 }
@@ -291,20 +165,21 @@ func (c cancelAfterPlaying) Write(p []byte) (int, error) {
 // One game of a finished run can be replayed alone, the same every time; games beyond the
 // run and missing runs are refused.
 func TestReplay(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	cy := withFakeGame(t, testCycle(t, t.TempDir()))
+	cy := withFakeGame(t, crontest.NewCycle(t, t.TempDir()))
 	ch, _ := cy.Config.Challenge("forty")
 	seed := uint64(5)
-	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 30})
+	rep, err := cy.Run(ctx, ch, cron.Options{Seed: &seed, Games: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	replayTwice(t, cy, rep.RunID, 7, "forty, run 1 (seed 5), game 7", "Dummy: ")
-	outOfRange(t, cy, rep.RunID, 30)
+	crontest.ReplayTwice(t, cy, rep.RunID, 7, "forty, run 1 (seed 5), game 7", "Dummy: ")
+	crontest.OutOfRange(t, cy, rep.RunID, 30)
 	if err := cy.Replay(ctx, 999, 0, io.Discard); err == nil {
 		t.Error("a missing run was replayed")
 	}
-	noCopiesLeft(t, cy)
+	crontest.NoCopiesLeft(t, cy)
 }
 
 // flakySink fails its first publications, then works, keeping what it got.
@@ -326,31 +201,32 @@ func (f *flakySink) Publish(ctx context.Context, files map[string][]byte, msg st
 // A publication that failed is made by the next cycle even though nothing changed, without
 // playing again; a new broken answer shows on the board at once, still without playing.
 func TestRepublish(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	good := []string{
 		"<h1>A</h1><pre><code>class A(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 		"<h1>B</h1><pre><code>class B(Bot):\n    def make_throw(self, scores, last_round):\n        yield sum(self.current_throws) &lt; 10\n</code></pre>",
 	}
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, good)
-	cy := withFakeGame(t, testCycle(t, dir))
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, good)
+	cy := withFakeGame(t, crontest.NewCycle(t, dir))
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	sink := &flakySink{fails: 1}
 	cy.Sinks = []publisher.Sink{sink}
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Baselines, ch.Games = false, 20
-	if _, err := cy.Run(ctx, ch, Options{}); err == nil || !strings.Contains(err.Error(), "502") {
+	if _, err := cy.Run(ctx, ch, cron.Options{}); err == nil || !strings.Contains(err.Error(), "502") {
 		t.Fatalf("the failed publication was not reported: %v", err)
 	}
-	rep, err := cy.Run(ctx, ch, Options{})
+	rep, err := cy.Run(ctx, ch, cron.Options{})
 	if err != nil || rep.RunID != 0 {
 		t.Fatalf("second cycle: %+v %v", rep, err)
 	}
 	if sink.got == nil {
 		t.Fatal("the board that failed to publish was not published by the next cycle")
 	}
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, append(good, "<h1>Broken</h1><p>no code yet</p>"))
-	if rep, err := cy.Run(ctx, ch, Options{}); err != nil || rep.RunID != 0 {
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, append(good, "<h1>Broken</h1><p>no code yet</p>"))
+	if rep, err := cy.Run(ctx, ch, cron.Options{}); err != nil || rep.RunID != 0 {
 		t.Fatalf("third cycle: %+v %v", rep, err)
 	}
 	if md := string(sink.got["forty.md"]); !strings.Contains(md, "no code block in the answer") {
@@ -361,22 +237,23 @@ func TestRepublish(t *testing.T) {
 // A fetch that returns no answers at all, when answers are recorded, is refused: nothing is
 // retired and the board stays.
 func TestEmptyFetchKeepsData(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
 		"<h1>A</h1><pre><code>class A(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 		"<h1>B</h1><pre><code>class B(Bot):\n    def make_throw(self, scores, last_round):\n        yield True\n</code></pre>",
 	})
-	cy := withFakeGame(t, testCycle(t, dir))
+	cy := withFakeGame(t, crontest.NewCycle(t, dir))
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Games = 10
-	if _, err := cy.Run(ctx, ch, Options{}); err != nil {
+	if _, err := cy.Run(ctx, ch, cron.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, nil)
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, nil)
 	seed := uint64(1)
-	if _, err := cy.Run(ctx, ch, Options{Seed: &seed}); err == nil || !strings.Contains(err.Error(), "no answers") {
+	if _, err := cy.Run(ctx, ch, cron.Options{Seed: &seed}); err == nil || !strings.Contains(err.Error(), "no answers") {
 		t.Fatalf("an empty fetch was accepted: %v", err)
 	}
 	if st, _ := cy.Store.Status(ctx, "forty"); st.Deleted != 0 || st.Answers != 2 {

@@ -5,32 +5,64 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/runner"
 	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/store"
 )
+
+// testCycle is a cycle over the repository's config writing into dir, with the real store
+// and sandbox, for the in-package tests (the scheduler's, the adapters'). It is the twin of
+// crontest.NewCycle, which the package's external tests and every game's cycle tests use:
+// crontest imports cron, so tests inside cron cannot import it.
+func testCycle(t testing.TB, dir string) *Cycle {
+	t.Helper()
+	cfg, err := config.Load("../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DataDir = filepath.Join(dir, "data")
+	cfg.OutputDir = filepath.Join(dir, "out")
+	st, err := store.Open(context.Background(), filepath.Join(cfg.DataDir, "kothd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &Cycle{Config: cfg, Store: st, Sandbox: testSandbox(t), Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard}
+}
+
+// testSandbox is the real bwrap sandbox (crontest.Sandbox's twin, for the same reason).
+// KOTHD_NO_BWRAP=1 opts out explicitly on a machine without user namespaces.
+func testSandbox(t testing.TB) runner.Sandbox {
+	t.Helper()
+	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
+		return runner.Unsandboxed{}
+	}
+	sb, err := runner.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatalf("sandbox: %v (set KOTHD_NO_BWRAP=1 to run these tests unsandboxed)", err)
+	}
+	return sb
+}
 
 // adapterEnv is a play environment for one challenge of the repository's config, with the
 // given engine options (YAML), a scratch data directory and the real sandbox, and the
 // adapter of its game's protocol.
 func adapterEnv(t testing.TB, challenge, options string) (*PlayEnv, Adapter) {
 	t.Helper()
-	cfg, err := config.Load("../config.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DataDir = t.TempDir()
-	ch, err := cfg.Challenge(challenge)
+	cy := testCycle(t, t.TempDir())
+	ch, err := cy.Config.Challenge(challenge)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := yaml.Unmarshal([]byte(options), &ch.Options); err != nil {
 		t.Fatal(err)
 	}
-	cy := &Cycle{Config: cfg, Sandbox: testSandbox(t), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	env, a, err := cy.newEnv(ch)
 	if err != nil {
 		t.Fatal(err)

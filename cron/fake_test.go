@@ -1,4 +1,4 @@
-package cron
+package cron_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/all"
 )
@@ -146,7 +147,7 @@ func (t *fakeTally) result(r engine.Run) *engine.Result {
 
 // withFakeGame makes every challenge of cy's config play the fake game (with the same
 // answers, extraction and limits), registered beside the build's games.
-func withFakeGame(t testing.TB, cy *Cycle) *Cycle {
+func withFakeGame(t testing.TB, cy *cron.Cycle) *cron.Cycle {
 	t.Helper()
 	reg := all.Games()
 	if err := reg.Register(fakeGame); err != nil {

@@ -1,4 +1,4 @@
-package cron
+package cron_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/store"
 )
 
@@ -19,11 +21,12 @@ import (
 // A finished run whose board was never stored (the daemon died between the two) is played
 // again by the next cycle with its seed, though no answer changed: the same standings.
 func TestBoardNeverStoredPlaysAgain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	cy := withFakeGame(t, testCycle(t, t.TempDir()))
+	cy := withFakeGame(t, crontest.NewCycle(t, t.TempDir()))
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Games = 20
-	first, err := cy.Run(ctx, ch, Options{})
+	first, err := cy.Run(ctx, ch, cron.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +34,7 @@ func TestBoardNeverStoredPlaysAgain(t *testing.T) {
 	if _, err := cy.Store.DB().Exec(`UPDATE runs SET board = NULL WHERE id = ?`, first.RunID); err != nil {
 		t.Fatal(err)
 	}
-	again, err := cy.Run(ctx, ch, Options{})
+	again, err := cy.Run(ctx, ch, cron.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,7 @@ func TestBoardNeverStoredPlaysAgain(t *testing.T) {
 	if got, _ := cy.Store.Standings(ctx, again.RunID); len(got) == 0 || !reflect.DeepEqual(got, want) {
 		t.Errorf("same seed, different standings:\n%+v\n%+v", want, got)
 	}
-	if third, _ := cy.Run(ctx, ch, Options{}); third.RunID != 0 {
+	if third, _ := cy.Run(ctx, ch, cron.Options{}); third.RunID != 0 {
 		t.Errorf("a run with its board was played again: %+v", third)
 	}
 }
@@ -49,12 +52,13 @@ func TestBoardNeverStoredPlaysAgain(t *testing.T) {
 // A database lost (a zero-length file) does not replace the published board of a later run
 // with its run 1, unless the host says so (--allow-older-board).
 func TestLostDatabaseKeepsTheLaterBoard(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	cy := withFakeGame(t, testCycle(t, t.TempDir()))
+	cy := withFakeGame(t, crontest.NewCycle(t, t.TempDir()))
 	ch, _ := cy.Config.Challenge("forty")
 	ch.Games = 10
 	for range 2 {
-		if _, err := cy.Run(ctx, ch, Options{Force: true}); err != nil {
+		if _, err := cy.Run(ctx, ch, cron.Options{Force: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -79,14 +83,14 @@ func TestLostDatabaseKeepsTheLaterBoard(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	cy.Store = st
 
-	if _, err := cy.Run(ctx, ch, Options{}); err == nil || !strings.Contains(err.Error(), "--allow-older-board") {
+	if _, err := cy.Run(ctx, ch, cron.Options{}); err == nil || !strings.Contains(err.Error(), "--allow-older-board") {
 		t.Errorf("a fresh database over the board of run 2: %v", err)
 	}
 	if now, _ := os.ReadFile(board); !bytes.Equal(now, later) {
 		t.Fatal("a fresh database replaced the published board of a later run")
 	}
 	cy.AllowOlderBoard = true
-	if _, err := cy.Run(ctx, ch, Options{}); err != nil {
+	if _, err := cy.Run(ctx, ch, cron.Options{}); err != nil {
 		t.Fatalf("--allow-older-board: %v", err)
 	}
 	if now, _ := os.ReadFile(board); boardRun(t, now) != 1 {

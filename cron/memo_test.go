@@ -1,4 +1,4 @@
-package cron
+package cron_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/publisher"
 )
 
@@ -20,13 +22,14 @@ import (
 // build timeout every cycle: the same path through the cycle, without depending on how
 // busy the host is; runner's TestBuildIncludeBombBuiltOnce remembers the timeout itself.
 func TestFailedBuildBuiltOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cy := testCycle(t, dir)
+	cy := crontest.NewCycle(t, dir)
 	c := cy.Config.Languages["c"]
 	c.Build = []string{"sh", "-c", "echo x >> attempts; " + c.Build[len(c.Build)-1]}
 	cy.Config.Languages["c"] = c
-	cy.Source = writeSnapshot(t, filepath.Join(dir, "snap"), 115303, []string{
+	cy.Source = crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 115303, []string{
 		"<h1>Broken, C</h1><pre><code>int main(void) { return undeclared_name; }\n</code></pre>",
 		"<h1>Lurk, Python 3</h1><pre><code>print(0)\n</code></pre>",
 		"<h1>Lurk Too, Python 3</h1><pre><code>print(0)\n</code></pre>",
@@ -35,12 +38,13 @@ func TestFailedBuildBuiltOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	crontest.Patient(ch) // run beside the package\'s other tests: no bot may miss a call timeout
 	if err := yaml.Unmarshal([]byte("games_per_tournament: 2\n"), &ch.Options); err != nil {
 		t.Fatal(err)
 	}
 	var first string
 	for cycle := 1; cycle <= 2; cycle++ {
-		rep, err := cy.Run(ctx, ch, Options{Games: 2, Force: true})
+		rep, err := cy.Run(ctx, ch, cron.Options{Games: 2, Force: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,21 +91,23 @@ func TestFailedBuildBuiltOnce(t *testing.T) {
 // cycle only. Measured through the store: the listing is remembered when it runs, and the
 // store's clock says in which cycle that happened.
 func TestSlowImportListedOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cy := testCycle(t, dir)
-	cy.Source = writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+	cy := crontest.NewCycle(t, dir)
+	cy.Source = crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
 		"<h1>Slow</h1><pre><code>import time\ntime.sleep(1)\nclass Slow(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 	})
 	ch, err := cy.Config.Challenge("forty")
 	if err != nil {
 		t.Fatal(err)
 	}
+	crontest.Patient(ch) // run beside the package\'s other tests: no bot may miss a call timeout
 	ch.Baselines = false
 	for cycle := int64(1); cycle <= 2; cycle++ {
 		at := time.Unix(1_700_000_000+cycle*3600, 0)
 		cy.Store.SetClock(func() time.Time { return at })
-		rep, err := cy.Run(ctx, ch, Options{Games: 2, Force: true})
+		rep, err := cy.Run(ctx, ch, cron.Options{Games: 2, Force: true})
 		if err != nil {
 			t.Fatal(err)
 		}

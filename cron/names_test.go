@@ -1,4 +1,4 @@
-package cron
+package cron_test
 
 import (
 	"context"
@@ -7,12 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/scraper"
 )
 
 // Class names (pyclass challenges, from the harness's listing) are compared as people see
 // them, against earlier answers' classes and the built-in bots alike.
 func TestLookAlikeClassNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// The extractor's class pattern is ASCII; a block that starts with an ASCII class (a
 	// decoy that enters) carries the look-alike past it to the harness's listing.
@@ -23,7 +26,7 @@ func TestLookAlikeClassNames(t *testing.T) {
 		decoy := fmt.Sprint("Decoy", decoys)
 		return "<h1>" + name + "</h1><pre><code>class " + decoy + "(Bot):\n" + code + "class " + name + "(Bot):\n" + code + "</code></pre>"
 	}
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
 		"<pre><code>class GoTo20Bot(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 		class("GoTo20B\u043et"), // Cyrillic о
 		class("G\u039fTo20Bot"), // Greek capital Ο
@@ -32,11 +35,12 @@ func TestLookAlikeClassNames(t *testing.T) {
 		class("G\u043eToTenBot"), // a built-in bot's name, Cyrillic о
 		"<pre><code>class HoldOn(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 	})
-	cy := testCycle(t, dir)
+	cy := crontest.NewCycle(t, dir)
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	ch, _ := cy.Config.Challenge("forty")
+	crontest.Patient(ch)
 	ch.Exclude = []string{"Hold0n"} // the host's exclusion: its look-alike is excluded too
-	rep, err := cy.Run(context.Background(), ch, Options{Games: 2})
+	rep, err := cy.Run(context.Background(), ch, cron.Options{Games: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

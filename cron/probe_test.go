@@ -1,4 +1,4 @@
-package cron
+package cron_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/scraper"
 )
 
@@ -39,12 +41,13 @@ func fakeAPI(t *testing.T, requests *atomic.Int64) *httptest.Server {
 
 // A second cycle against an unchanged API costs exactly one request: the probe.
 func TestUnchangedAPIOneRequest(t *testing.T) {
+	t.Parallel()
 	var requests atomic.Int64
 	srv := fakeAPI(t, &requests)
-	cy := withFakeGame(t, testCycle(t, t.TempDir()))
+	cy := withFakeGame(t, crontest.NewCycle(t, t.TempDir()))
 	cy.Source = scraper.New(srv.URL, "codegolf", "")
 	ctx := context.Background()
-	reps, err := cy.RunAll(ctx, "forty", Options{Games: 40})
+	reps, err := cy.RunAll(ctx, "forty", cron.Options{Games: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +58,7 @@ func TestUnchangedAPIOneRequest(t *testing.T) {
 		t.Errorf("first cycle made %d requests, want 2 (probe + one page of answers)", n)
 	}
 	requests.Store(0)
-	reps, err = cy.RunAll(ctx, "forty", Options{Games: 40})
+	reps, err = cy.RunAll(ctx, "forty", cron.Options{Games: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,12 +73,13 @@ func TestUnchangedAPIOneRequest(t *testing.T) {
 // A question the API no longer returns keeps its last good data: its answers are not
 // all retired as deleted.
 func TestQuestionGoneKeepsData(t *testing.T) {
+	t.Parallel()
 	var requests atomic.Int64
 	srv := fakeAPI(t, &requests)
-	cy := withFakeGame(t, testCycle(t, t.TempDir()))
+	cy := withFakeGame(t, crontest.NewCycle(t, t.TempDir()))
 	cy.Source = scraper.New(srv.URL, "codegolf", "")
 	ctx := context.Background()
-	if _, err := cy.RunAll(ctx, "forty", Options{Games: 20}); err != nil {
+	if _, err := cy.RunAll(ctx, "forty", cron.Options{Games: 20}); err != nil {
 		t.Fatal(err)
 	}
 	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -83,7 +87,7 @@ func TestQuestionGoneKeepsData(t *testing.T) {
 	}))
 	defer gone.Close()
 	cy.Source = scraper.New(gone.URL, "codegolf", "")
-	reps, err := cy.RunAll(ctx, "forty", Options{Games: 20})
+	reps, err := cy.RunAll(ctx, "forty", cron.Options{Games: 20})
 	if err != nil {
 		t.Fatal(err)
 	}

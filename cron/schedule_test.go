@@ -42,52 +42,6 @@ func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
 	}
 }
 
-// The daemon plays at start a challenge that has no board yet, logs the tick, the run,
-// the publication and the next run, then runs its schedule (every second here: a quiet
-// tick that finds nothing new), and stops cleanly when told to.
-func TestServeStartUpAndTicks(t *testing.T) {
-	cy := withFakeGame(t, testCycle(t, t.TempDir()))
-	var logs syncBuffer
-	cy.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	ch, _ := cy.Config.Challenge("forty")
-	ch.Games = 20
-	ch.Schedule = "* * * * * *" // every second
-	cy.Config.Challenges = []config.Challenge{*ch}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, cy) }()
-	waitFor(t, "a run at start", 90*time.Second, func() bool {
-		run, err := cy.Store.LastRun(context.Background(), "forty")
-		return err == nil && run != nil
-	})
-	waitFor(t, "a scheduled quiet tick", 30*time.Second, func() bool {
-		return strings.Contains(logs.String(), `msg=tick challenges=[forty] why=scheduled`) &&
-			strings.Contains(logs.String(), `msg="nothing played" challenge=forty`)
-	})
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Serve: %v", err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("Serve did not stop after cancel")
-	}
-	out := logs.String()
-	for _, want := range []string{
-		`msg="due at start" challenge=forty why="no finished run yet"`,
-		`msg=tick challenges=[forty] why="start-up: no board yet or a scheduled run was missed"`,
-		`msg=played challenge=forty run=1`,
-		`msg=published challenge=forty run=1 target=`,
-		`msg="next run" challenge=forty at=`,
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("log lacks %q:\n%s", want, out)
-		}
-	}
-}
-
 // What is due at start: no finished run, or a scheduled time passed since the last attempt.
 func TestDueAtStart(t *testing.T) {
 	cy := testCycle(t, t.TempDir())

@@ -1,4 +1,4 @@
-package cron
+package toy_test
 
 import (
 	"context"
@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/engine/all"
 	"github.com/kothd/kothd/engine/toy"
-	"github.com/kothd/kothd/scraper"
 )
 
 // A sixth game through the whole cycle with real bot processes: engine/toy's folder, one
@@ -20,13 +21,12 @@ import (
 func TestToyGameCycle(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	writeSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+	cy := crontest.NewCycle(t, dir)
+	cy.Source = crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
 		"<h1>Nine</h1><pre><code>class Nine(Player):\n    def pick(self, round):\n        return 9\n</code></pre>",
 		"<h1>Lucky</h1><pre><code>class Lucky(Player):\n    def pick(self, round):\n        return random.choice([7, 8, 10])\n</code></pre>",
 		"<h1>Broken</h1><pre><code>class Broken(Player):\n    def pick(self, round):\n        return 'ten'\n</code></pre>",
 	})
-	cy := testCycle(t, dir)
-	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
 	cy.Games = all.Games()
 	if err := cy.Games.Register(toy.Descriptor); err != nil { // the one line engine/all would get
 		t.Fatal(err)
@@ -38,9 +38,9 @@ func TestToyGameCycle(t *testing.T) {
 		Limits:  forty.Limits,
 	}}
 	ch := &cy.Config.Challenges[0]
-	patient(ch) // its replays are compared
+	crontest.Patient(ch) // its replays are compared
 	seed := uint64(3)
-	rep, err := cy.Run(ctx, ch, Options{Seed: &seed, Games: 12})
+	rep, err := cy.Run(ctx, ch, cron.Options{Seed: &seed, Games: 12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,5 +56,5 @@ func TestToyGameCycle(t *testing.T) {
 			t.Errorf("leaderboard lacks %q:\n%s", want, md)
 		}
 	}
-	replayTwice(t, cy, rep.RunID, 11, "round 5: picks ")
+	crontest.ReplayTwice(t, cy, rep.RunID, 11, "round 5: picks ")
 }
