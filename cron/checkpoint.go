@@ -89,9 +89,24 @@ func newLedger(ex engine.Exchanger, bots int, resume *store.Checkpoint) (*ledger
 	return l, nil
 }
 
-// Exchange counts each reply under its game and bot, as the runner counts it.
+// Exchange passes the batch on and counts its replies.
 func (l *ledger) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
-	replies := l.Exchanger.Exchange(ctx, calls)
+	return l.Send(ctx, calls)()
+}
+
+// Send passes the batch on, pipelined if the runner is (engine.Pipeliner), and counts its
+// replies when they are received.
+func (l *ledger) Send(ctx context.Context, calls []engine.Call) func() []engine.Reply {
+	receive := engine.Send(ctx, l.Exchanger, calls)
+	return func() []engine.Reply {
+		replies := receive()
+		l.count(calls, replies)
+		return replies
+	}
+}
+
+// count counts each reply under its game and bot, as the runner counts it.
+func (l *ledger) count(calls []engine.Call, replies []engine.Reply) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i, c := range calls {
@@ -112,7 +127,6 @@ func (l *ledger) Exchange(ctx context.Context, calls []engine.Call) []engine.Rep
 			g[c.Bot].Record(nil, nil) // an OK needs no input: boxing the call would allocate per decision
 		}
 	}
-	return replies
 }
 
 // engineFault records a decision the engine settled itself. It names no game, so it is

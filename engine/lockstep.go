@@ -13,7 +13,9 @@ import (
 // freed slots are refilled in game-index order, the sequence of calls each bot receives is a
 // function of the seed and the replies alone, never of goroutine scheduling. Bots with
 // class-level state or a process-wide random generator therefore replay identically, and a
-// harness answers a whole tick's worth of decisions per pipe round-trip.
+// harness answers a whole tick's worth of decisions per pipe round-trip. Over a Pipeliner
+// the games take turns in two groups, so the bots answer one group's tick while the daemon
+// steps the other's (see Run).
 type Lockstep struct {
 	Exchanger   Exchanger
 	Concurrency int      // games in flight at once; <= 0 means 1
@@ -61,15 +63,35 @@ func (t *Table) Call(bot int, method string, args any) Reply {
 // finished; an engine bug that panics inside play is returned as an error. Once ctx is
 // cancelled no new game starts: the games in flight finish (their calls fail at once) and
 // Run returns the cancellation, so a stop never "plays" the rest of a run with faults.
+//
+// Over a Pipeliner the games in flight are split into pipelineGroups groups that take turns:
+// group A's tick is sent, then while the bots answer it group B's games are stepped and B's
+// tick is queued behind A's, then A's replies are handed back and A's next tick is built
+// while the bots answer B's, and so on. Each bot receives A1, B1, A2, B2, …; a game stays in
+// its group for life and a finished game's slot is refilled, in game-index order, only while
+// its group is collected. So the calls each bot receives are still a function of the seed and
+// the replies alone.
 func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error {
 	conc := max(l.Concurrency, 1)
-	events := make(chan event)
+	n := 1
+	if _, ok := l.Exchanger.(Pipeliner); ok {
+		n = min(pipelineGroups, conc)
+	}
+	groups := make([]*group, n)
+	for i := range groups {
+		size := conc / n
+		if i < conc%n {
+			size++
+		}
+		groups[i] = &group{size: size, events: make(chan event, size)}
+	}
 	next, live, done := l.First, 0, l.First
 	var firstPanic error
-	start := func() {
-		for live < conc && next < games && ctx.Err() == nil {
-			t := &Table{Game: next, events: events, reply: make(chan []Reply, 1)}
+	start := func(g *group) {
+		for g.live < g.size && next < games && ctx.Err() == nil {
+			t := &Table{Game: next, events: g.events, reply: make(chan []Reply, 1)}
 			next++
+			g.live++
 			live++
 			go func() {
 				defer func() {
@@ -77,57 +99,89 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 					if r := recover(); r != nil {
 						ev.panic = fmt.Errorf("game %d: engine panic: %v\n%s", t.Game, r, debug.Stack())
 					}
-					events <- ev
+					t.events <- ev
 				}()
 				play(t)
 			}()
 		}
 	}
-	start()
-	var waiting []event
-	var calls []Call // reused: the Exchanger is done with a tick's calls when it returns
+	for _, g := range groups {
+		start(g)
+	}
 	for live > 0 {
-		for len(waiting) < live {
-			ev := <-events
-			if !ev.done {
-				waiting = append(waiting, ev)
-				continue
+		for _, g := range groups {
+			if g.receive != nil {
+				g.answer()
 			}
-			live--
-			done++
-			if ev.panic != nil && firstPanic == nil {
-				firstPanic = ev.panic
+			// Wait until every live game of the group is blocked on its next calls (or
+			// finished: its slot then takes the next game).
+			for len(g.waiting) < g.live {
+				ev := <-g.events
+				if !ev.done {
+					g.waiting = append(g.waiting, ev)
+					continue
+				}
+				g.live--
+				live--
+				done++
+				if ev.panic != nil && firstPanic == nil {
+					firstPanic = ev.panic
+				}
+				if l.Progress != nil {
+					l.Progress(done, games)
+				}
+				start(g)
 			}
-			if l.Progress != nil {
-				l.Progress(done, games)
+			if len(g.waiting) > 0 {
+				g.send(ctx, l.Exchanger)
 			}
-			start()
 		}
-		if len(waiting) == 0 {
-			continue
-		}
-		slices.SortFunc(waiting, func(a, b event) int { return a.t.Game - b.t.Game })
-		calls = calls[:0]
-		for _, w := range waiting {
-			calls = append(calls, w.calls...)
-		}
-		replies := l.Exchanger.Exchange(ctx, calls)
-		if len(replies) != len(calls) {
-			// An Exchanger that loses replies is a bug in it; answer the games anyway so
-			// none of them blocks forever.
-			replies = padReplies(replies, len(calls))
-		}
-		off := 0
-		for _, w := range waiting {
-			w.t.reply <- replies[off : off+len(w.calls) : off+len(w.calls)]
-			off += len(w.calls)
-		}
-		waiting = waiting[:0]
 	}
 	if firstPanic == nil && next < games {
 		return fmt.Errorf("stopped after %d of %d games: %w", done, games, context.Cause(ctx))
 	}
 	return firstPanic
+}
+
+// pipelineGroups is how many groups of games take turns over a Pipeliner: with two, the bots
+// answer one group's tick while the daemon steps the other's games.
+const pipelineGroups = 2
+
+// group is a share of the games in flight, ticked together.
+type group struct {
+	size    int // slots: games in flight at once
+	live    int
+	events  chan event // its games' calls and ends
+	waiting []event    // games blocked on the tick being built or answered
+	calls   []Call     // the tick's calls: reused, the Exchanger is done with them once answered
+	receive func() []Reply
+}
+
+// send sends the calls of the waiting games, sorted by game index, as one tick.
+func (g *group) send(ctx context.Context, ex Exchanger) {
+	slices.SortFunc(g.waiting, func(a, b event) int { return a.t.Game - b.t.Game })
+	g.calls = g.calls[:0]
+	for _, w := range g.waiting {
+		g.calls = append(g.calls, w.calls...)
+	}
+	g.receive = Send(ctx, ex, g.calls)
+}
+
+// answer waits for the group's tick to be answered and hands each game its replies.
+func (g *group) answer() {
+	replies := g.receive()
+	g.receive = nil
+	if len(replies) != len(g.calls) {
+		// An Exchanger that loses replies is a bug in it; answer the games anyway so
+		// none of them blocks forever.
+		replies = padReplies(replies, len(g.calls))
+	}
+	off := 0
+	for _, w := range g.waiting {
+		w.t.reply <- replies[off : off+len(w.calls) : off+len(w.calls)]
+		off += len(w.calls)
+	}
+	g.waiting = g.waiting[:0]
 }
 
 func padReplies(r []Reply, n int) []Reply {

@@ -35,3 +35,27 @@ func BenchmarkLockstep(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// pipedEcho is echo as a Pipeliner: the lockstep's own cost with two groups of games.
+type pipedEcho struct{ echo }
+
+func (p pipedEcho) Send(ctx context.Context, calls []Call) func() []Reply {
+	r := p.Exchange(ctx, calls)
+	return func() []Reply { return r }
+}
+
+// BenchmarkLockstepPipelined is BenchmarkLockstep over a Pipeliner (two groups of 512).
+func BenchmarkLockstepPipelined(b *testing.B) {
+	const perGame = 100
+	games := max(b.N/perGame, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	err := Lockstep{Exchanger: pipedEcho{}, Concurrency: 1024}.Run(context.Background(), games, func(t *Table) {
+		for i := 0; i < perGame; i++ {
+			t.Call(i%8, "next", nil)
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}

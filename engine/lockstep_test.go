@@ -142,3 +142,108 @@ func TestLockstepStartsNoGameAfterCancel(t *testing.T) {
 		t.Fatalf("%d games started after a cancellation at batch 5 (want at most 40)", started)
 	}
 }
+
+// pipe is a Pipeliner over a recorder: each batch is answered by its own goroutine after a
+// random moment, once the batch sent before it is answered, as a runner answers each bot's
+// batches in order.
+type pipe struct {
+	*recorder
+	last chan struct{}
+	sent int
+}
+
+func (p *pipe) Send(ctx context.Context, calls []Call) func() []Reply {
+	p.sent++
+	before, done := p.last, make(chan struct{})
+	p.last = done
+	var replies []Reply
+	go func() {
+		defer close(done)
+		if before != nil {
+			<-before
+		}
+		replies = p.recorder.Exchange(ctx, calls)
+	}()
+	return func() []Reply { <-done; return replies }
+}
+
+// A pipelined run delivers each bot the same calls in the same order, run after run, as
+// two groups of games whose ticks alternate; and each game still plays as it would alone.
+func TestLockstepPipelinedOrderIsDeterministic(t *testing.T) {
+	var first map[int][]string
+	for run := 0; run < 4; run++ {
+		p := &pipe{recorder: &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(uint64(run), 2))}}
+		done := 0
+		ls := Lockstep{Exchanger: p, Concurrency: 16, Progress: func(d, total int) { done = d }}
+		if err := ls.Run(context.Background(), 100, play); err != nil {
+			t.Fatal(err)
+		}
+		if done != 100 {
+			t.Fatalf("progress reached %d of 100", done)
+		}
+		if p.sent == 0 || p.sent != p.batches {
+			t.Fatalf("%d batches sent, %d answered", p.sent, p.batches)
+		}
+		if run == 0 {
+			first = p.seen
+			continue
+		}
+		if !reflect.DeepEqual(first, p.seen) {
+			t.Fatalf("run %d delivered calls in another order than run 0", run)
+		}
+	}
+	// The same games unpipelined: each game's own calls are the same, in the same order.
+	rec := &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(9, 9))}
+	if err := (Lockstep{Exchanger: rec, Concurrency: 16}).Run(context.Background(), 100, play); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := perGame(first), perGame(rec.seen); !reflect.DeepEqual(a, b) {
+		t.Fatal("a game's calls differ between the pipelined and the plain run")
+	}
+}
+
+// The two groups' ticks alternate: while one is being answered, the other's is queued.
+func TestLockstepPipelinedOverlaps(t *testing.T) {
+	p := &overlap{}
+	err := Lockstep{Exchanger: p, Concurrency: 8}.Run(context.Background(), 40, func(t *Table) {
+		for i := 0; i < 5; i++ {
+			t.Call(0, "c", nil)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.maxOutstanding != 2 {
+		t.Fatalf("at most %d batches were outstanding at once, want 2", p.maxOutstanding)
+	}
+}
+
+// overlap answers each batch only when the next one is sent (or when asked for the
+// replies), and notes how many were outstanding at once.
+type overlap struct {
+	outstanding, maxOutstanding int
+}
+
+func (o *overlap) Exchange(_ context.Context, calls []Call) []Reply { return make([]Reply, len(calls)) }
+
+func (o *overlap) Send(_ context.Context, calls []Call) func() []Reply {
+	o.outstanding++
+	o.maxOutstanding = max(o.maxOutstanding, o.outstanding)
+	return func() []Reply {
+		o.outstanding--
+		return make([]Reply, len(calls))
+	}
+}
+
+// perGame regroups a recorder's per-bot sequences as each game's calls to each bot, in order.
+func perGame(seen map[int][]string) map[string][]string {
+	out := map[string][]string{}
+	for bot, calls := range seen {
+		for _, c := range calls {
+			g, m, _ := strings.Cut(c, ":")
+			k := fmt.Sprintf("%s/bot%d", g, bot)
+			out[k] = append(out[k], m)
+		}
+	}
+	return out
+}

@@ -164,6 +164,7 @@ func (p *lineProc) handshake(setup []byte, timeout time.Duration) ([]string, *en
 // PyPool hosts the bots of one tournament, one process each, and implements
 // engine.Exchanger over them. Processes start lazily and restart after they die.
 type PyPool struct {
+	mu      sync.Mutex // orders Send's queueing
 	cfg     PyConfig
 	sb      Sandbox
 	bots    []*pyProc
@@ -184,6 +185,9 @@ type pyProc struct {
 	cpuMark  time.Duration
 	cpuKnown bool
 	cpuRead  time.Time // when cpuMark was read
+	// queued is closed once the last batch queued for the bot is done (nil: none yet);
+	// the next batch starts after it.
+	queued chan struct{}
 }
 
 // cpuReadEvery is how often at most a process's CPU time is read for its budgets: a bot
@@ -207,6 +211,9 @@ func (p *PyPool) Stats(i int) *Stats { return p.bots[i].stats }
 func (p *PyPool) Close() {
 	var wg sync.WaitGroup
 	for _, b := range p.bots {
+		if b.queued != nil {
+			<-b.queued // a batch still queued would use the process
+		}
 		if b.proc != nil {
 			wg.Add(1)
 			go func(pr *lineProc) { defer wg.Done(); pr.close() }(b.proc)
@@ -216,8 +223,18 @@ func (p *PyPool) Close() {
 	wg.Wait()
 }
 
-// Exchange sends each bot its share of calls as one batch, all bots in parallel.
+// Exchange sends each bot its share of calls as one batch, all bots in parallel, and waits
+// for the replies.
 func (p *PyPool) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
+	return p.Send(ctx, calls)()
+}
+
+// Send queues each bot's share of calls as one batch behind the batches sent to it before
+// (engine.Pipeliner): a bot starts on it as soon as it has answered those, while the caller
+// prepares the next. Each batch is still sent to the process only once the one before is
+// answered, so a process that dies mid-queue takes only its own batch with it: the next one
+// goes to its restarted process, and its deadline starts when the bot starts it.
+func (p *PyPool) Send(ctx context.Context, calls []engine.Call) (receive func() []engine.Reply) {
 	replies := make([]engine.Reply, len(calls))
 	byBot := make([][]int, len(p.bots))
 	for i, c := range calls {
@@ -228,18 +245,29 @@ func (p *PyPool) Exchange(ctx context.Context, calls []engine.Call) []engine.Rep
 		byBot[c.Bot] = append(byBot[c.Bot], i)
 	}
 	var wg sync.WaitGroup
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for bot, idx := range byBot {
 		if len(idx) == 0 {
 			continue
 		}
+		b := p.bots[bot]
+		before, done := b.queued, make(chan struct{})
+		b.queued = done
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.bots[bot].exchange(ctx, p, calls, idx, replies)
+			defer close(done)
+			if before != nil {
+				<-before
+			}
+			b.exchange(ctx, p, calls, idx, replies)
 		}()
 	}
-	wg.Wait()
-	return replies
+	return func() []engine.Reply {
+		wg.Wait()
+		return replies
+	}
 }
 
 // exchange sends the calls idx of calls to the bot as one batch and stores their replies
