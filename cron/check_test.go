@@ -23,7 +23,7 @@ func TestCheckAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crontest.Patient(ch) // run beside the package\'s other tests: no bot may miss a call timeout
+	crontest.Patient(ch) // played beside other tests: no call may time out
 	// The last cycle entered GoTo20Bot from answer 177771.
 	if _, err := cy.Store.RecordAnswers(ctx, "forty", ch.QuestionID, []scraper.Submission{{AnswerID: 177771, Author: "Amelia Thorncroft", Title: "GoTo20Bot"}}); err != nil {
 		t.Fatal(err)

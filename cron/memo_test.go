@@ -8,24 +8,23 @@ import (
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/publisher"
 )
 
-// A C answer that does not compile, in Bank Heist, is built in the first cycle only: the
-// second cycle does not build it again (the build command counts its runs in the bot's
+// A C answer that does not compile, in an argv challenge, is built in the first cycle only:
+// the second cycle does not build it again (the build command counts its runs in the bot's
 // directory), and both show it as "failed build" with the compiler's log. Real gcc, real
-// bwrap, real SQLite. A compile error rather than the include bomb that once spent the
-// build timeout every cycle: the same path through the cycle, without depending on how
+// bwrap, real SQLite; the fake game plays the bots that build (the build is the argv
+// adapter's, not the game's). A compile error rather than the include bomb that once spent
+// the build timeout every cycle: the same path through the cycle, without depending on how
 // busy the host is; runner's TestBuildIncludeBombBuiltOnce remembers the timeout itself.
 func TestFailedBuildBuiltOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cy := crontest.NewCycle(t, dir)
+	cy := withFakeGame(t, crontest.NewCycle(t, dir))
 	c := cy.Config.Languages["c"]
 	c.Build = []string{"sh", "-c", "echo x >> attempts; " + c.Build[len(c.Build)-1]}
 	cy.Config.Languages["c"] = c
@@ -36,10 +35,6 @@ func TestFailedBuildBuiltOnce(t *testing.T) {
 	})
 	ch, err := cy.Config.Challenge("bankheist")
 	if err != nil {
-		t.Fatal(err)
-	}
-	crontest.Patient(ch) // run beside the package\'s other tests: no bot may miss a call timeout
-	if err := yaml.Unmarshal([]byte("games_per_tournament: 2\n"), &ch.Options); err != nil {
 		t.Fatal(err)
 	}
 	var first string
@@ -102,7 +97,7 @@ func TestSlowImportListedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crontest.Patient(ch) // run beside the package\'s other tests: no bot may miss a call timeout
+	crontest.Patient(ch) // played beside other tests: no call may time out
 	ch.Baselines = false
 	for cycle := int64(1); cycle <= 2; cycle++ {
 		at := time.Unix(1_700_000_000+cycle*3600, 0)
