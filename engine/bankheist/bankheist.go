@@ -1,6 +1,7 @@
 // Package bankheist is the engine of "King of the Hill: Bank Heist" (codegolf question
 // 115303), following the original controller (quintopia/BankHeist, bankheist.py) as
-// restated in the project's spec bankheist.md.
+// summarised in docs/games/bankheist.md ("spec §n" below names a section of the rules kothd
+// was written from).
 //
 // Bots are programs asked once per decision: the engine hands a Decider the 31 arguments of
 // spec §1.3 and reads back a bet (round 1) or a decision (round 2). A contest is a number of

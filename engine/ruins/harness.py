@@ -1,6 +1,7 @@
 """Adventurers in the Ruins (codegolf 183101): the driver's classes as answers see them.
 
-Spec: specs/ruins.md §1 (interface), §3.3 (each bot's own random.Random), §4 (conversions).
+Rules: docs/games/ruins.md; "spec" sections: §1 (interface), §3.3 (each bot's own
+random.Random), §4 (conversions) of the rules kothd was written from.
 
 The engine (engine/ruins) plays the game; this module hosts one answer's class. Calls, each
 naming the seat "s" so one process can hold several instances of its class in one game:

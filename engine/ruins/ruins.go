@@ -1,5 +1,6 @@
 // Package ruins is the engine of "Adventurers in the Ruins" (codegolf 183101), following
-// specs/ruins.md: adventurers enter a dungeon whose rooms are generated as they are first
+// the original controller as summarised in docs/games/ruins.md ("spec §n" below names a
+// section of the rules kothd was written from): adventurers enter a dungeon whose rooms are generated as they are first
 // entered, act simultaneously each turn (move, bid stamina for a treasure, drop one), and
 // rank by the value they carry out alive. A tournament deals pool games in groups of ten
 // until every bot has played twenty, then plays finals among the top ten until one leads by

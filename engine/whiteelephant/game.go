@@ -1,5 +1,6 @@
 // Package whiteelephant is the engine of the White Elephant Exchange King of the Hill
-// (codegolf 169235), as specified in specs/whiteelephant.md: bots are Python classes hosted
+// (codegolf 169235), as summarised in docs/games/whiteelephant.md ("spec §n" below names a
+// section of the rules kothd was written from): bots are Python classes hosted
 // by the pyclass harness (harness.py, beside this file), which owns nothing but the bots'
 // code; the present table, the turn order, every steal and every score live here.
 //
