@@ -388,7 +388,7 @@ var lineups = map[string]func() ([]string, []standin){
 	"real": func() ([]string, []standin) {
 		return realNames, []standin{&copTrust{}, &copTrust{}, &lynchy{}, &lynchy{}, talker{}, mute{}}
 	},
-	// cron TestReplayMafia: the snapshot's answers that pass validation, Randy excluded.
+	// TestReplayMafia (cycle_test.go): the snapshot's answers that pass validation, Randy excluded.
 	"replay": func() ([]string, []standin) {
 		return []string{"CopTrust", "Sheriff", "Blabbermouth", "Parrot"}, []standin{&copTrust{}, &sheriff{}, &blabbermouth{}, parrot{}}
 	},
