@@ -18,7 +18,7 @@ type argvAdapter struct{}
 
 // Prepare builds the answer in its directory with its language's build command; the bot
 // runs with the language's run command. Its name is the answer's title.
-func (argvAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
+func (argvAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]engine.Bot, error) {
 	lang, ok := env.Config.Languages[sub.Language]
 	if !ok {
 		return nil, fmt.Errorf("unknown language %q", sub.Language)
@@ -29,7 +29,10 @@ func (argvAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([
 	if err := build(ctx, env, sub); err != nil {
 		return nil, err
 	}
-	return []Entry{{Name: answerName(sub), AnswerID: sub.AnswerID, Author: sub.Author, Heading: sub.Heading, Dir: sub.Dir, Run: lang.Run}}, nil
+	return []engine.Bot{{
+		Entrant:  engine.Entrant{Name: answerName(sub), Author: sub.Author, Heading: sub.Heading},
+		AnswerID: sub.AnswerID, Dir: sub.Dir, Run: lang.Run,
+	}}, nil
 }
 
 // build runs the language's build command (if any) in the answer's directory.
@@ -58,18 +61,18 @@ func answerName(sub Submission) string {
 
 // Builtins are the game's baselines, which its engine plays itself (entries without a
 // directory or command).
-func (argvAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error) {
+func (argvAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot, error) {
 	return engineBuiltins(env), nil
 }
 
 // engineBuiltins are the game's baselines as bots the engine plays itself.
-func engineBuiltins(env *PlayEnv) []Entry {
+func engineBuiltins(env *PlayEnv) []engine.Bot {
 	if !env.Challenge.Baselines {
 		return nil
 	}
-	var out []Entry
+	var out []engine.Bot
 	for _, n := range env.Game.Baselines {
-		out = append(out, Entry{Name: n, Baseline: true})
+		out = append(out, engine.Bot{Entrant: engine.Entrant{Name: n, Baseline: true}})
 	}
 	return out
 }
@@ -86,9 +89,9 @@ func (argvAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), e
 }
 
 // Validate runs the game's validation (its first decisions) with the bot alone.
-func (argvAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
+func (argvAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) error {
 	one := *env
-	one.Bots = []Entry{e}
+	one.Bots = []engine.Bot{e}
 	l := newArgvLaunch(&one)
 	defer l.close()
 	r := one.run()
@@ -99,7 +102,7 @@ func (argvAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
 // argvLaunch launches each bot's command once per decision through the bot's launcher
 // and keeps every bot's fault accounting. Bots without a command are the engine's own.
 type argvLaunch struct {
-	bots      []Entry
+	bots      []engine.Bot
 	launchers []*runner.Launcher
 	timeout   time.Duration
 	stats     []*runner.Stats

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/names"
 	"github.com/kothd/kothd/scraper"
 )
@@ -104,7 +105,7 @@ func (c *Cycle) Check(ctx context.Context, ch *config.Challenge, answerID int64)
 		case names.Listed(ch.Exclude, e.Name):
 			b.Status, b.Reason = "excluded", "excluded by the host"
 		default:
-			work, cleanup, err := scratch(env, "validate", []Entry{e})
+			work, cleanup, err := scratch(env, "validate", []engine.Bot{e})
 			if err != nil {
 				return nil, err
 			}

@@ -29,7 +29,7 @@ var interpreterShims = map[string][]string{
 // a `run` that starts the language's run command when the answer has none, installs the
 // interpreter shims, and makes `run` and every script with a shebang executable (Mafia's
 // Randy starts `./randy.py`).
-func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
+func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]engine.Bot, error) {
 	lang, ok := env.Config.Languages[sub.Language]
 	if !ok {
 		return nil, fmt.Errorf("unknown language %q", sub.Language)
@@ -58,7 +58,10 @@ func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission
 	if err := markScripts(sub.Dir); err != nil {
 		return nil, err
 	}
-	return []Entry{{Name: answerName(sub), AnswerID: sub.AnswerID, Author: sub.Author, Heading: sub.Heading, Dir: sub.Dir, Run: []string{"./" + runner.RunFile}}}, nil
+	return []engine.Bot{{
+		Entrant:  engine.Entrant{Name: answerName(sub), Author: sub.Author, Heading: sub.Heading},
+		AnswerID: sub.AnswerID, Dir: sub.Dir, Run: []string{"./" + runner.RunFile},
+	}}, nil
 }
 
 // markScripts makes `run` and every top-level file starting with "#!" executable.
@@ -105,24 +108,20 @@ func shellJoin(argv []string) string {
 }
 
 // Builtins are the game's baselines, which its engine plays itself.
-func (dirfilesAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error) {
+func (dirfilesAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot, error) {
 	return engineBuiltins(env), nil
 }
 
 // open runs the bots in their directories (scratch copies named as the game wants).
 func (dirfilesAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error) {
-	dirs := make([]runner.DirBot, len(env.Bots))
-	for i, b := range env.Bots {
-		dirs[i] = runner.DirBot{Name: b.Name, Dir: b.Dir}
-	}
 	l := env.Challenge.Limits
 	pool := runner.NewDirPool(env.Sandbox, runner.DirConfig{
 		Timeout:   l.CallTimeout.D(10 * time.Second),
 		MaxOutput: int64(l.OutputKB) << 10,
 		Limits:    processLimits(env),
-	}, dirs)
+	}, env.Bots)
 	r.Files = pool
-	stats := make([]*runner.Stats, len(dirs))
+	stats := make([]*runner.Stats, len(env.Bots))
 	for i := range stats {
 		stats[i] = pool.Stats(i)
 	}
@@ -131,9 +130,9 @@ func (dirfilesAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(
 
 // Validate runs the game's validation (its first decisions) with the bot alone, in its
 // scratch copy.
-func (a dirfilesAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
+func (a dirfilesAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) error {
 	one := *env
-	one.Bots = []Entry{e}
+	one.Bots = []engine.Bot{e}
 	r := one.run()
 	r.Seed = 0
 	_, closeFn, err := a.open(&one, &r)

@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/runner"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/store"
@@ -96,7 +97,7 @@ func enterSnapshot(t testing.TB, env *PlayEnv, a Adapter, questionID int64) map[
 			if err != nil {
 				break
 			}
-			work, cleanup, cerr := scratch(env, "validate", []Entry{e})
+			work, cleanup, cerr := scratch(env, "validate", []engine.Bot{e})
 			if cerr != nil {
 				t.Fatal(cerr)
 			}

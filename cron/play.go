@@ -13,30 +13,13 @@ import (
 	"github.com/kothd/kothd/runner"
 )
 
-// Entry is one accepted, prepared bot as the cycle hands it to a protocol adapter.
-type Entry struct {
-	Name     string // leaderboard name (class name for pyclass, answer title otherwise)
-	Baseline bool
-	AnswerID int64  // 0 for built-in bots
-	Author   string // answer owner's display name
-	Heading  string // the answer's first heading as posted, struck-out words included
-	Dir      string // the bot's private directory, files materialised and built
-	Run      []string
-	Seed     uint64 // the bot's own seed, derived from the run seed and its name
-}
-
-// entrant is the engine's view of a bot.
-func (e Entry) entrant() engine.Entrant {
-	return engine.Entrant{Name: e.Name, Baseline: e.Baseline, Seed: e.Seed, Author: e.Author, Heading: e.Heading}
-}
-
 // PlayEnv is everything a protocol adapter needs to play one run.
 type PlayEnv struct {
 	Challenge *config.Challenge
 	Config    *config.Config
 	Game      *engine.Game
-	Options   any     // the challenge's options, decoded for Game
-	Bots      []Entry // tournament order
+	Options   any          // the challenge's options, decoded for Game
+	Bots      []engine.Bot // tournament order
 	Seed      uint64
 	Games     int // games requested (0: the challenge's or the game's default)
 	Sandbox   runner.Sandbox
@@ -72,12 +55,12 @@ type Adapter interface {
 	// Prepare turns one submission's materialised directory into the bots it yields
 	// (pyclass: one per competing class). A returned error rejects the submission with a
 	// reason the participant can read; a HostFault is the host's failure.
-	Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error)
+	Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]engine.Bot, error)
 	// Builtins are the game's baselines, when the challenge enables them.
-	Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error)
+	Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot, error)
 	// Validate proves that a newly prepared bot (in a scratch copy) starts and answers,
 	// with the game's short validation.
-	Validate(ctx context.Context, env *PlayEnv, e Entry) error
+	Validate(ctx context.Context, env *PlayEnv, e engine.Bot) error
 	// open connects env.Bots (in scratch copies) to r, setting r's protocol interface, and
 	// returns each bot's accounting and a function that stops their processes.
 	open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error)
@@ -121,12 +104,8 @@ func (c *Cycle) newEnv(ch *config.Challenge) (*PlayEnv, Adapter, error) {
 
 // run is the engine's view of env's run, without a protocol connected.
 func (env *PlayEnv) run() engine.Run {
-	bots := make([]engine.Entrant, len(env.Bots))
-	for i, b := range env.Bots {
-		bots[i] = b.entrant()
-	}
 	return engine.Run{
-		Bots:        bots,
+		Bots:        engine.Entrants(env.Bots),
 		Seed:        env.Seed,
 		Games:       firstPositive(env.Games, env.Challenge.Games, env.Game.Games),
 		Concurrency: firstPositive(env.Challenge.Concurrency, env.Game.Concurrency),

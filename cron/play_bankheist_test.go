@@ -25,7 +25,7 @@ func TestBankHeistBuiltinsAndFaults(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bot.sh"), []byte("echo 'a lot'\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env.Bots = append(builtins, Entry{Name: "Garbage", Dir: dir, Run: []string{"bash", "bot.sh"}})
+	env.Bots = append(builtins, engine.Bot{Entrant: engine.Entrant{Name: "Garbage"}, Dir: dir, Run: []string{"bash", "bot.sh"}})
 	env.Seed = 1
 	played, err := playRun(ctx, env, a)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/runner"
 )
 
@@ -30,7 +31,7 @@ func TestMafiaPrepareWritesRun(t *testing.T) {
 	if err := a.Validate(context.Background(), env, work[0]); err != nil {
 		t.Fatal(err)
 	}
-	pool := runner.NewDirPool(runner.Unsandboxed{}, runner.DirConfig{}, []runner.DirBot{{Name: "Plain", Dir: dir}})
+	pool := runner.NewDirPool(runner.Unsandboxed{}, runner.DirConfig{}, []engine.Bot{{Entrant: engine.Entrant{Name: "Plain"}, Dir: dir}})
 	defer pool.Close()
 	if out, f := pool.Run(context.Background(), 0, true); f != nil || out != "" {
 		t.Errorf("generated run: %q, %v", out, f)

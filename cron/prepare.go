@@ -125,7 +125,7 @@ const prepareWorkers = 4
 
 // preparedSub is what preparing one submission gave.
 type preparedSub struct {
-	entries []Entry
+	entries []engine.Bot
 	invalid []error // per entry: why it failed validation, or nil
 	err     error   // the submission yields no bots, with the reason
 	hostErr error   // the host failed (sandbox, disk): the cycle must stop
@@ -207,11 +207,11 @@ func orDash(s string) string {
 
 // validate runs the game's validation for a bot not validated before in this
 // revision of its answer.
-func (c *Cycle) validate(ctx context.Context, env *PlayEnv, a Adapter, s scraper.Submission, e Entry) error {
+func (c *Cycle) validate(ctx context.Context, env *PlayEnv, a Adapter, s scraper.Submission, e engine.Bot) error {
 	if status, _ := c.Store.BotStatus(ctx, env.Challenge.Name, s.AnswerID, e.Name); status == "ok" {
 		return nil
 	}
-	work, cleanup, err := scratch(env, "validate", []Entry{e})
+	work, cleanup, err := scratch(env, "validate", []engine.Bot{e})
 	if err != nil {
 		return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}

@@ -42,7 +42,7 @@ func installHarness(env *PlayEnv, dir string) error {
 
 // Prepare installs the harness beside the answer's bot.py and asks it which classes
 // compete: one entry per class.
-func (pyclassAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]Entry, error) {
+func (pyclassAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]engine.Bot, error) {
 	if err := installHarness(env, sub.Dir); err != nil {
 		return nil, err
 	}
@@ -53,20 +53,20 @@ func (pyclassAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission)
 	if len(classes) == 0 {
 		return nil, fmt.Errorf("no competing class found in the code: %s", env.Game.Harness.Competes)
 	}
-	var out []Entry
+	var out []engine.Bot
 	for _, c := range classes {
-		out = append(out, Entry{Name: c, AnswerID: sub.AnswerID, Author: sub.Author, Heading: sub.Heading, Dir: sub.Dir})
+		out = append(out, engine.Bot{Entrant: engine.Entrant{Name: c, Author: sub.Author, Heading: sub.Heading}, AnswerID: sub.AnswerID, Dir: sub.Dir})
 	}
 	return out, nil
 }
 
 // Builtins prepares the game's baselines (BASELINES in its module) under the data
 // directory, each hosted like an answer with an empty bot.py.
-func (pyclassAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, error) {
+func (pyclassAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot, error) {
 	if !env.Challenge.Baselines {
 		return nil, nil
 	}
-	var out []Entry
+	var out []engine.Bot
 	for _, n := range env.Game.Baselines {
 		dir := filepath.Join(env.Config.DataDir, "builtin", env.Challenge.Name, n)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -78,19 +78,15 @@ func (pyclassAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]Entry, erro
 		if err := installHarness(env, dir); err != nil {
 			return nil, err
 		}
-		out = append(out, Entry{Name: n, Baseline: true, Dir: dir})
+		out = append(out, engine.Bot{Entrant: engine.Entrant{Name: n, Baseline: true}, Dir: dir})
 	}
 	return out, nil
 }
 
 func (pyclassAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error) {
-	bots := make([]runner.PyBot, len(env.Bots))
-	for i, b := range env.Bots {
-		bots[i] = runner.PyBot{Name: b.Name, Dir: b.Dir, Seed: b.Seed, Answer: b.AnswerID}
-	}
-	pool := runner.NewPyPool(env.Sandbox, pyConfig(env), bots)
+	pool := runner.NewPyPool(env.Sandbox, pyConfig(env), env.Bots)
 	r.Calls = pool
-	stats := make([]*runner.Stats, len(bots))
+	stats := make([]*runner.Stats, len(env.Bots))
 	for i := range stats {
 		stats[i] = pool.Stats(i)
 	}
@@ -100,11 +96,15 @@ func (pyclassAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func()
 // Validate plays the game's validation between two copies of a freshly prepared bot (its
 // own processes, discarded afterwards) and fails it if it cannot answer at all: no call
 // other than the end-of-game clean-up ended well.
-func (pyclassAdapter) Validate(ctx context.Context, env *PlayEnv, e Entry) error {
+func (pyclassAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) error {
 	cfg := pyConfig(env)
 	cfg.MaxRestarts = 1
 	seed := engine.SubSeed(0, e.Name)
-	pool := runner.NewPyPool(env.Sandbox, cfg, []runner.PyBot{{Name: e.Name, Dir: e.Dir, Seed: seed}, {Name: e.Name, Dir: e.Dir, Seed: seed + 1}})
+	// Both copies run the same class (the pool's Name); the engine tells them apart by name.
+	pool := runner.NewPyPool(env.Sandbox, cfg, []engine.Bot{
+		{Entrant: engine.Entrant{Name: e.Name, Seed: seed}, Dir: e.Dir},
+		{Entrant: engine.Entrant{Name: e.Name, Seed: seed + 1}, Dir: e.Dir},
+	})
 	defer pool.Close()
 	w := &answerWatch{Exchanger: pool}
 	r := engine.Run{Bots: []engine.Entrant{{Name: e.Name, Seed: seed}, {Name: e.Name + "'", Seed: seed + 1}}, Options: env.Options, Concurrency: 1, Calls: w}

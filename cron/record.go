@@ -58,7 +58,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		return err
 	}
 	rep.RunID, rep.Seed = runID, env.Seed
-	if err := c.Store.RecordRunBots(ctx, runID, runBots(env.Bots)); err != nil {
+	if err := c.Store.RecordRunBots(ctx, runID, env.Bots); err != nil {
 		c.endRun(ctx, runID, err)
 		return describe(err)
 	}
@@ -193,7 +193,7 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 		Ending: p.Ending,
 	}
 	for i, e := range env.Bots {
-		info := publisher.BotInfo{Author: e.Author, AnswerID: e.AnswerID}
+		info := publisher.BotInfo{Bot: e}
 		if r, ok := revs[e.AnswerID]; ok && e.AnswerID != 0 {
 			info.Revision, info.ContentHash = r.ID, r.Hash
 		}
@@ -301,14 +301,6 @@ func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report) er
 		c.printf("%s: leaderboard written to %s\n", b.Challenge, s.Target())
 	}
 	return firstErr
-}
-
-func runBots(entries []Entry) []store.RunBot {
-	out := make([]store.RunBot, len(entries))
-	for i, e := range entries {
-		out[i] = store.RunBot{Name: e.Name, AnswerID: e.AnswerID, Author: e.Author, Baseline: e.Baseline, Dir: e.Dir, Seed: e.Seed, Run: e.Run, Heading: e.Heading}
-	}
-	return out
 }
 
 // changeList describes a fetch's changes for the board, with each edit's time.

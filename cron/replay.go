@@ -37,14 +37,13 @@ func (c *Cycle) Replay(ctx context.Context, runID int64, game int, w io.Writer) 
 	// Games is what the run requested, so the run's games are counted as it counted them.
 	env.Seed, env.Games = run.Seed, run.GamesPlanned
 	for _, b := range bots {
-		e := Entry{Name: b.Name, AnswerID: b.AnswerID, Author: b.Author, Baseline: b.Baseline, Dir: b.Dir, Seed: b.Seed, Run: b.Run, Heading: b.Heading}
 		if b.Dir != "" { // "": a bot the engine plays itself
 			if _, err := os.Stat(b.Dir); err != nil {
 				return fmt.Errorf("bot %s of run %d is gone from %s", b.Name, runID, b.Dir)
 			}
 		}
-		env.Bots = append(env.Bots, e)
 	}
+	env.Bots = bots
 	games := env.run().Games
 	if env.Game.Planned != nil {
 		games = env.Game.Planned(env.run(), run.Result)

@@ -13,19 +13,15 @@ import (
 // a validation, a replay): the one place that makes such copies. What bots write while
 // they play (files they keep between decisions, or planted to change later runs) then
 // never reaches the prepared directory that every later use starts from, so the same seed
-// gives the same table. It returns the entries pointing at the copies and a function that
-// removes them. Entries that share a directory (classes of one answer) share its copy;
-// entries without one (bots the engine plays itself) keep none. A game that names its
+// gives the same table. It returns the bots pointing at the copies and a function that
+// removes them. Bots that share a directory (classes of one answer) share its copy; bots
+// without one (bots the engine plays itself) keep none. A game that names its
 // bots' directories (Game.DirNames: bots that learn their name from it) gets them so
 // named.
-func scratch(env *PlayEnv, kind string, bots []Entry) ([]Entry, func(), error) {
+func scratch(env *PlayEnv, kind string, bots []engine.Bot) ([]engine.Bot, func(), error) {
 	var names []string
 	if env.Game != nil && env.Game.DirNames != nil {
-		ents := make([]engine.Entrant, len(bots))
-		for i, b := range bots {
-			ents[i] = b.entrant()
-		}
-		names = env.Game.DirNames(ents)
+		names = env.Game.DirNames(engine.Entrants(bots))
 	}
 	base := filepath.Join(env.Config.DataDir, "work")
 	if err := os.MkdirAll(base, 0o755); err != nil {
@@ -37,7 +33,7 @@ func scratch(env *PlayEnv, kind string, bots []Entry) ([]Entry, func(), error) {
 	}
 	cleanup := func() { _ = os.RemoveAll(root) }
 	copies := map[string]string{}
-	out := make([]Entry, len(bots))
+	out := make([]engine.Bot, len(bots))
 	for i, b := range bots {
 		out[i] = b
 		if b.Dir == "" {

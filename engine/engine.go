@@ -2,7 +2,8 @@
 // protocol, defaults, options, baselines, and the Play/Validate/Replay entry points over
 // one Run signature) and its Registry, the contract between an engine and the bots it
 // plays (faults and their outcomes; each protocol's small interface: Exchanger for
-// pyclass, Launcher for argv, DirBots for dirfiles), the tournament result a publisher
+// pyclass, Launcher for argv, DirBots for dirfiles), Bot, the one bot type the host's
+// packages pass around (an engine sees only its Entrant), the tournament result a publisher
 // renders, seeded randomness, and the lockstep scheduler that runs many games at once
 // while keeping every bot's view of the world a function of the seed alone.
 //
@@ -95,6 +96,26 @@ type Entrant struct {
 	// words included (empty for built-in bots): some originals ordered their competitors
 	// by them.
 	Author, Heading string
+}
+
+// Bot is one prepared bot of a run, the one bot type the host's packages share: who it is
+// to the engine (its Entrant) and where its program is. The cycle prepares it, the runner
+// starts it, the store records it for replays and the publisher credits it. An engine sees
+// only the Entrant (Run.Bots): engines know nothing of directories or processes.
+type Bot struct {
+	Entrant
+	AnswerID int64    // the answer it comes from; 0 for built-in bots
+	Dir      string   // its private directory, files materialised and built ("": played by the engine itself)
+	Run      []string // the command that starts it, for one-shot protocols (argv, dirfiles)
+}
+
+// Entrants returns the engine's view of bots, in the same order.
+func Entrants(bots []Bot) []Entrant {
+	out := make([]Entrant, len(bots))
+	for i, b := range bots {
+		out[i] = b.Entrant
+	}
+	return out
 }
 
 // Progress receives a tournament's progress; done of total games have finished.

@@ -78,7 +78,7 @@ func TestBotCannotPredictDice(t *testing.T) {
 	for name, target := range map[string]int{"GoTo15Bot": 15, "GoTo20Bot": 20, "GoTo25Bot": 25} {
 		srcs[name] = strings.ReplaceAll(strings.ReplaceAll(honestBot, "%s", name), "%d", strconv.Itoa(target))
 	}
-	var bots []runner.PyBot
+	var bots []engine.Bot
 	var entrants []engine.Entrant
 	for _, name := range []string{"Oracle", "GoTo15Bot", "GoTo20Bot", "GoTo25Bot"} {
 		dir := filepath.Join(root, name)
@@ -92,7 +92,7 @@ func TestBotCannotPredictDice(t *testing.T) {
 			t.Fatal(err)
 		}
 		// As cron/record.go seeds a run's bots.
-		bots = append(bots, runner.PyBot{Name: name, Dir: dir, Seed: engine.SubSeed(master, name)})
+		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: name, Seed: engine.SubSeed(master, name)}, Dir: dir})
 		entrants = append(entrants, engine.Entrant{Name: name})
 	}
 	cfg := runner.PyConfig{Harness: forty.Descriptor.Harness.Module, Python: "/usr/bin/python3", CallTimeout: 5 * time.Second, StartTimeout: 60 * time.Second, MaxRestarts: 3}

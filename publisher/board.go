@@ -118,10 +118,13 @@ type Move struct {
 	Why    string `json:"why"` // new bot, edited, bots changed, significant
 }
 
-// BotInfo is what the run knows about a bot beyond its row.
+// BotInfo is what the board shows of a bot beyond the engine's row: the bot as it was
+// played (of it the board reads the author and the answer, for the credit and the link),
+// and what the host learned of it besides: its answer's revision and content hash (from
+// the store) and its faults (from the runner's accounting). Those stay out of engine.Bot,
+// which carries what it takes to seat and start a bot: playing needs none of them.
 type BotInfo struct {
-	Author      string
-	AnswerID    int64
+	engine.Bot
 	Revision    int64
 	ContentHash string
 	Faults      Faults

@@ -19,6 +19,11 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
+// answerBot is a participant's bot as the board sees it: its author and answer.
+func answerBot(author string, answer int64) engine.Bot {
+	return engine.Bot{Entrant: engine.Entrant{Author: author}, AnswerID: answer}
+}
+
 // sampleInput is a forty-like run: win rates, two bots with identical scores, a
 // baseline, a faulty bot, a rejected answer and a new answer.
 func sampleInput() Input {
@@ -38,11 +43,11 @@ func sampleInput() Input {
 		Date:   time.Date(2026, 11, 21, 4, 0, 0, 0, time.UTC),
 		Result: &engine.Result{Games: 4000, Columns: []string{"Win%"}, Summary: []string{"4000 games"}, Rows: rows, WinRate: true},
 		Bots: map[string]BotInfo{
-			"Leader":  {Author: "Ann", AnswerID: 11, Revision: 5, ContentHash: "ab12"},
-			"A|B":     {Author: "Jane", AnswerID: 12, Faults: Faults{engine.Timeout: 2, engine.Crash: 1}, FirstFault: "timeout: no reply\ninput: {}"},
-			"Close":   {Author: "Bob", AnswerID: 13},
-			"TwinOne": {Author: "Cy", AnswerID: 14},
-			"TwinTwo": {Author: "Cy", AnswerID: 14},
+			"Leader":  {Bot: answerBot("Ann", 11), Revision: 5, ContentHash: "ab12"},
+			"A|B":     {Bot: answerBot("Jane", 12), Faults: Faults{engine.Timeout: 2, engine.Crash: 1}, FirstFault: "timeout: no reply\ninput: {}"},
+			"Close":   {Bot: answerBot("Bob", 13)},
+			"TwinOne": {Bot: answerBot("Cy", 14)},
+			"TwinTwo": {Bot: answerBot("Cy", 14)},
 		},
 		NotEntered: []Rejected{{AnswerID: 9, Author: "Joe", Name: "X", Status: "rejected", Reason: "no code block in the answer"}},
 		Changes:    []Change{{Kind: "new", AnswerID: 9, Title: "X", Author: "Joe"}},
@@ -131,7 +136,7 @@ func TestMarkdownIsInert(t *testing.T) {
 		in.Result.Rows[1].Cells = []string{evil}
 		in.Result.Summary = []string{evil}
 		in.Result.Columns = []string{"Win%"}
-		in.Bots[evil] = BotInfo{Author: evil, AnswerID: 12, Faults: Faults{engine.Crash: 1}, FirstFault: "crash: " + evil}
+		in.Bots[evil] = BotInfo{Bot: answerBot(evil, 12), Faults: Faults{engine.Crash: 1}, FirstFault: "crash: " + evil}
 		in.NotEntered[0].Name, in.NotEntered[0].Reason, in.NotEntered[0].Author = evil, evil, evil
 		in.Changes = []Change{{Kind: "edited", AnswerID: 9, Title: evil, Author: evil}}
 		in.Title = evil

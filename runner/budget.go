@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/kothd/kothd/engine"
 )
 
 // Time budgets of a pyclass run. Games run in lockstep, so a slow bot holds every other
@@ -41,7 +43,7 @@ type budgets struct {
 	answers   map[int64]*account
 }
 
-func newBudgets(cfg PyConfig, bots []PyBot) *budgets {
+func newBudgets(cfg PyConfig, bots []engine.Bot) *budgets {
 	b := &budgets{perBot: cfg.Budget, perAnswer: cfg.AnswerBudget, bots: make([]account, len(bots)), answers: map[int64]*account{}}
 	if cfg.TotalBudget > 0 && len(bots) > 0 {
 		if share := cfg.TotalBudget / time.Duration(len(bots)); b.perBot <= 0 || share < b.perBot {
@@ -49,8 +51,8 @@ func newBudgets(cfg PyConfig, bots []PyBot) *budgets {
 		}
 	}
 	for _, bot := range bots {
-		if bot.Answer != 0 && b.answers[bot.Answer] == nil {
-			b.answers[bot.Answer] = &account{}
+		if bot.AnswerID != 0 && b.answers[bot.AnswerID] == nil {
+			b.answers[bot.AnswerID] = &account{}
 		}
 	}
 	return b

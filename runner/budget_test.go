@@ -54,8 +54,9 @@ func TestAnswerBudgetIsShared(t *testing.T) {
 	one := pyAnswer(t, strings.Replace(slowClasses, `("SlowA", "SlowB", "SlowC", "SlowD")`, `("Lone",)`, 1))
 	cfg := fortyConfig(2 * time.Second)
 	cfg.AnswerBudget = time.Second
-	bots := []PyBot{{Name: "SlowA", Dir: many, Answer: 1}, {Name: "SlowB", Dir: many, Answer: 1}, {Name: "SlowC", Dir: many, Answer: 1},
-		{Name: "SlowD", Dir: many, Answer: 1}, {Name: "Lone", Dir: one, Answer: 2}}
+	bots := []engine.Bot{{Entrant: engine.Entrant{Name: "SlowA"}, Dir: many, AnswerID: 1}, {Entrant: engine.Entrant{Name: "SlowB"}, Dir: many, AnswerID: 1},
+		{Entrant: engine.Entrant{Name: "SlowC"}, Dir: many, AnswerID: 1}, {Entrant: engine.Entrant{Name: "SlowD"}, Dir: many, AnswerID: 1},
+		{Entrant: engine.Entrant{Name: "Lone"}, Dir: one, AnswerID: 2}}
 	pool := NewPyPool(sb, cfg, bots)
 	defer pool.Close()
 	ok, why := playRounds(t, pool, len(bots), 40)
@@ -79,7 +80,7 @@ func TestTotalBudgetShares(t *testing.T) {
 	cfg := fortyConfig(2 * time.Second)
 	cfg.Budget = time.Hour
 	cfg.TotalBudget = 900 * time.Millisecond // 300 ms each
-	bots := []PyBot{{Name: "SlowA", Dir: dir, Answer: 1}, {Name: "SlowB", Dir: dir, Answer: 2}, {Name: "SlowC", Dir: dir, Answer: 3}}
+	bots := []engine.Bot{{Entrant: engine.Entrant{Name: "SlowA"}, Dir: dir, AnswerID: 1}, {Entrant: engine.Entrant{Name: "SlowB"}, Dir: dir, AnswerID: 2}, {Entrant: engine.Entrant{Name: "SlowC"}, Dir: dir, AnswerID: 3}}
 	pool := NewPyPool(sb, cfg, bots)
 	defer pool.Close()
 	ok, why := playRounds(t, pool, len(bots), 30)

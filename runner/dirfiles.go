@@ -44,19 +44,13 @@ type DirConfig struct {
 	Limits    Limits
 }
 
-// DirBot is one bot: its directory (named after its game name) and the leaderboard name.
-type DirBot struct {
-	Name string
-	Dir  string
-}
-
 // DirPool runs the bots of one tournament and keeps their fault accounting. Each bot has
 // a Launcher, so a run costs one process start, not one sandbox. Its methods may be called
 // concurrently for different bots, never for the same bot.
 type DirPool struct {
 	cfg       DirConfig
 	sb        Sandbox
-	bots      []DirBot
+	bots      []engine.Bot
 	launchers []*Launcher
 	// shell[i], started on the first `run` of bot i that the kernel would not execute,
 	// runs it through /bin/sh from then on (nil: the direct launcher serves the bot).
@@ -67,8 +61,10 @@ type DirPool struct {
 	exit   []int    // the exit status of the last run, -1 when it did not exit normally
 }
 
-// NewDirPool prepares a pool; nothing is started until Run. Close it when done.
-func NewDirPool(sb Sandbox, cfg DirConfig, bots []DirBot) *DirPool {
+// NewDirPool prepares a pool; nothing is started until Run. Close it when done. Of each bot
+// it reads the directory (Dir, named after its game name) and the leaderboard name (Name);
+// the command is cfg's, the same for every bot.
+func NewDirPool(sb Sandbox, cfg DirConfig, bots []engine.Bot) *DirPool {
 	direct := len(cfg.Command) == 0
 	if direct {
 		cfg.Command = []string{"./" + RunFile}

@@ -16,7 +16,7 @@ import (
 )
 
 // dirBot makes a bot directory holding the given files (`run` is made executable).
-func dirBot(t *testing.T, name string, files map[string]string) DirBot {
+func dirBot(t *testing.T, name string, files map[string]string) engine.Bot {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -31,7 +31,7 @@ func dirBot(t *testing.T, name string, files map[string]string) DirBot {
 			t.Fatal(err)
 		}
 	}
-	return DirBot{Name: name, Dir: dir}
+	return engine.Bot{Entrant: engine.Entrant{Name: name}, Dir: dir}
 }
 
 func readFile(t *testing.T, path string) string {
@@ -53,7 +53,7 @@ func TestDirPoolAnswers(t *testing.T) {
 		RunFile:  "#!/bin/sh\n./bot.py < from_server > to_server\n",
 		"bot.py": "#!/usr/bin/env python3\nimport sys\nplayers = open('players').read().split('\\n')\nprint('vote ' + players[-1])\n",
 	})
-	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 10 * time.Second}, []DirBot{bash, py})
+	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 10 * time.Second}, []engine.Bot{bash, py})
 	defer pool.Close()
 	ctx := context.Background()
 	for i := range 2 {
@@ -135,7 +135,7 @@ func TestDirPoolTimeoutKillsEverything(t *testing.T) {
 		"sleep 3141 &\n" +
 		"echo 'going to sleep' >&2\n" +
 		"sleep 2718\n"})
-	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 300 * time.Millisecond}, []DirBot{b})
+	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 300 * time.Millisecond}, []engine.Bot{b})
 	defer pool.Close()
 	_ = pool.Setup(0, []string{"Alice", "Sleepy"})
 	out, f := pool.Run(context.Background(), 0, true)
@@ -162,7 +162,7 @@ func TestDirPoolBackgroundChildDoesNotHoldTheRun(t *testing.T) {
 	// The bot leaves a child behind that keeps stderr open; the run must end when the bot
 	// does, and the child must die with it.
 	b := dirBot(t, "Leaver", map[string]string{RunFile: "#!/bin/bash\n(sleep 1618) &\necho 'say 1' > to_server\n"})
-	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 20 * time.Second}, []DirBot{b})
+	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 20 * time.Second}, []engine.Bot{b})
 	defer pool.Close()
 	out, f := pool.Run(context.Background(), 0, true)
 	if f != nil || out != "say 1\n" {
@@ -203,7 +203,7 @@ func TestDirPoolFaults(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := dirBot(t, "Bot", c.files)
-			pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 10 * time.Second, MaxOutput: 4096}, []DirBot{b})
+			pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 10 * time.Second, MaxOutput: 4096}, []engine.Bot{b})
 			defer pool.Close()
 			if err := pool.Setup(0, []string{"Bot", "Other"}); err != nil {
 				t.Fatal(err)
@@ -242,7 +242,7 @@ func TestDirPoolDoesNotWriteThroughLinks(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "precious")
 	_ = os.WriteFile(outside, []byte("host data"), 0o644)
 	b := dirBot(t, "Linker", map[string]string{RunFile: "#!/bin/bash\nrm -f from_server players; ln -s " + outside + " from_server; ln " + outside + " players 2>/dev/null || ln -s " + outside + " players\n"})
-	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{b})
+	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []engine.Bot{b})
 	defer pool.Close()
 	if _, f := pool.Run(context.Background(), 0, true); f != nil {
 		t.Fatal(f)
@@ -273,7 +273,7 @@ func TestDirPoolBwrapOwnership(t *testing.T) {
 		"read -r l < from_server\necho \"said $l\" > to_server\n" +
 		"[[ $l == delete ]] && rm -f to_server from_server players\n" +
 		"exit 0\n"})
-	pool := NewDirPool(sb, DirConfig{Timeout: 10 * time.Second}, []DirBot{b})
+	pool := NewDirPool(sb, DirConfig{Timeout: 10 * time.Second}, []engine.Bot{b})
 	defer pool.Close()
 	for game, msg := range []string{"one", "delete", "three", "four"} {
 		if err := pool.Setup(0, []string{"Owner", "Other"}); err != nil {
@@ -306,7 +306,7 @@ func (s brokenSandbox) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, e
 func TestDirPoolHostFault(t *testing.T) {
 	b := dirBot(t, "Fine", map[string]string{RunFile: "#!/bin/sh\necho 'say 1' > to_server\n"})
 	for _, sb := range []Sandbox{brokenSandbox{}, brokenSandbox{argv: []string{"/nonexistent/bwrap"}}} {
-		pool := NewDirPool(sb, DirConfig{}, []DirBot{b})
+		pool := NewDirPool(sb, DirConfig{}, []engine.Bot{b})
 		if out, f := pool.Run(context.Background(), 0, true); f == nil || f.Outcome != engine.HostFault || out != "" {
 			t.Errorf("%v: Run = %q, %v; want a host fault", sb, out, f)
 		}
@@ -314,7 +314,7 @@ func TestDirPoolHostFault(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{b})
+	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []engine.Bot{b})
 	defer pool.Close()
 	if _, f := pool.Run(ctx, 0, true); f == nil || f.Outcome != engine.HostFault {
 		t.Errorf("cancelled run: %v; want a host fault", f)
@@ -329,7 +329,7 @@ func TestInstallShims(t *testing.T) {
 	if err := InstallShims(b.Dir, map[string]string{"python": "/usr/bin/python3"}); err != nil {
 		t.Fatal(err)
 	}
-	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{b})
+	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []engine.Bot{b})
 	defer pool.Close()
 	if out, f := pool.Run(context.Background(), 0, true); f != nil || out != "say 3\n" {
 		t.Fatalf("Run = %q, %v; want the linked interpreter to run the bot", out, f)
@@ -353,7 +353,7 @@ func BenchmarkDirPoolLaunch(b *testing.B) {
 			dir := filepath.Join(b.TempDir(), "Bench")
 			_ = os.MkdirAll(dir, 0o755)
 			_ = os.WriteFile(filepath.Join(dir, RunFile), []byte("#!/bin/bash\nread -r l < from_server\necho \"say 1\" > to_server\n"), 0o755)
-			pool := NewDirPool(sb, DirConfig{}, []DirBot{{Name: "Bench", Dir: dir}})
+			pool := NewDirPool(sb, DirConfig{}, []engine.Bot{{Entrant: engine.Entrant{Name: "Bench"}, Dir: dir}})
 			defer pool.Close()
 			ctx := context.Background()
 			for b.Loop() {
@@ -375,14 +375,14 @@ func TestDirPoolExecStatus(t *testing.T) {
 	if err := os.Chmod(filepath.Join(b.Dir, RunFile), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{b})
+	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []engine.Bot{b})
 	defer pool.Close()
 	if out, f := pool.Run(context.Background(), 0, true); out != "" || f == nil || f.Outcome != engine.Crash || pool.LastExit(0) != 126 {
 		t.Errorf("not executable: %q, %v, exit %d; want a crash with status 126", out, f, pool.LastExit(0))
 	}
 
 	s := dirBot(t, "Script", map[string]string{RunFile: "n=$(cat count 2>/dev/null || echo 0)\necho $((n+1)) > count\necho \"say $((n+1))\" > to_server\n"})
-	pool = NewDirPool(Unsandboxed{}, DirConfig{}, []DirBot{s})
+	pool = NewDirPool(Unsandboxed{}, DirConfig{}, []engine.Bot{s})
 	defer pool.Close()
 	for i := 1; i <= 3; i++ {
 		if out, f := pool.Run(context.Background(), 0, true); f != nil || out != fmt.Sprintf("say %d\n", i) {

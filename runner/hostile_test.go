@@ -259,7 +259,7 @@ func TestHostilePyclassBots(t *testing.T) {
 		{"Parricide", engine.Crash, false},
 	}
 	base, _ := strconv.ParseUint(w.marker, 10, 64)
-	var bots []PyBot
+	var bots []engine.Bot
 	for i, c := range cases {
 		name := c.class
 		if c.class == "Honest" {
@@ -276,7 +276,7 @@ func TestHostilePyclassBots(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The seed is on the harness's command line: it carries the marker.
-		bots = append(bots, PyBot{Name: c.class, Dir: dir, Seed: base*100 + uint64(i)})
+		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: c.class, Seed: base*100 + uint64(i)}, Dir: dir})
 	}
 	w.files[filepath.Join(w.data, "bots", "victim", "bot.py")] = string(src)
 	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: 500 * time.Millisecond,

@@ -54,15 +54,6 @@ type PyConfig struct {
 	Memo Memo
 }
 
-// PyBot is one competing class in a prepared directory (holding the answer as bot.py).
-type PyBot struct {
-	Name string // class name
-	Dir  string
-	Seed uint64 // seeds the process's random and numpy.random, for reproducible runs
-	// Answer groups the classes of one answer for AnswerBudget (0: a built-in bot).
-	Answer int64
-}
-
 // InstallHarness installs the protocol's harness (pyclass.py) and the game's module
 // (module.py, source) into dir/.harness. The directory is the bot's, writable by it:
 // WriteBotFile replaces whatever the bot left there (a link to a host file) instead of
@@ -172,7 +163,7 @@ type PyPool struct {
 }
 
 type pyProc struct {
-	PyBot
+	engine.Bot
 	index    int
 	proc     *lineProc
 	restarts int // processes started (attempts that failed for the host's reasons not counted)
@@ -194,11 +185,14 @@ type pyProc struct {
 // overspends them by at most what it uses in that time.
 const cpuReadEvery = 20 * time.Millisecond
 
-// NewPyPool prepares a pool; no process starts until its bot is first called.
-func NewPyPool(sb Sandbox, cfg PyConfig, bots []PyBot) *PyPool {
+// NewPyPool prepares a pool; no process starts until its bot is first called. Of each bot
+// it reads the class name (Name), the prepared directory holding the answer as bot.py
+// (Dir), the seed of its process's random and numpy.random (Seed), and AnswerID, which
+// groups the classes of one answer for AnswerBudget (0: a built-in bot).
+func NewPyPool(sb Sandbox, cfg PyConfig, bots []engine.Bot) *PyPool {
 	p := &PyPool{cfg: cfg, sb: sb, budgets: newBudgets(cfg, bots)}
 	for i, b := range bots {
-		p.bots = append(p.bots, &pyProc{PyBot: b, index: i, stats: newStats()})
+		p.bots = append(p.bots, &pyProc{Bot: b, index: i, stats: newStats()})
 	}
 	return p
 }
@@ -283,7 +277,7 @@ func (b *pyProc) exchange(ctx context.Context, pool *PyPool, calls []engine.Call
 		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"})
 		return
 	}
-	if why := pool.budgets.exhausted(b.index, b.Answer); why != "" {
+	if why := pool.budgets.exhausted(b.index, b.AnswerID); why != "" {
 		fail(&engine.Fault{Outcome: engine.Timeout, Detail: why})
 		return
 	}
@@ -336,7 +330,7 @@ func (b *pyProc) exchange(ctx context.Context, pool *PyPool, calls []engine.Call
 			}
 			b.cpuMark, b.cpuKnown, b.cpuRead = cpu, ok, started
 		}
-		pool.budgets.charge(b.index, b.Answer, used, wall)
+		pool.budgets.charge(b.index, b.AnswerID, used, wall)
 	}()
 	limit := pool.cfg.CallTimeout.Seconds()
 	req, err := appendRequest(b.req[:0], limit, WallFactor*limit, calls, idx)

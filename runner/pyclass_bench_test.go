@@ -37,7 +37,7 @@ class GoTo20Bot(Bot):
             yield True
         yield False
 `)
-	pool := NewPyPool(sb, fortyConfig(time.Second), []PyBot{{Name: "GoTo20Bot", Dir: dir}})
+	pool := NewPyPool(sb, fortyConfig(time.Second), []engine.Bot{{Entrant: engine.Entrant{Name: "GoTo20Bot"}, Dir: dir}})
 	defer pool.Close()
 	ctx := context.Background()
 	news := make([]engine.Call, batch)

@@ -32,7 +32,7 @@ class Voider(Bot):
 		t.Fatal(err)
 	}
 	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: time.Second, StartTimeout: 20 * time.Second, MaxRestarts: 1}
-	pool := NewPyPool(Unsandboxed{}, cfg, []PyBot{{Name: "Voider", Dir: dir}})
+	pool := NewPyPool(Unsandboxed{}, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "Voider"}, Dir: dir}})
 	defer pool.Close()
 	r := pool.Exchange(context.Background(), []engine.Call{{Bot: 0, Game: 1, Method: "new", Args: map[string]int{"seat": 0}}})
 	if r[0].Fault == nil || r[0].Fault.Outcome != engine.BadOutput {
@@ -56,7 +56,7 @@ func TestRunBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: time.Second, StartTimeout: 20 * time.Second, MaxRestarts: 1, Budget: 300 * time.Millisecond}
-	pool := NewPyPool(Unsandboxed{}, cfg, []PyBot{{Name: "Slow", Dir: dir}})
+	pool := NewPyPool(Unsandboxed{}, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "Slow"}, Dir: dir}})
 	defer pool.Close()
 	var ok, over int
 	for g := 0; g < 40; g++ {
@@ -96,7 +96,7 @@ class Stopper(Bot):
 		t.Fatal(err)
 	}
 	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: time.Millisecond, StartTimeout: 20 * time.Second, MaxRestarts: 3}
-	pool := NewPyPool(Unsandboxed{}, cfg, []PyBot{{Name: "Stopper", Dir: dir}})
+	pool := NewPyPool(Unsandboxed{}, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "Stopper"}, Dir: dir}})
 	defer pool.Close()
 	ctx := context.Background()
 	pool.Exchange(ctx, []engine.Call{{Bot: 0, Game: 0, Method: "new", Args: map[string]int{"seat": 0}}})

@@ -60,7 +60,7 @@ globals()[n] = type(n, (Bot,), {"make_throw": lambda self, scores, last: iter([F
 	if len(classes) != 1 || classes[0] != long {
 		t.Fatalf("listed %d classes (first %d characters)", len(classes), len(classes[0]))
 	}
-	pool := NewPyPool(sb, cfg, []PyBot{{Name: long, Dir: dir, Seed: 1}})
+	pool := NewPyPool(sb, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: long, Seed: 1}, Dir: dir}})
 	defer pool.Close()
 	r := pool.Exchange(context.Background(), []engine.Call{newCall(0)})
 	if r[0].Fault != nil {
@@ -88,7 +88,7 @@ pyclass._send_replies = _flood
 class Flooder(Bot):
     pass
 `)
-	pool := NewPyPool(sb, fortyConfig(5*time.Second), []PyBot{{Name: "Flooder", Dir: dir}})
+	pool := NewPyPool(sb, fortyConfig(5*time.Second), []engine.Bot{{Entrant: engine.Entrant{Name: "Flooder"}, Dir: dir}})
 	defer pool.Close()
 	ctx := context.Background()
 	// Start the process first, so what is measured is the reply alone.
@@ -123,7 +123,7 @@ class Dies(Bot):
 `)
 	cfg := fortyConfig(2 * time.Second)
 	cfg.MaxRestarts = 2
-	pool := NewPyPool(sb, cfg, []PyBot{{Name: "Dies", Dir: dir}})
+	pool := NewPyPool(sb, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "Dies"}, Dir: dir}})
 	defer pool.Close()
 	ctx := context.Background()
 	if r := pool.Exchange(ctx, []engine.Call{newCall(0)}); r[0].Fault != nil {
@@ -181,7 +181,7 @@ class ImportsNumpy(Bot):
         yield bool(numpy.ones(2).sum() == 2)
 `)
 	cfg := fortyConfig(500 * time.Millisecond)
-	pool := NewPyPool(sb, cfg, []PyBot{{Name: "UsesNp", Dir: harnessImport}, {Name: "ImportsNumpy", Dir: ownImport}})
+	pool := NewPyPool(sb, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "UsesNp"}, Dir: harnessImport}, {Entrant: engine.Entrant{Name: "ImportsNumpy"}, Dir: ownImport}})
 	defer pool.Close()
 	ctx := context.Background()
 	for bot := range 2 {
@@ -222,7 +222,7 @@ class Busy(Bot):
         yield False
 `)
 	cfg := fortyConfig(300 * time.Millisecond)
-	pool := NewPyPool(sb, cfg, []PyBot{{Name: "Busy", Dir: dir}})
+	pool := NewPyPool(sb, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "Busy"}, Dir: dir}})
 	defer pool.Close()
 	ctx := context.Background()
 	call := func(g, score int) engine.Reply {

@@ -209,20 +209,9 @@ func nullable(id int64) any {
 	return id
 }
 
-// RunBot is one bot of a run, as it was played.
-type RunBot struct {
-	Name     string
-	AnswerID int64
-	Author   string
-	Baseline bool
-	Dir      string
-	Seed     uint64
-	Run      []string // the command that starts it, for one-shot protocols
-	Heading  string   // its answer's first heading as posted, struck-out words included
-}
-
-// RecordRunBots stores the bots of a run in tournament order.
-func (s *Store) RecordRunBots(ctx context.Context, runID int64, bots []RunBot) error {
+// RecordRunBots stores the bots of a run in tournament order, as they were played (their
+// directories and commands included), so that the run can be replayed.
+func (s *Store) RecordRunBots(ctx context.Context, runID int64, bots []engine.Bot) error {
 	return s.inTx(ctx, func(tx *sql.Tx) error {
 		for i, b := range bots {
 			run := ""
@@ -240,15 +229,15 @@ func (s *Store) RecordRunBots(ctx context.Context, runID int64, bots []RunBot) e
 }
 
 // RunBots returns the bots of a run in tournament order.
-func (s *Store) RunBots(ctx context.Context, runID int64) ([]RunBot, error) {
+func (s *Store) RunBots(ctx context.Context, runID int64) ([]engine.Bot, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT name, COALESCE(answer_id, 0), author, baseline, dir, seed, run, heading FROM run_bots WHERE run_id = ? ORDER BY idx`, runID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []RunBot
+	var out []engine.Bot
 	for rows.Next() {
-		var b RunBot
+		var b engine.Bot
 		var seed int64
 		var run string
 		if err := rows.Scan(&b.Name, &b.AnswerID, &b.Author, &b.Baseline, &b.Dir, &seed, &run, &b.Heading); err != nil {

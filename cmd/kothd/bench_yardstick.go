@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/store"
 )
 
 // The yardsticks: for each Python-class game, the original controller's way of playing it
@@ -39,7 +38,7 @@ func hasYardstick(g *engine.Game) bool {
 
 // runYardstick plays games games of g with bots (the run's, as the store recorded them) in
 // the game's yardstick, on one core when taskset can pin it there.
-func runYardstick(ctx context.Context, python string, g *engine.Game, bots []store.RunBot, games int, seed uint64, options any) (*yardstickResult, error) {
+func runYardstick(ctx context.Context, python string, g *engine.Game, bots []engine.Bot, games int, seed uint64, options any) (*yardstickResult, error) {
 	dir, err := os.MkdirTemp("", "kothd-yardstick-")
 	if err != nil {
 		return nil, err

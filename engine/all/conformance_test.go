@@ -212,9 +212,9 @@ func (c *conn) open(t *testing.T, r *engine.Run, replay bool) (*recording, func(
 	}
 	switch c.g.Protocol {
 	case engine.PyClass:
-		py := make([]runner.PyBot, len(c.bots))
+		py := make([]engine.Bot, len(c.bots))
 		for i, b := range c.bots {
-			py[i] = runner.PyBot{Name: c.g.Baselines[i%len(c.g.Baselines)], Dir: c.dir, Seed: b.Seed}
+			py[i] = engine.Bot{Entrant: engine.Entrant{Name: c.g.Baselines[i%len(c.g.Baselines)], Seed: b.Seed}, Dir: c.dir}
 		}
 		pool := runner.NewPyPool(runner.Unsandboxed{}, runner.PyConfig{Harness: c.g.Harness.Module, Python: "/usr/bin/python3",
 			CallTimeout: 5 * time.Second, StartTimeout: 60 * time.Second, MaxRestarts: 3}, py)

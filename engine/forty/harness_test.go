@@ -50,10 +50,10 @@ class NotIterable(Bot):
 `,
 }
 
-func prepare(t testing.TB) []runner.PyBot {
+func prepare(t testing.TB) []engine.Bot {
 	t.Helper()
 	root := t.TempDir()
-	var bots []runner.PyBot
+	var bots []engine.Bot
 	for _, name := range []string{"GoTo20Bot", "RandomBot", "Raiser", "Chatty", "NotIterable"} {
 		dir := filepath.Join(root, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -65,7 +65,7 @@ func prepare(t testing.TB) []runner.PyBot {
 		if err := runner.InstallHarness(dir, forty.Descriptor.Harness.Module, forty.Descriptor.Harness.Source); err != nil {
 			t.Fatal(err)
 		}
-		bots = append(bots, runner.PyBot{Name: name, Dir: dir, Seed: engine.SubSeed(7, name)})
+		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: name, Seed: engine.SubSeed(7, name)}, Dir: dir})
 	}
 	return bots
 }
@@ -74,7 +74,7 @@ func pyConfig() runner.PyConfig {
 	return runner.PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: 2 * time.Second, StartTimeout: 20 * time.Second, MaxRestarts: 3}
 }
 
-func entrantsOf(bots []runner.PyBot) []engine.Entrant {
+func entrantsOf(bots []engine.Bot) []engine.Entrant {
 	var out []engine.Entrant
 	for _, b := range bots {
 		out = append(out, engine.Entrant{Name: b.Name})
@@ -82,11 +82,11 @@ func entrantsOf(bots []runner.PyBot) []engine.Entrant {
 	return out
 }
 
-func runOnce(t *testing.T, bots []runner.PyBot, games int) (*forty.Tally, *runner.PyPool) {
+func runOnce(t *testing.T, bots []engine.Bot, games int) (*forty.Tally, *runner.PyPool) {
 	return runAt(t, bots, games, 16)
 }
 
-func runAt(t *testing.T, bots []runner.PyBot, games, concurrency int) (*forty.Tally, *runner.PyPool) {
+func runAt(t *testing.T, bots []engine.Bot, games, concurrency int) (*forty.Tally, *runner.PyPool) {
 	pool := runner.NewPyPool(runner.Unsandboxed{}, pyConfig(), bots)
 	t.Cleanup(pool.Close)
 	tally, err := forty.Run(context.Background(), pool, entrantsOf(bots), forty.Options{Games: games, Seed: 42, Concurrency: concurrency})

@@ -28,7 +28,7 @@ func freshBots(tb testing.TB, names []string, sb runner.Sandbox) (*runner.DirPoo
 	tb.Helper()
 	root := tb.TempDir()
 	lineup := mafia.NewLineup(names)
-	var bots []runner.DirBot
+	var bots []engine.Bot
 	var entrants []engine.Entrant
 	for i, n := range names {
 		dir := filepath.Join(root, lineup.Names[i])
@@ -42,7 +42,7 @@ func freshBots(tb testing.TB, names []string, sb runner.Sandbox) (*runner.DirPoo
 		if err := os.WriteFile(filepath.Join(dir, runner.RunFile), b, 0o755); err != nil {
 			tb.Fatal(err)
 		}
-		bots = append(bots, runner.DirBot{Name: n, Dir: dir})
+		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: n}, Dir: dir})
 		entrants = append(entrants, engine.Entrant{Name: n})
 	}
 	pool := runner.NewDirPool(sb, runner.DirConfig{Timeout: 10 * time.Second}, bots)

@@ -87,9 +87,9 @@ func harnessPool(t testing.TB, code string, classes ...string) *runner.PyPool {
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(code), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var bots []runner.PyBot
+	var bots []engine.Bot
 	for i, c := range classes {
-		bots = append(bots, runner.PyBot{Name: c, Dir: dir, Seed: uint64(i)})
+		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: c, Seed: uint64(i)}, Dir: dir})
 	}
 	pool := runner.NewPyPool(runner.Unsandboxed{}, runner.PyConfig{Harness: "ruins", Python: python,
 		CallTimeout: time.Second, StartTimeout: 10 * time.Second, MaxRestarts: 3}, bots)

@@ -287,17 +287,17 @@ class Quitter(WhiteElephantBot):
 `
 
 // realBots prepares the three built-ins and the test answer's classes.
-func realBots(t testing.TB, answer string, classes []string) ([]runner.PyBot, []engine.Entrant) {
+func realBots(t testing.TB, answer string, classes []string) ([]engine.Bot, []engine.Entrant) {
 	builtin := botDir(t, "")
 	dir := botDir(t, answer)
-	var bots []runner.PyBot
+	var bots []engine.Bot
 	var ents []engine.Entrant
 	for i, n := range append([]string{"RandomBot", "GreedyBot", "NiceBot"}, classes...) {
 		d := dir
 		if i < 3 {
 			d = builtin
 		}
-		bots = append(bots, runner.PyBot{Name: n, Dir: d, Seed: engine.SubSeed(1, n)})
+		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: n, Seed: engine.SubSeed(1, n)}, Dir: d})
 		ents = append(ents, engine.Entrant{Name: n, Baseline: i < 3})
 	}
 	return bots, ents
