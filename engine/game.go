@@ -60,6 +60,11 @@ type Game struct {
 	// Planned returns how many games a run played, numbered from 0 as Replay numbers them,
 	// given the table it recorded (nil if it did not finish). nil: r.Games.
 	Planned func(r Run, recorded *Result) int
+	// Yardstick (optional, engine/<game>/yardstick.py) is the game's yardstick for `kothd
+	// bench`: a Python program that plays the same bots and games the way the original
+	// controller did (PyClass: every class in one process; Argv, DirFiles: each bot's own
+	// program launched per decision, unsandboxed), in one plain loop.
+	Yardstick []byte
 	// DirNames (DirFiles) returns the name of each bot's directory during a run: bots
 	// learn their own name from it. nil: any unique names.
 	DirNames func(bots []Entrant) []string
@@ -73,9 +78,6 @@ type Harness struct {
 	// Competes says which classes compete, for the message that rejects an answer that
 	// has none.
 	Competes string
-	// Yardstick (optional) is the game's yardstick for `kothd bench`: a Python program that
-	// plays the same bots in one process, in a plain loop, as the original controller did.
-	Yardstick []byte
 }
 
 // Run is one run of a game: the one signature every engine plays with.

@@ -23,13 +23,14 @@ type benchFlags struct {
 	games      int // 0: each challenge's own number
 	seed       uint64
 	sequential bool // also play with concurrency 1 and compare
-	yardstick  bool // play the Python-class games' yardstick too
+	yardstick  bool // play the game's yardstick too, when it has one
+	options    optionFlags
 }
 
 // runBench plays challenges in a scratch data directory (the host's store and leaderboards
 // are untouched) and reports, for each, what docs/benchmarks.md explains: games/s,
 // decisions/s, CPU per decision of kothd and of the bots, kothd's peak RSS, and for the
-// Python-class games the yardstick (the original controllers' way of playing) with the
+// games that have one the yardstick (the original controllers' way of playing) with the
 // ratio. It reads a snapshot, or the live API only when told so.
 func runBench(ctx context.Context, cl *cli, args []string) error {
 	fs := cl.flags()
@@ -42,7 +43,9 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	var seed optSeed
 	fs.Var(&seed, "seed", "master `seed` (default 1)")
 	sequential := fs.Bool("sequential", false, "play each challenge a second time with concurrency 1 and print the ratio")
-	noYard := fs.Bool("no-yardstick", false, "skip the yardstick of the Python-class games")
+	var options optionFlags
+	fs.Var(&options, "option", "override the challenge's option `KEY=VALUE` for this bench (repeatable), e.g. games_per_tournament=50")
+	noYard := fs.Bool("no-yardstick", false, "skip the games' yardsticks")
 	asJSON := fs.Bool("json", false, "print the results as a JSON array instead of text")
 	verbose := fs.Bool("v", false, "print the cycle's progress")
 	pos, err := cl.parse(fs, args)
@@ -82,7 +85,7 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	}
 	defer closeFn()
 	cy.Sinks = []publisher.Sink{publisher.Dir{Path: filepath.Join(scratch, "out")}}
-	b := &bencher{cy: cy, cfg: cfg, flags: benchFlags{games: int(games), seed: seed.v, sequential: *sequential, yardstick: !*noYard}}
+	b := &bencher{cy: cy, cfg: cfg, flags: benchFlags{games: int(games), seed: seed.v, sequential: *sequential, yardstick: !*noYard, options: options}}
 	cy.Meter = b.meter
 	var results []*benchResult
 	var errs []error
@@ -159,6 +162,12 @@ func (b *bencher) bench(ctx context.Context, name string) (*benchResult, error) 
 	}
 	g, err := all.Games().Lookup(ch.Engine)
 	if err != nil {
+		return nil, err
+	}
+	if err := overrideOptions(&ch.Options, b.flags.options); err != nil {
+		return nil, err
+	}
+	if _, err := g.DecodeOptions(&ch.Options); err != nil {
 		return nil, err
 	}
 	res, err := b.play(ctx, ch, 0)

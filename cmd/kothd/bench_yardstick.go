@@ -14,9 +14,10 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// The yardsticks: for each Python-class game, the original controller's way of playing it
-// (every bot class in one Python process, called directly, no sandbox), written anew from
-// the rules. Each game's is in its folder (engine.Harness.Yardstick, engine/<game>/
+// The yardsticks: for each game that has one, the original controller's way of playing it,
+// written anew from the rules: a Python-class game's bots all in one Python process, called
+// directly; a program game's bots launched one decision at a time, unsandboxed, from one
+// Python loop. Each game's is in its folder (engine.Game.Yardstick, engine/<game>/
 // yardstick.py); what they share is yardstick/yardcommon.py. See docs/benchmarks.md.
 //
 //go:embed yardstick/yardcommon.py
@@ -31,28 +32,28 @@ type yardstickResult struct {
 	Cores   string  `json:"cores"`   // how it was pinned
 }
 
-// hasYardstick says whether the game has a yardstick (the Python-class games).
-func hasYardstick(g *engine.Game) bool {
-	return g.Harness != nil && len(g.Harness.Yardstick) > 0
-}
+// hasYardstick says whether the game has a yardstick.
+func hasYardstick(g *engine.Game) bool { return len(g.Yardstick) > 0 }
 
 // runYardstick plays games games of g with bots (the run's, as the store recorded them) in
-// the game's yardstick, on one core when taskset can pin it there.
+// the game's yardstick, on one core when taskset can pin it there (the originals played
+// one game, and launched one bot, at a time).
 func runYardstick(ctx context.Context, python string, g *engine.Game, bots []engine.Bot, games int, seed uint64, options any) (*yardstickResult, error) {
 	dir, err := os.MkdirTemp("", "kothd-yardstick-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	for name, data := range map[string][]byte{"yardcommon.py": yardcommon, "yardstick.py": g.Harness.Yardstick} {
+	for name, data := range map[string][]byte{"yardcommon.py": yardcommon, "yardstick.py": g.Yardstick} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return nil, err
 		}
 	}
 	type bot struct {
-		Name     string `json:"name"`
-		Dir      string `json:"dir"`
-		Baseline bool   `json:"baseline"`
+		Name     string   `json:"name"`
+		Dir      string   `json:"dir"`
+		Baseline bool     `json:"baseline"`
+		Run      []string `json:"run,omitempty"` // the command of a program bot, run in Dir
 	}
 	in := struct {
 		Module  string `json:"module"`
@@ -60,9 +61,12 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 		Seed    uint64 `json:"seed"`
 		Options any    `json:"options"`
 		Bots    []bot  `json:"bots"`
-	}{Module: g.Harness.Module, Games: games, Seed: seed, Options: options}
+	}{Games: games, Seed: seed, Options: options}
+	if g.Harness != nil {
+		in.Module = g.Harness.Module
+	}
 	for _, b := range bots {
-		in.Bots = append(in.Bots, bot{Name: b.Name, Dir: b.Dir, Baseline: b.Baseline})
+		in.Bots = append(in.Bots, bot{Name: b.Name, Dir: b.Dir, Baseline: b.Baseline, Run: b.Run})
 	}
 	input, err := json.Marshal(in)
 	if err != nil {

@@ -2,7 +2,9 @@ package bankheist
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/kothd/kothd/engine"
@@ -16,18 +18,27 @@ type options struct {
 	GamesPerTournament int `yaml:"games_per_tournament"`
 }
 
+// yardstick is `kothd bench`'s yardstick: the original controller's loop, each decision a
+// process launched through the shell, one at a time, unsandboxed.
+//
+//go:embed yardstick.py
+var yardstick []byte
+
 // Descriptor is Bank Heist as the host plays it: programs in any language, launched once per
 // decision with 31 arguments; the author's eleven example bots are the baselines, played
-// in Go. Tournaments run Run.Concurrency at a time, which never changes the results.
+// in Go. Tournaments run Run.Concurrency at a time (by default one per core: a tournament's
+// calls are sequential, so it is the unit that runs side by side), which never changes the
+// results.
 var Descriptor = &engine.Game{
 	Name:        "bankheist",
 	Protocol:    engine.Argv,
-	Concurrency: 2,
+	Concurrency: runtime.NumCPU(),
 	Options:     func() any { return new(options) },
 	Baselines:   exampleNames(),
 	Play:        play,
 	Validate:    validate,
 	Replay:      replay,
+	Yardstick:   yardstick,
 	Planned:     func(r engine.Run, _ *engine.Result) int { return PlannedGames(contest(r)) },
 }
 

@@ -25,12 +25,13 @@ var Descriptor = &engine.Game{
 	Games:       1_000_000, // §5.1
 	Concurrency: 1024,
 	Baselines:   []string{"ThrowTwiceBot", "GoToTenBot"},
-	Harness: &engine.Harness{Module: "forty", Source: harness, Yardstick: yardstick,
+	Harness: &engine.Harness{Module: "forty", Source: harness,
 		Competes: "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)"},
-	Play:     play,
-	Validate: validate,
-	Replay:   replay,
-	Batched:  true,
+	Yardstick: yardstick,
+	Play:      play,
+	Validate:  validate,
+	Replay:    replay,
+	Batched:   true,
 }
 
 func play(ctx context.Context, r engine.Run) (*engine.Result, error) {

@@ -2,10 +2,17 @@ package mafia
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 
 	"github.com/kothd/kothd/engine"
 )
+
+// yardstick is `kothd bench`'s yardstick: the original controller's loop, each bot's `run`
+// launched through the shell in its own directory, one at a time, unsandboxed.
+//
+//go:embed yardstick.py
+var yardstick []byte
 
 // Descriptor is Let's play Mafia! as the host plays it: programs in any language, each a
 // directory with an executable `run`, talking through files. Every game is played by all
@@ -20,6 +27,7 @@ var Descriptor = &engine.Game{
 	Play:        play,
 	Validate:    validate,
 	Replay:      replay,
+	Yardstick:   yardstick,
 	// Bots learn their own name from their directory: it is their game name.
 	DirNames: func(bots []engine.Entrant) []string { return NewLineup(names(bots)).Names[:len(bots)] },
 }

@@ -43,11 +43,12 @@ var Descriptor = &engine.Game{
 	// The Drunkard competes only where a challenge sets `baselines` (not in the original,
 	// where Drunkards only fill tables and never score).
 	Baselines: []string{"Drunkard"},
-	Harness: &engine.Harness{Module: "ruins", Source: harness, Yardstick: yardstick,
+	Harness: &engine.Harness{Module: "ruins", Source: harness,
 		Competes: "a bot is a class deriving from Adventurer"},
-	Play:     play,
-	Validate: validate,
-	Replay:   replay,
+	Yardstick: yardstick,
+	Play:      play,
+	Validate:  validate,
+	Replay:    replay,
 	Planned: func(r engine.Run, recorded *engine.Result) int {
 		if recorded == nil {
 			return 0 // a run that did not finish has no games to replay

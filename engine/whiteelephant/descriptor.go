@@ -30,11 +30,12 @@ var Descriptor = &engine.Game{
 	Concurrency: 64, // every contest of a usual run at once: their rounds are chains of single calls
 	Options:     func() any { return new(options) },
 	Baselines:   []string{"RandomBot", "GreedyBot", "NiceBot"},
-	Harness: &engine.Harness{Module: "whiteelephant", Source: harness, Yardstick: yardstick,
+	Harness: &engine.Harness{Module: "whiteelephant", Source: harness,
 		Competes: "a bot is a class deriving from WhiteElephantBot"},
-	Play:     play,
-	Validate: validate,
-	Replay:   replay,
+	Yardstick: yardstick,
+	Play:      play,
+	Validate:  validate,
+	Replay:    replay,
 }
 
 func play(ctx context.Context, r engine.Run) (*engine.Result, error) {

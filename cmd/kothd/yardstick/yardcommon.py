@@ -1,12 +1,16 @@
-"""What every yardstick shares: loading the run's bots into this one process, and the report.
+"""What every yardstick shares: reading the run, loading Python-class bots, and the report.
 
 A yardstick plays the same bots and the same number of games as a kothd run, the way the
-original controllers did: every bot class in the controller's own process, called directly,
-no sandbox, no protocol, one game after another on one core. kothd bench runs it after its
-own run and divides the two rates (docs/benchmarks.md).
+original controllers did, one game after another on one core, no sandbox: a Python-class
+game's bots in the controller's own process, called directly (load); a program game's bots
+launched one decision at a time with the command kothd runs them with, from one loop
+(read_spec). kothd bench runs it after its own run and divides the two rates
+(docs/benchmarks.md).
 
-Input (stdin, JSON): {"module": game module, "games": N, "seed": S, "options": {...},
-                      "bots": [{"name": class, "dir": prepared bot directory, "baseline": bool}]}
+Input (stdin, JSON): {"module": game module (Python-class games), "games": N, "seed": S,
+                      "options": {...}, "bots": [{"name": class or bot name,
+                      "dir": prepared bot directory, "baseline": bool,
+                      "run": the command of a program bot, run in dir}]}
 Output (stdout, JSON): {"games": N, "seconds": wall time of the games, "cpu": CPU time of the
                         games, "leader": [name, share]}
 
@@ -21,10 +25,16 @@ import sys
 import time
 
 
+def read_spec():
+    """Reads the input; from now on what bots print goes nowhere, the report to the real stdout."""
+    spec = json.load(sys.stdin)
+    sys.stdout = open(os.devnull, "w")
+    return spec
+
+
 def load(module):
     """Reads the input and returns (spec, game module, bot classes in the run's order)."""
-    spec = json.load(sys.stdin)
-    sys.stdout = open(os.devnull, "w")  # what bots print; the report goes to the real stdout
+    spec = read_spec()
     bots = spec["bots"]
     harness = os.path.join(bots[0]["dir"], ".harness")
     sys.path.insert(0, harness)
@@ -62,16 +72,22 @@ def option(spec, name, default):
 
 
 class Clock:
-    """Wall and CPU time of the games alone (loading the bots is not counted)."""
+    """Wall and CPU time of the games alone (loading the bots is not counted). CPU counts the
+    bot processes a yardstick launched and waited for too, as kothd's counts its bots'."""
 
     def __init__(self):
-        self.wall0, self.cpu0 = time.perf_counter(), time.process_time()
+        self.wall0, self.cpu0 = time.perf_counter(), self.cpu()
+
+    @staticmethod
+    def cpu():
+        t = os.times()
+        return t.user + t.system + t.children_user + t.children_system
 
     def report(self, games, leader):
         out = {
             "games": games,
             "seconds": time.perf_counter() - self.wall0,
-            "cpu": time.process_time() - self.cpu0,
+            "cpu": self.cpu() - self.cpu0,
             "leader": leader,
         }
         real = sys.__stdout__
