@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // kothd bench on two forty answers (the real sandbox, the real yardstick): every number it
@@ -65,5 +68,32 @@ func TestBenchChallenges(t *testing.T) {
 	code, _, errOut := kothd(t, "bench", "forty", "fourty", "--config", cfg, "--snapshot", t.TempDir())
 	if code != 1 || !strings.Contains(errOut, `no challenge named "fourty"`) {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// --option sets a key of the challenge's options, adding it when missing, with YAML's
+// types; a malformed flag is refused.
+func TestBenchOverrideOptions(t *testing.T) {
+	var node yaml.Node
+	if err := yaml.Unmarshal([]byte("a: 1\nb: x\n"), &node); err != nil {
+		t.Fatal(err)
+	}
+	if err := overrideOptions(&node, optionFlags{"a=50", "c=true"}); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := node.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]any{"a": 50, "b": "x", "c": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("options %v, want %v", got, want)
+	}
+	var empty yaml.Node
+	if err := overrideOptions(&empty, optionFlags{"games_per_tournament=30"}); err != nil || empty.Kind != yaml.MappingNode || len(empty.Content) != 2 {
+		t.Errorf("empty options: %v, %+v", err, empty)
+	}
+	var o optionFlags
+	if err := o.Set("noequals"); err == nil {
+		t.Error("accepted an option without =")
 	}
 }
