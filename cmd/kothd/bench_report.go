@@ -108,6 +108,9 @@ func (res *benchResult) print(w io.Writer) {
 	if y := res.Yardstick; y != nil {
 		fmt.Fprintf(w, "  yardstick        %s games/s  (%d games in %.2f s of wall time, %.2f s of CPU, %s)\n",
 			rate(y.GamesPerSec), y.Games, y.Seconds, y.CPU, y.Cores)
+		if y.Decisions > 0 {
+			fmt.Fprintf(w, "  yardstick CPU    %.1f µs per decision  (%d decisions, the bots and the controller together)\n", per(y.CPU*1e6, float64(y.Decisions)), y.Decisions)
+		}
 		fmt.Fprintf(w, "  ratio            %s×  kothd games/s ÷ yardstick games/s;  by CPU %s×  (games per CPU-second, kothd and bots together)\n", ratio(y.Ratio), ratio(y.CPURatio))
 	}
 }

@@ -29,7 +29,10 @@ type yardstickResult struct {
 	Seconds float64 `json:"seconds"` // wall time of the games
 	CPU     float64 `json:"cpu"`     // CPU time of the games
 	Leader  []any   `json:"leader"`  // the class with the best share of wins, and that share
-	Cores   string  `json:"cores"`   // how it was pinned
+	// Decisions counts the bot processes a program game's yardstick launched (0: not
+	// counted, as in the Python-class games, whose calls are plain method calls).
+	Decisions int64  `json:"decisions,omitempty"`
+	Cores     string `json:"cores"` // how it was pinned
 }
 
 // hasYardstick says whether the game has a yardstick.

@@ -57,8 +57,13 @@ def parse_bet(text):
     return int(text)
 
 
+launches = 0
+
+
 def launch(p, args):
     """Runs the bot once; its stripped stdout, or None when it failed (exit status, time-out)."""
+    global launches
+    launches += 1
     cmd, cwd = p.bot
     try:
         out = subprocess.run(cmd + " " + " ".join(args), shell=True, cwd=cwd, stdin=subprocess.DEVNULL,
@@ -234,7 +239,7 @@ def main():
         for p in bots:
             score[names[id(p)]] += p.credits
     best = max(score, key=score.get)
-    clock.report(games, [best, score[best]])
+    clock.report(games, [best, score[best]], launches)
 
 
 main()

@@ -52,6 +52,8 @@ def game_names(names):
 class Bot:
     """A program in its directory."""
 
+    runs = 0  # every run of every program bot, for the report
+
     def __init__(self, name, path):
         self.name, self.path = name, path
 
@@ -66,6 +68,7 @@ class Bot:
             f.write(text)
 
     def run(self, collect):
+        Bot.runs += 1
         try:
             subprocess.run("./run", shell=True, cwd=self.path, stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=TIMEOUT)
@@ -271,7 +274,7 @@ def main():
                 if side and (role[n] == "mafia") == (side == "mafia"):
                     wins[n] += 1
         best = max(wins, key=wins.get)
-        clock.report(spec["games"], [best, wins[best]])
+        clock.report(spec["games"], [best, wins[best]], Bot.runs)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

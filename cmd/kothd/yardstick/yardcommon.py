@@ -12,7 +12,8 @@ Input (stdin, JSON): {"module": game module (Python-class games), "games": N, "s
                       "dir": prepared bot directory, "baseline": bool,
                       "run": the command of a program bot, run in dir}]}
 Output (stdout, JSON): {"games": N, "seconds": wall time of the games, "cpu": CPU time of the
-                        games, "leader": [name, share]}
+                        games, "leader": [name, share], "decisions": bot processes launched
+                        (program games; 0: not counted)}
 
 The bots are the files kothd prepared: each directory's bot.py, run in the namespace the
 game's module (its .harness/<module>.py, the same base classes kothd's harness gives them)
@@ -83,9 +84,10 @@ class Clock:
         t = os.times()
         return t.user + t.system + t.children_user + t.children_system
 
-    def report(self, games, leader):
+    def report(self, games, leader, decisions=0):
         out = {
             "games": games,
+            "decisions": decisions,
             "seconds": time.perf_counter() - self.wall0,
             "cpu": self.cpu() - self.cpu0,
             "leader": leader,
