@@ -28,13 +28,18 @@ what it does on a bot's behalf inside a call (importing numpy for the forty modu
 runs in untimed(). An import cut short leaves its module half-initialised in the process
 for good: every later call of the bot fails.
 
-The timers cost no system call per call (a system call is the dearest thing a call does:
-arming and disarming two timers per call once took most of a forty game's time). They are
-armed once per batch: ITIMER_PROF ticks every few hundredths of the limit of CPU time, and
-each tick reads the process's CPU clock and interrupts the running call once it has used
-its limit (measured from the tick before it started, so a call always gets its whole
-limit); ITIMER_REAL fires when the batch has run the wall limit, and re-arms itself for
-what the running call has left (a call's start is read from the cheap monotonic clock).
+The timers cost no system call per call or per batch (on these machines a system call costs
+several microseconds, more than a forty call's whole work, and a White Elephant batch holds
+about one call): they stay armed between batches and are set again only when a batch brings
+other limits. ITIMER_PROF ticks every few hundredths of the limit of CPU time the process
+uses (never while it waits for a batch); each tick reads the process's CPU clock and
+interrupts the running call once it has used its limit (measured from the tick before it
+started, so a call always gets its whole limit). ITIMER_REAL fires every wall limit; while
+a call runs it re-arms itself for what that call has left (a call's start is read from the
+cheap monotonic clock), so a call is interrupted once it has taken the wall limit.
+
+Protocol I/O goes through the file descriptors directly: one read(2) per batch (one per
+pipe-full of a long line) and one write(2) per reply line.
 """
 import contextlib
 import importlib
@@ -72,44 +77,42 @@ def _on_prof(signum, frame):
     _last_cpu = now
     # The call started at most one tick after _call_cpu0: past limit + tick it has used
     # its whole limit for sure.
-    if _in_call and not _untimed and now - _call_cpu0 >= _limit + _tick:
+    if _in_call and not _untimed and _limit > 0 and now - _call_cpu0 >= _limit + _tick:
         raise CallTimeout()
 
 
 def _on_alarm(signum, frame):
-    if not _in_call:
-        signal.setitimer(signal.ITIMER_REAL, _wall)  # the next call gets its whole allowance
-        return
-    if _untimed:  # untimed() sets the alarm right when the section ends
-        signal.setitimer(signal.ITIMER_REAL, _wall)
+    # Outside a call the timer just fires again after _wall (it is periodic); untimed()
+    # sets it right when its section ends.
+    if not _in_call or _untimed:
         return
     left = _wall - (time.monotonic() - _call_wall0)
     if left > 0:
-        signal.setitimer(signal.ITIMER_REAL, left)
+        signal.setitimer(signal.ITIMER_REAL, left, _wall)
         return
     raise CallTimeout()
 
 
 def _arm(cpu, wall):
     """Arms the timers for a batch whose calls may each use cpu seconds of CPU time and
-    take wall seconds (0: no limit of that kind)."""
+    take wall seconds (0: no limit of that kind). Armed timers stay armed: only a change of
+    limits costs system calls."""
     global _limit, _wall, _tick, _last_cpu
-    _limit, _wall = cpu, wall
-    if cpu > 0:
-        _tick = min(max(cpu / 20, 0.005), 0.05)
-        _last_cpu = time.process_time()
-        signal.setitimer(signal.ITIMER_PROF, _tick, _tick)
-    if wall > 0:
-        signal.setitimer(signal.ITIMER_REAL, wall)
+    if cpu != _limit:
+        _limit = cpu
+        if cpu > 0:
+            _tick = min(max(cpu / 20, 0.005), 0.05)
+            _last_cpu = time.process_time()
+            signal.setitimer(signal.ITIMER_PROF, _tick, _tick)
+        else:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+    if wall != _wall:
+        _wall = wall
+        signal.setitimer(signal.ITIMER_REAL, wall, wall)  # 0 disarms
 
 
 def _disarm():
-    global _limit, _wall
-    if _limit > 0:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-    if _wall > 0:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-    _limit = _wall = 0.0
+    _arm(0.0, 0.0)
 
 
 @contextlib.contextmanager
@@ -126,8 +129,8 @@ def untimed():
         if _untimed == 0 and _in_call:
             _call_cpu0 += time.process_time() - cpu0
             _call_wall0 += time.monotonic() - wall0
-            if _wall > 0:  # an alarm in the section re-armed itself for a moment: set it right
-                signal.setitimer(signal.ITIMER_REAL, max(_wall - (time.monotonic() - _call_wall0), 1e-3))
+            if _wall > 0:  # the alarm may have fired in the section: set it for what is left
+                signal.setitimer(signal.ITIMER_REAL, max(_wall - (time.monotonic() - _call_wall0), 1e-3), _wall)
 
 
 class ModuleRandom:
@@ -212,8 +215,9 @@ class GameRandom:
 
 
 def _private_stdio():
-    proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
-    proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    """The protocol's file descriptors (private copies of stdin and stdout); the bot's own
+    stdin reads /dev/null and its stdout goes to stderr."""
+    proto_in, proto_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(2, 1)
@@ -222,9 +226,42 @@ def _private_stdio():
     return proto_in, proto_out
 
 
+def _lines(fd):
+    """The lines read from fd, without their newlines: one read(2) brings a whole batch line
+    (or a pipe-full of a long one)."""
+    pending = []
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except InterruptedError:  # Python 2 does not retry after a signal handler (PEP 475)
+            continue
+        if not chunk:
+            if pending:
+                yield b"".join(pending)
+            return
+        if b"\n" not in chunk:
+            pending.append(chunk)
+            continue
+        pending.append(chunk)
+        parts = b"".join(pending).split(b"\n")
+        rest = parts.pop()
+        pending = [rest] if rest else []
+        for line in parts:
+            yield line
+
+
+def _write(fd, text):
+    data = text.encode("utf-8")
+    while data:
+        try:
+            n = os.write(fd, data)
+        except InterruptedError:
+            continue
+        data = data[n:]
+
+
 def _send(out, obj):
-    out.write(json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
-    out.flush()
+    _write(out, json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
 
 
 def _describe(exc):
@@ -261,7 +298,8 @@ def _seed(seed):
 def main():
     challenge, botfile = sys.argv[1:3]
     proto_in, proto_out = _private_stdio()
-    setup = json.loads(proto_in.readline() or "{}")
+    lines = _lines(proto_in)
+    setup = json.loads(next(lines, b"{}").decode("utf-8") or "{}")
     class_name, seed = str(setup.get("class") or ""), int(setup.get("seed") or 0)
     # Challenge modules import names from "pyclass": make that this very module, not a
     # second copy whose LostInstance the loop below would not recognise.
@@ -283,7 +321,8 @@ def main():
         return
     if class_name == "":
         _send(proto_out, {"ready": True, "classes": [c.__name__ for c in classes]})
-        proto_in.read()
+        for _ in lines:  # until the engine closes the pipe
+            pass
         return
     chosen = [c for c in classes if c.__name__ == class_name]
     if not chosen and class_name in getattr(mod, "BASELINES", {}):
@@ -296,7 +335,7 @@ def main():
     signal.signal(signal.SIGPROF, _on_prof)
     signal.signal(signal.SIGALRM, _on_alarm)
     _send(proto_out, {"ready": True, "classes": [class_name]})
-    _serve(proto_in, proto_out, handler.call)
+    _serve(lines, proto_out, handler.call)
 
 
 _TRUE, _FALSE = '{"r":true}', '{"r":false}'
@@ -322,18 +361,20 @@ def _fault(outcome, detail, lost=False):
     return json.dumps(f, separators=(",", ":"))
 
 
-def _serve(proto_in, proto_out, call):
-    """The batch loop: one decode and one write per batch, the timers armed once per batch
-    (see Time in the module's docstring)."""
+def _serve(lines, proto_out, call):
+    """The batch loop: one decode and one write per batch, the timers armed for the batch's
+    limits (see Time in the module's docstring)."""
     global _in_call, _call_cpu0, _call_wall0
     monotonic = time.monotonic
-    for line in proto_in:
-        req = json.loads(line)
-        limit, wall = float(req.get("t") or 0), float(req.get("w") or 0)
-        replies = []
-        add = replies.append
-        _arm(limit, wall)
-        try:
+    TRUE, FALSE = _TRUE, _FALSE
+    try:
+        for line in lines:
+            req = json.loads(line.decode("utf-8"))
+            limit, wall = float(req.get("t") or 0), float(req.get("w") or 0)
+            if limit != _limit or wall != _wall:
+                _arm(limit, wall)
+            replies = []
+            add = replies.append
             for c in req["calls"]:
                 try:
                     try:
@@ -342,7 +383,7 @@ def _serve(proto_in, proto_out, call):
                         r = call(c["g"], c["m"], c.get("a"))
                     finally:
                         _in_call = False
-                    add(_reply(r))
+                    add(TRUE if r is True else FALSE if r is False else _reply(r))
                 except CallTimeout:
                     add(_fault("timeout", "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)))
                 except LostInstance as e:
@@ -352,15 +393,10 @@ def _serve(proto_in, proto_out, call):
                     add(_fault("memory limit", _describe(e)))
                 except BaseException as e:
                     add(_fault("crash", _describe(e)))
-        finally:
-            _disarm()
-        _send_replies(proto_out, replies)
+            _write(proto_out, '{"replies":[%s]}\n' % ",".join(replies))
+    finally:
+        _disarm()
 
-
-def _send_replies(out, replies):
-    """Writes a batch's reply line from its replies' JSON texts."""
-    out.write('{"replies":[%s]}\n' % ",".join(replies))
-    out.flush()
 
 if __name__ == "__main__":
     main()
