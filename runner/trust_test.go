@@ -79,8 +79,7 @@ _n = [0]
 def _flood(out, replies):
     _n[0] += 1
     if _n[0] == 2:
-        out.write('{"replies": [{"r": "' + "x" * (15 << 20) + '"}]}\n')
-        out.flush()
+        pyclass._write(out, '{"replies": [{"r": "' + "x" * (15 << 20) + '"}]}\n')
         return
     _send(out, replies)
 pyclass._send_replies = _flood

@@ -61,8 +61,8 @@ class Handler:
             return True
         if "seed" in (a or {}):
             self.random.seed(game, a["seed"])
-        with self.random.of(game):
-            return self._call(game, method, a)
+        self.random.use(game)
+        return self._call(game, method, a)
 
     def _call(self, game, method, a):
         if method == "pick":

@@ -144,8 +144,8 @@ class Handler:
             self.games.pop(game, None)
             self.random.forget(game)
             return True
-        with self.random.of(game):
-            return self._call(game, method, a)
+        self.random.use(game)
+        return self._call(game, method, a)
 
     def _call(self, game, method, a):
         if method == "turn":

@@ -187,7 +187,7 @@ class Stream:
 class GameRandom:
     """Python's module-level random, seeded per game by the engine: seed(game, seed) gives
     the game the draws of the module seeded with seed (as the original controllers seeded
-    it for each game), put in place around each of the game's calls by of(game); a game
+    it for each game), put in place for each of the game's calls by use(game); a game
     draws what it would have drawn played alone, and a replay of one game reproduces it.
     Games never seeded use the process-wide state as it is. Built on ModuleRandom, which
     the challenge module must install when it is imported (before the answer's code runs,
@@ -204,14 +204,9 @@ class GameRandom:
     def forget(self, game):
         self.streams.pop(game, None)
 
-    @contextlib.contextmanager
-    def of(self, game):
-        prev = ModuleRandom.stream
+    def use(self, game):
+        """Puts the game's stream in place for its call (a reference: no copy of any state)."""
         ModuleRandom.stream = self.streams.get(game)
-        try:
-            yield
-        finally:
-            ModuleRandom.stream = prev
 
 
 def _private_stdio():
@@ -260,8 +255,12 @@ def _write(fd, text):
         data = data[n:]
 
 
+# The protocol's encoder, made once: json.dumps with arguments makes a new encoder per call.
+_encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
 def _send(out, obj):
-    _write(out, json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
+    _write(out, _encode(obj) + "\n")
 
 
 def _describe(exc):
@@ -342,23 +341,44 @@ _TRUE, _FALSE = '{"r":true}', '{"r":false}'
 
 
 def _reply(r):
-    """One reply's JSON text: the common booleans without the encoder."""
-    if r is True:
-        return _TRUE
-    if r is False:
-        return _FALSE
+    """One reply's JSON text."""
     try:
-        return '{"r":%s}' % json.dumps(r, separators=(",", ":"), allow_nan=False)
+        return '{"r":%s}' % _json(r)
     except (TypeError, ValueError) as e:
         # A result the challenge module failed to make JSON-able: report, do not die.
         return _fault("bad output", "unencodable result: %s" % e)
+
+
+_quote = json.encoder.encode_basestring_ascii
+
+
+def _json(v):
+    """v as JSON, exactly as _encode writes it: the types results are made of by hand
+    (JSONEncoder.encode builds a new C encoder for every value, which costs more than a
+    whole forty call); floats and anything else through _encode."""
+    t = type(v)
+    if t is str:
+        return _quote(v)
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if t is int:
+        return "%d" % v
+    if t is list or t is tuple:
+        return "[%s]" % ",".join([_json(x) for x in v])
+    if t is dict and all(type(k) is str for k in v):
+        return "{%s}" % ",".join([_quote(k) + ":" + _json(x) for k, x in v.items()])
+    return _encode(v)
 
 
 def _fault(outcome, detail, lost=False):
     f = {"f": outcome, "d": detail}
     if lost:
         f["lost"] = True
-    return json.dumps(f, separators=(",", ":"))
+    return _encode(f)
 
 
 def _serve(lines, proto_out, call):
@@ -393,9 +413,14 @@ def _serve(lines, proto_out, call):
                     add(_fault("memory limit", _describe(e)))
                 except BaseException as e:
                     add(_fault("crash", _describe(e)))
-            _write(proto_out, '{"replies":[%s]}\n' % ",".join(replies))
+            _send_replies(proto_out, replies)
     finally:
         _disarm()
+
+
+def _send_replies(out, replies):
+    """Writes a batch's reply line from its replies' JSON texts."""
+    _write(out, '{"replies":[%s]}\n' % ",".join(replies))
 
 
 if __name__ == "__main__":
