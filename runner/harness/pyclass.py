@@ -23,8 +23,8 @@ input() see stderr and /dev/null, so a chatty bot cannot corrupt the protocol.
 
 Time: a call is limited by the CPU time it uses, so a loaded host does not decide a bot's
 fate; a wall-clock limit, sized for a loaded host, catches a bot that sleeps or waits.
-Neither interrupts the harness's own work: its protocol I/O runs with no timer armed, and
-what it does on a bot's behalf inside a call (importing numpy for the forty module's np)
+Neither interrupts the harness's own work: the timers' handlers interrupt only a running
+call (between calls a tick or an alarm just returns), and what it does on a bot's behalf inside a call (importing numpy for the forty module's np)
 runs in untimed(). An import cut short leaves its module half-initialised in the process
 for good: every later call of the bot fails.
 
@@ -38,8 +38,9 @@ started, so a call always gets its whole limit). ITIMER_REAL fires every wall li
 a call runs it re-arms itself for what that call has left (a call's start is read from the
 cheap monotonic clock), so a call is interrupted once it has taken the wall limit.
 
-Protocol I/O goes through the file descriptors directly: one read(2) per batch (one per
-pipe-full of a long line) and one write(2) per reply line.
+Protocol I/O goes through the file descriptors directly: at most one read(2) per batch (one
+brings every line already queued; a long line takes one per pipe-full) and one write(2) per
+reply line.
 """
 import contextlib
 import importlib
