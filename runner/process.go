@@ -26,6 +26,8 @@ type lineProc struct {
 	// stop is the starting context's Done: a cancelled run (SIGTERM) does not wait out a
 	// reply or a start-up allowance, it kills the process and moves on.
 	stop <-chan struct{}
+	// lastWrite is the last request line sent (send): the next one is written after it.
+	lastWrite *pendingWrite
 }
 
 // cancelled is the fault of a call cut short because the run was cancelled.
@@ -105,41 +107,73 @@ func (p *lineProc) readLines(r io.Reader, maxLine int) {
 
 // roundTrip writes one request line and waits for one reply line until the deadline.
 func (p *lineProc) roundTrip(req []byte, deadline time.Duration) ([]byte, *engine.Fault) {
+	return p.receive(p.send(append(req, '\n')), deadline, nil, nil)
+}
+
+// pendingWrite is a request line being written to the process.
+type pendingWrite struct {
+	done chan struct{}
+	err  error // valid once done is closed
+}
+
+// send starts writing req (one or more whole lines) to the process's stdin, after every
+// line sent before it, and returns at once. A write is never waited for without a deadline
+// (receive): a bot that stopped itself (SIGSTOP) never drains its stdin, and a request
+// larger than the pipe buffer would block for ever. req must stay untouched until the write
+// is done.
+func (p *lineProc) send(req []byte) *pendingWrite {
+	w := &pendingWrite{done: make(chan struct{})}
+	before := p.lastWrite
+	p.lastWrite = w
+	go func() {
+		defer close(w.done)
+		if before != nil {
+			<-before.done
+		}
+		_, w.err = p.stdin.Write(req)
+	}()
+	return w
+}
+
+// receive waits, until the deadline, for the write w to end and then for one reply line.
+// After a fault the process is dead or killed (a blocked write then fails and its goroutine
+// ends). While it waits for the reply, the first batch that arrives on more (if not nil) is
+// handed to onMore, which may write it behind (pyqueue.go).
+func (p *lineProc) receive(w *pendingWrite, deadline time.Duration, more <-chan *pyJob, onMore func(*pyJob)) ([]byte, *engine.Fault) {
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
-	// The write is under the deadline too: a bot that stopped itself (SIGSTOP) never drains
-	// its stdin, and a request larger than the pipe buffer would block here for ever.
-	written := make(chan error, 1)
-	go func() {
-		_, err := p.stdin.Write(append(req, '\n'))
-		written <- err
-	}()
 	select {
-	case err := <-written:
-		if err != nil {
+	case <-w.done:
+		if w.err != nil {
 			return nil, p.died("stdin closed")
 		}
-	case <-p.stop:
-		return nil, p.cancelled() // the blocked write then fails and its goroutine ends
-	case <-timer.C:
-		p.kill() // the blocked write then fails and its goroutine ends
-		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("did not read its request within %s; process killed", deadline), ProcessDied: true}
-	}
-	select {
-	case l := <-p.lines:
-		if l.err == errLineTooLong {
-			p.kill()
-			return nil, &engine.Fault{Outcome: engine.OutputLimit, Detail: "reply larger than the output limit", ProcessDied: true}
-		}
-		if l.err != nil {
-			return nil, p.died("stdout closed")
-		}
-		return l.line, nil
 	case <-p.stop:
 		return nil, p.cancelled()
 	case <-timer.C:
 		p.kill()
-		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no reply within %s; process killed", deadline), ProcessDied: true}
+		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("did not read its request within %s; process killed", deadline), ProcessDied: true}
+	}
+	for {
+		select {
+		case job := <-more:
+			more = nil
+			onMore(job)
+			continue
+		case l := <-p.lines:
+			if l.err == errLineTooLong {
+				p.kill()
+				return nil, &engine.Fault{Outcome: engine.OutputLimit, Detail: "reply larger than the output limit", ProcessDied: true}
+			}
+			if l.err != nil {
+				return nil, p.died("stdout closed")
+			}
+			return l.line, nil
+		case <-p.stop:
+			return nil, p.cancelled()
+		case <-timer.C:
+			p.kill()
+			return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no reply within %s; process killed", deadline), ProcessDied: true}
+		}
 	}
 }
 

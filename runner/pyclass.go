@@ -168,17 +168,19 @@ type pyProc struct {
 	proc     *lineProc
 	restarts int // processes started (attempts that failed for the host's reasons not counted)
 	stats    *Stats
-	// Reused from batch to batch (one batch at a time per process): the request line and
-	// the parsed replies.
-	req     []byte
+	// Reused from batch to batch: two request lines in turn (one may be in the pipe while
+	// the next is written, pyqueue.go) and the parsed replies.
+	req     [2][]byte
+	reqTurn int
 	replies []wireReply
 	// The sandbox's CPU time after the process's last batch (or its start), if known.
 	cpuMark  time.Duration
 	cpuKnown bool
 	cpuRead  time.Time // when cpuMark was read
-	// queued is closed once the last batch queued for the bot is done (nil: none yet);
-	// the next batch starts after it.
-	queued chan struct{}
+	// The worker answering the bot's batches (pyqueue.go): its queue, and closed when it
+	// has ended. Started by the first batch.
+	jobs    chan *pyJob
+	stopped chan struct{}
 }
 
 // cpuReadEvery is how often at most a process's CPU time is read for its budgets: a bot
@@ -203,11 +205,9 @@ func (p *PyPool) Stats(i int) *Stats { return p.bots[i].stats }
 // Close ends every process, all at once: each is given a moment to exit by itself, and
 // waiting for them one after another would make a stop take seconds.
 func (p *PyPool) Close() {
+	p.stopWorkers() // a batch still queued would use its process
 	var wg sync.WaitGroup
 	for _, b := range p.bots {
-		if b.queued != nil {
-			<-b.queued // a batch still queued would use the process
-		}
 		if b.proc != nil {
 			wg.Add(1)
 			go func(pr *lineProc) { defer wg.Done(); pr.close() }(b.proc)
@@ -215,160 +215,6 @@ func (p *PyPool) Close() {
 		}
 	}
 	wg.Wait()
-}
-
-// Exchange sends each bot its share of calls as one batch, all bots in parallel, and waits
-// for the replies.
-func (p *PyPool) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
-	return p.Send(ctx, calls)()
-}
-
-// Send queues each bot's share of calls as one batch behind the batches sent to it before
-// (engine.Pipeliner): a bot starts on it as soon as it has answered those, while the caller
-// prepares the next. Each batch is still sent to the process only once the one before is
-// answered, so a process that dies mid-queue takes only its own batch with it: the next one
-// goes to its restarted process, and its deadline starts when the bot starts it.
-func (p *PyPool) Send(ctx context.Context, calls []engine.Call) (receive func() []engine.Reply) {
-	replies := make([]engine.Reply, len(calls))
-	byBot := make([][]int, len(p.bots))
-	for i, c := range calls {
-		if c.Bot < 0 || c.Bot >= len(p.bots) {
-			replies[i] = engine.Reply{Fault: &engine.Fault{Outcome: engine.HostFault, Detail: "no such bot"}}
-			continue
-		}
-		byBot[c.Bot] = append(byBot[c.Bot], i)
-	}
-	var wg sync.WaitGroup
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for bot, idx := range byBot {
-		if len(idx) == 0 {
-			continue
-		}
-		b := p.bots[bot]
-		before, done := b.queued, make(chan struct{})
-		b.queued = done
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer close(done)
-			if before != nil {
-				<-before
-			}
-			b.exchange(ctx, p, calls, idx, replies)
-		}()
-	}
-	return func() []engine.Reply {
-		wg.Wait()
-		return replies
-	}
-}
-
-// exchange sends the calls idx of calls to the bot as one batch and stores their replies
-// at the same indexes of replies.
-func (b *pyProc) exchange(ctx context.Context, pool *PyPool, calls []engine.Call, idx []int, replies []engine.Reply) {
-	fail := func(f *engine.Fault) {
-		for _, i := range idx {
-			replies[i] = engine.Reply{Fault: f}
-			b.stats.record(f, calls[i])
-		}
-	}
-	if ctx.Err() != nil {
-		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"})
-		return
-	}
-	if why := pool.budgets.exhausted(b.index, b.AnswerID); why != "" {
-		fail(&engine.Fault{Outcome: engine.Timeout, Detail: why})
-		return
-	}
-	deadline := pool.cfg.batchDeadline(len(idx))
-	proc := b.proc
-	if proc == nil {
-		if b.restarts > pool.cfg.MaxRestarts {
-			fail(&engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("gave up after %d restarts", b.restarts-1), ProcessDied: true})
-			return
-		}
-		// A host failure is no restart of the bot's: it is not counted against it.
-		if err := hostIntact(b.Dir); err != nil {
-			fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
-			return
-		}
-		var err error
-		if proc, err = startLineProc(ctx, pool.sb, pool.cfg.spec(b.Dir)); err != nil {
-			fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
-			return
-		}
-		if _, f := proc.handshake(setup(b.Name, b.Seed), pool.cfg.StartTimeout); f != nil {
-			proc.close()
-			if err := hostIntact(b.Dir); err != nil {
-				fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
-				return
-			}
-			b.restarts++
-			fail(f)
-			return
-		}
-		b.restarts++
-		b.proc = proc
-		b.cpuMark, b.cpuKnown = procCPU(proc)
-		b.cpuRead = time.Now()
-	}
-	// The batch is charged to the bot's budgets; starting its interpreter is not (it is
-	// bounded by StartTimeout and MaxRestarts, and on a loaded host mostly waiting). The
-	// sandbox's CPU clock (a cgroup file) is read at most every cpuReadEvery per process:
-	// read after every batch, it cost the daemon more than the rest of the batch's work;
-	// what the bot used in between is charged at the next reading.
-	started := time.Now()
-	defer func() {
-		wall := time.Since(started)
-		var used time.Duration
-		if !b.cpuKnown || b.proc == nil || started.Sub(b.cpuRead) >= cpuReadEvery {
-			cpu, ok := procCPU(proc)
-			used = wall
-			if ok && b.cpuKnown {
-				used = cpu - b.cpuMark
-			}
-			b.cpuMark, b.cpuKnown, b.cpuRead = cpu, ok, started
-		}
-		pool.budgets.charge(b.index, b.AnswerID, used, wall)
-	}()
-	limit := pool.cfg.CallTimeout.Seconds()
-	req, err := appendRequest(b.req[:0], limit, WallFactor*limit, calls, idx)
-	if err != nil {
-		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "encode request: " + err.Error()})
-		return
-	}
-	b.req = req
-	line, f := b.proc.roundTrip(req, deadline)
-	if f != nil {
-		b.proc.close()
-		b.proc = nil
-		fail(f)
-		return
-	}
-	wr, ok := parseReplies(line, len(idx), b.replies)
-	if !ok {
-		// The harness always answers well-formed JSON; anything else means the bot wrote
-		// to the real stdout behind the harness's back. The process's state is suspect.
-		b.proc.close()
-		b.proc = nil
-		fail(&engine.Fault{Outcome: engine.BadOutput, Detail: "unreadable reply: " + truncate(string(line), 200), ProcessDied: true})
-		return
-	}
-	b.replies = wr
-	oks := 0
-	for k, r := range wr {
-		i := idx[k]
-		if r.F == "" {
-			replies[i] = engine.Reply{Result: r.R}
-			oks++
-			continue
-		}
-		f := &engine.Fault{Outcome: wireOutcome(r.F), Detail: r.D, ProcessDied: r.Lost}
-		replies[i] = engine.Reply{Fault: f}
-		b.stats.record(f, calls[i])
-	}
-	b.stats.recordOK(oks)
 }
 
 // wireOutcome maps an outcome the harness reported to one a bot may claim. The harness runs
