@@ -28,6 +28,11 @@ type lineProc struct {
 	stop <-chan struct{}
 	// lastWrite is the last request line sent (send): the next one is written after it.
 	lastWrite *pendingWrite
+	// closed is closed by close: lines nobody will read (a bot that wrote extra lines to
+	// the protocol's descriptor) are dropped then, instead of holding readLines for ever.
+	closed    chan struct{}
+	closeOnce sync.Once
+	readDone  chan struct{} // closed when readLines returns
 }
 
 // cancelled is the fault of a call cut short because the run was cancelled.
@@ -48,7 +53,8 @@ func startLineProc(ctx context.Context, sb Sandbox, spec ProcSpec) (*lineProc, e
 	if err != nil {
 		return nil, err
 	}
-	p := &lineProc{cmd: cmd, lines: make(chan lineOrErr, 1), stderr: newTailBuffer(4096), exited: make(chan struct{}), stop: ctx.Done()}
+	p := &lineProc{cmd: cmd, lines: make(chan lineOrErr, 1), stderr: newTailBuffer(4096), exited: make(chan struct{}), stop: ctx.Done(),
+		closed: make(chan struct{}), readDone: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -83,25 +89,38 @@ func (p *lineProc) cpuTime() (time.Duration, bool) { return SandboxCPU(p.cmd) }
 var errLineTooLong = errors.New("reply line too long")
 
 func (p *lineProc) readLines(r io.Reader, maxLine int) {
+	defer close(p.readDone)
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		var line []byte
 		for {
 			chunk, isPrefix, err := br.ReadLine()
 			if err != nil {
-				p.lines <- lineOrErr{err: err}
+				p.hand(lineOrErr{err: err})
 				return
 			}
 			line = append(line, chunk...)
 			if len(line) > maxLine {
-				p.lines <- lineOrErr{err: errLineTooLong}
+				p.hand(lineOrErr{err: errLineTooLong})
 				return
 			}
 			if !isPrefix {
 				break
 			}
 		}
-		p.lines <- lineOrErr{line: line}
+		if !p.hand(lineOrErr{line: line}) {
+			return
+		}
+	}
+}
+
+// hand passes a line to roundTrip; false once the process is closed (nobody will read it).
+func (p *lineProc) hand(l lineOrErr) bool {
+	select {
+	case p.lines <- l:
+		return true
+	case <-p.closed:
+		return false
 	}
 }
 
@@ -213,6 +232,7 @@ func (p *lineProc) kill() {
 
 // close ends the process: stdin closed (a polite harness exits), then the group killed.
 func (p *lineProc) close() {
+	p.closeOnce.Do(func() { close(p.closed) })
 	_ = p.stdin.Close()
 	select {
 	case <-p.exited:
