@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sync"
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/publisher"
@@ -56,135 +54,28 @@ func checkpointBuild(cp *store.Checkpoint) string {
 	return cs.Kothd
 }
 
-// ledger is the fault accounting of a checkpointed run in game order. Games finish out of
-// order and many are in flight at a checkpoint, so each game's decisions are counted
-// apart until the engine has folded every game before it; then they join the run's
-// accounting. The run's accounting is thereby that of games 0..k-1 at a checkpoint after
-// k games, and whole at the end, whatever the concurrency or where the run was resumed.
-type ledger struct {
-	engine.Exchanger
-	mu      sync.Mutex
-	base    []*runner.Stats         // games folded
-	pending map[int][]*runner.Stats // per game not yet folded: per bot, nil until called
-	stopAt  int                     // the game the run stopped before; -1: it did not stop
-}
-
-func newLedger(ex engine.Exchanger, bots int, resume *store.Checkpoint) (*ledger, error) {
-	l := &ledger{Exchanger: ex, pending: map[int][]*runner.Stats{}, stopAt: -1, base: make([]*runner.Stats, bots)}
-	var saved []runner.StatsState
-	if resume != nil {
-		var cs checkpointStats
-		err := json.Unmarshal(resume.Stats, &cs)
-		if saved = cs.Bots; err != nil || len(saved) != bots {
-			return nil, fmt.Errorf("checkpoint of run %d: accounting of %d bots unreadable for %d bots (%v)", resume.RunID, len(saved), bots, err)
-		}
+// savedStats is the accounting saved with resume for bots bots (nil: no resume).
+func savedStats(resume *store.Checkpoint, bots int) ([]runner.StatsState, error) {
+	if resume == nil {
+		return nil, nil
 	}
-	for i := range l.base {
-		if saved != nil {
-			l.base[i] = runner.StatsFrom(saved[i])
-		} else {
-			l.base[i] = runner.NewStats()
-		}
+	var cs checkpointStats
+	err := json.Unmarshal(resume.Stats, &cs)
+	if err != nil || len(cs.Bots) != bots {
+		return nil, fmt.Errorf("checkpoint of run %d: accounting of %d bots unreadable for %d bots (%v)", resume.RunID, len(cs.Bots), bots, err)
 	}
-	return l, nil
-}
-
-// Exchange passes the batch on and counts its replies.
-func (l *ledger) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
-	return l.Send(ctx, calls)()
-}
-
-// Send passes the batch on, pipelined if the runner is (engine.Pipeliner), and counts its
-// replies when they are received.
-func (l *ledger) Send(ctx context.Context, calls []engine.Call) func() []engine.Reply {
-	receive := engine.Send(ctx, l.Exchanger, calls)
-	return func() []engine.Reply {
-		replies := receive()
-		l.count(calls, replies)
-		return replies
-	}
-}
-
-// count counts each reply under its game and bot, as the runner counts it.
-func (l *ledger) count(calls []engine.Call, replies []engine.Reply) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for i, c := range calls {
-		if i >= len(replies) || c.Bot < 0 || c.Bot >= len(l.base) {
-			continue
-		}
-		g := l.pending[c.Game]
-		if g == nil {
-			g = make([]*runner.Stats, len(l.base))
-			l.pending[c.Game] = g
-		}
-		if g[c.Bot] == nil {
-			g[c.Bot] = runner.NewStats()
-		}
-		if f := replies[i].Fault; f != nil {
-			g[c.Bot].Record(f, c)
-		} else {
-			g[c.Bot].Record(nil, nil) // an OK needs no input: boxing the call would allocate per decision
-		}
-	}
-}
-
-// engineFault records a decision the engine settled itself. It names no game, so it is
-// counted at once: a Batched engine that settles decisions itself has them counted in
-// the order they happen (none does today).
-func (l *ledger) engineFault(bot int, f *engine.Fault, input any) {
-	if bot >= 0 && bot < len(l.base) {
-		l.base[bot].Record(f, input)
-	}
-}
-
-// fold adds the games below done to the run's accounting, in game order, and returns it
-// as data.
-func (l *ledger) fold(done int) []runner.StatsState {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var games []int
-	for g := range l.pending {
-		if g < done {
-			games = append(games, g)
-		}
-	}
-	slices.Sort(games)
-	for _, g := range games {
-		for b, st := range l.pending[g] {
-			if st != nil {
-				l.base[b].Add(st.State())
-			}
-		}
-		delete(l.pending, g)
-	}
-	out := make([]runner.StatsState, len(l.base))
-	for i, s := range l.base {
-		out[i] = s.State()
-	}
-	return out
-}
-
-// final is the accounting of the whole run: every game, or those before the stop.
-func (l *ledger) final() []*runner.Stats {
-	end := l.stopAt
-	if end < 0 {
-		end = int(^uint(0) >> 1)
-	}
-	l.fold(end)
-	return l.base
+	return cs.Bots, nil
 }
 
 // attach has r report its batches, every games, count its accounting in game order (r's
 // protocol connected: r.Calls goes through the returned ledger) and save a checkpoint about
 // every cp.Every games. stop, when set, is then asked whether the run ends there.
 func (cp *Checkpoints) attach(ctx context.Context, r *engine.Run, every int, stop func(done int, sofar func() *engine.Result) bool) (*ledger, error) {
-	l, err := newLedger(r.Calls, len(r.Bots), cp.Resume)
+	saved, err := savedStats(cp.Resume, len(r.Bots))
 	if err != nil {
 		return nil, err
 	}
-	r.Calls = l
-	r.Fault = l.engineFault
+	l := connectLedger(r, saved)
 	b := &engine.Batches{Every: every}
 	if cp.Resume != nil {
 		b.Resume = &engine.Checkpoint{Done: cp.Resume.Done, State: cp.Resume.State}

@@ -31,31 +31,32 @@ func TestLedgerCountsGamesInOrder(t *testing.T) {
 			l.Exchange(ctx, []engine.Call{{Bot: 0, Game: g}, {Bot: 1, Game: g}})
 		}
 	}
-	l, _ := newLedger(faultyEx{}, 2, nil)
+	l := newLedger(faultyEx{}, 2, nil)
 	call(l, 3, 0, 5, 1, 2, 4) // out of order, 4 and 5 beyond the checkpoint
 	at4 := l.fold(4)
 	if at4[0].Counts[engine.OK] != 4 || at4[1].Counts[engine.Crash] != 2 || at4[1].First == nil || at4[1].First.Detail != "game 1" {
 		t.Fatalf("after 4 games: %+v", at4)
 	}
 	call(l, 6, 7)
-	straight := l.final()
+	straight := l.final(&engine.Result{})
 
 	saved, _ := json.Marshal(checkpointStats{Kothd: "v1", Bots: at4})
 	if checkpointBuild(&store.Checkpoint{Stats: saved}) != "v1" || checkpointBuild(&store.Checkpoint{Stats: []byte("[]")}) != "" {
 		t.Error("the build that wrote a checkpoint is misread")
 	}
-	r, err := newLedger(faultyEx{}, 2, &store.Checkpoint{Stats: saved})
+	st, err := savedStats(&store.Checkpoint{Stats: saved}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
+	r := newLedger(faultyEx{}, 2, st)
 	call(r, 7, 4, 6, 5)
-	resumed := r.final()
+	resumed := r.final(&engine.Result{})
 	for b := range straight {
 		if s, g := straight[b].State(), resumed[b].State(); !equalJSON(s, g) {
 			t.Errorf("bot %d: straight %+v, resumed %+v", b, s, g)
 		}
 	}
-	if _, err := newLedger(faultyEx{}, 3, &store.Checkpoint{Stats: saved}); err == nil {
+	if _, err := savedStats(&store.Checkpoint{Stats: saved}, 3); err == nil {
 		t.Error("a checkpoint of 2 bots restored 3")
 	}
 }
@@ -64,4 +65,19 @@ func equalJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// Games the engine discarded (started, then not part of the result) are not charged to the
+// bots: a crash in a final Ruins played ahead of its stopping rule would otherwise count or
+// not depending on how many games were in flight.
+func TestLedgerDropsDiscardedGames(t *testing.T) {
+	ctx := context.Background()
+	l := newLedger(faultyEx{}, 2, nil)
+	for _, g := range []int{0, 1, 2, 3, 5} {
+		l.Exchange(ctx, []engine.Call{{Bot: 0, Game: g}, {Bot: 1, Game: g}})
+	}
+	st := l.final(&engine.Result{Discarded: []int{3, 4, 5}})
+	if ok, crash := st[0].State().Counts[engine.OK], st[1].State().Counts[engine.Crash]; ok != 3 || crash != 1 {
+		t.Errorf("bot 0: %d OK, want 3 (games 0-2); bot 1: %d crashes, want 1 (game 1)", ok, crash)
+	}
 }

@@ -145,12 +145,18 @@ func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
 	if err != nil {
 		return nil, err
 	}
+	if led == nil && env.Game.Protocol == engine.PyClass {
+		// Counted in game order even without checkpoints, so that the faults of games
+		// an engine discards are dropped and the first fault is the same whatever the
+		// concurrency (ledger.go).
+		led = connectLedger(&r, nil)
+	}
 	res, err := env.Game.Play(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	if led != nil {
-		stats = led.final()
+		stats = led.final(res)
 	}
 	games := r.Games
 	if env.Game.Planned != nil {

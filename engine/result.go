@@ -4,10 +4,16 @@ package engine
 // publisher to render and a store to record. Rows are sorted best first by the engine, which
 // knows the challenge's tie-breaks.
 type Result struct {
-	Games   int      // games played and scored
-	Voided  int      // games voided by host faults
-	Columns []string // the challenge's columns after "Bot", e.g. Win%, Wins, Played
-	Rows    []Row
+	Games  int // games played and scored
+	Voided int // games voided by host faults
+	// Discarded names games that were started but are not part of the result (Ruins plays
+	// its finals ahead of its stopping rule and drops those after the game that meets it).
+	// Their decisions are not charged to the bots, so the fault counts, like the table, are
+	// the same whatever the number of games in flight. Game numbers are those of
+	// engine.Call.Game. Not stored: the board shows only what counted.
+	Discarded []int    `json:"-"`
+	Columns   []string // the challenge's columns after "Bot", e.g. Win%, Wins, Played
+	Rows      []Row
 	// Summary holds lines shown above the table (the original controller's header lines).
 	Summary []string
 	// Appendix is markdown shown below the table (e.g. the forty game's percentiles).

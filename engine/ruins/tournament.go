@@ -117,10 +117,13 @@ type tournament struct {
 	planned int // for progress
 	errs    []int
 	played  []int
-	wins    []int
-	scored  int
-	voided  int
-	voids   []string
+	// discarded are the run's game numbers (engine.Call.Game) after the final that met
+	// the stopping rule, started or not: whatever they did is not part of the result.
+	discarded []int
+	wins      []int
+	scored    int
+	voided    int
+	voids     []string
 }
 
 // run plays specs concurrently as games next, next+1, … and returns their results.
@@ -211,6 +214,11 @@ func (tr *tournament) rolling(limit, conc int, next func() gameSpec, fold func(k
 	})
 	if err != nil {
 		return err
+	}
+	if stopAt >= 0 {
+		for k := stopAt + 1; k < limit; k++ {
+			tr.discarded = append(tr.discarded, base+k)
+		}
 	}
 	return tr.ctx.Err()
 }
@@ -324,7 +332,7 @@ func Play(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts 
 	if tr.voided > 0 {
 		res.Summary = append(res.Summary, fmt.Sprintf("%d games voided by host faults.", tr.voided))
 	}
-	res.Games, res.Voided = tr.scored, tr.voided
+	res.Games, res.Voided, res.Discarded = tr.scored, tr.voided, tr.discarded
 	tr.table(res, pool, finalists, score, scoredFinals)
 	tr.rescore(res, finalGames)
 	return res, nil

@@ -77,6 +77,10 @@ func TestDeterminism(t *testing.T) {
 	if !strings.Contains(strings.Join(l8.Summary, " "), "leads by") {
 		t.Errorf("the finals did not stop on the lead: %q", l8.Summary)
 	}
+	// The finals after the stopping one are named, so their decisions are not charged.
+	if n := len(l8.Discarded); n == 0 || l8.Discarded[n-1] != l8.Games+l8.Voided+n-1 {
+		t.Errorf("%d games counted, discarded %v: want every later final up to the limit", l8.Games+l8.Voided, l8.Discarded)
+	}
 	if one, all := play("ABCDEFGH", 1), play("ABCDEFGH", 40); !reflect.DeepEqual(l8, one) || !reflect.DeepEqual(l8, all) {
 		t.Errorf("concurrency 1 or 40 changed the table:\n%s\n--\n%s\n--\n%s", rowsOf(l8), rowsOf(one), rowsOf(all))
 	}

@@ -1,0 +1,139 @@
+package cron
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
+)
+
+// ledger is the fault accounting of a pyclass run in game order. Games finish out of order
+// and many are in flight at once, so each game's decisions are counted apart until the
+// engine has folded every game before it; then they join the run's accounting. So the
+// accounting at a checkpoint after k games is that of games 0..k-1; at the end it is that
+// of every game the result holds, without the games the engine discarded (engine.Result.
+// Discarded); and its first fault is the first in game order. All of it is the same
+// whatever the concurrency or where the run was resumed. Only the pyclass protocol's calls
+// say which game they belong to, so only its runs have a ledger.
+type ledger struct {
+	engine.Exchanger
+	mu      sync.Mutex
+	base    []*runner.Stats         // games folded
+	pending map[int][]*runner.Stats // per game not yet folded: per bot, nil until called
+	stopAt  int                     // the game the run stopped before; -1: it did not stop
+}
+
+func newLedger(ex engine.Exchanger, bots int, saved []runner.StatsState) *ledger {
+	l := &ledger{Exchanger: ex, pending: map[int][]*runner.Stats{}, stopAt: -1, base: make([]*runner.Stats, bots)}
+	for i := range l.base {
+		if saved != nil {
+			l.base[i] = runner.StatsFrom(saved[i])
+		} else {
+			l.base[i] = runner.NewStats()
+		}
+	}
+	return l
+}
+
+// connectLedger puts a ledger between r and its protocol: r's calls and the decisions its
+// engine settles itself are counted by the ledger from then on.
+func connectLedger(r *engine.Run, saved []runner.StatsState) *ledger {
+	l := newLedger(r.Calls, len(r.Bots), saved)
+	r.Calls = l
+	r.Fault = l.engineFault
+	return l
+}
+
+// Exchange passes the batch on and counts its replies.
+func (l *ledger) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
+	return l.Send(ctx, calls)()
+}
+
+// Send passes the batch on, pipelined if the runner is (engine.Pipeliner), and counts its
+// replies when they are received.
+func (l *ledger) Send(ctx context.Context, calls []engine.Call) func() []engine.Reply {
+	receive := engine.Send(ctx, l.Exchanger, calls)
+	return func() []engine.Reply {
+		replies := receive()
+		l.count(calls, replies)
+		return replies
+	}
+}
+
+// count counts each reply under its game and bot, as the runner counts it.
+func (l *ledger) count(calls []engine.Call, replies []engine.Reply) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, c := range calls {
+		if i >= len(replies) || c.Bot < 0 || c.Bot >= len(l.base) {
+			continue
+		}
+		g := l.pending[c.Game]
+		if g == nil {
+			g = make([]*runner.Stats, len(l.base))
+			l.pending[c.Game] = g
+		}
+		if g[c.Bot] == nil {
+			g[c.Bot] = runner.NewStats()
+		}
+		if f := replies[i].Fault; f != nil {
+			g[c.Bot].Record(f, c)
+		} else {
+			g[c.Bot].Record(nil, nil) // an OK needs no input: boxing the call would allocate per decision
+		}
+	}
+}
+
+// engineFault records a decision the engine settled itself. It names no game, so it is
+// counted at once: a Batched engine that settles decisions itself has them counted in
+// the order they happen (none does today).
+func (l *ledger) engineFault(bot int, f *engine.Fault, input any) {
+	if bot >= 0 && bot < len(l.base) {
+		l.base[bot].Record(f, input)
+	}
+}
+
+// fold adds the games below done to the run's accounting, in game order, and returns it
+// as data.
+func (l *ledger) fold(done int) []runner.StatsState {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var games []int
+	for g := range l.pending {
+		if g < done {
+			games = append(games, g)
+		}
+	}
+	slices.Sort(games)
+	for _, g := range games {
+		for b, st := range l.pending[g] {
+			if st != nil {
+				l.base[b].Add(st.State())
+			}
+		}
+		delete(l.pending, g)
+	}
+	out := make([]runner.StatsState, len(l.base))
+	for i, s := range l.base {
+		out[i] = s.State()
+	}
+	return out
+}
+
+// final is the accounting of the whole run: every game, or those before the stop, without
+// the games res discarded.
+func (l *ledger) final(res *engine.Result) []*runner.Stats {
+	l.mu.Lock()
+	for _, g := range res.Discarded {
+		delete(l.pending, g)
+	}
+	l.mu.Unlock()
+	end := l.stopAt
+	if end < 0 {
+		end = int(^uint(0) >> 1)
+	}
+	l.fold(end)
+	return l.base
+}
