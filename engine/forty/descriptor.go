@@ -23,7 +23,7 @@ var Descriptor = &engine.Game{
 	Name:        "forty",
 	Protocol:    engine.PyClass,
 	Games:       1_000_000, // §5.1
-	Concurrency: 1024,
+	Concurrency: 2048,      // two pipelined groups of 1024 (engine.Lockstep): ticks as large as before pipelining
 	Baselines:   []string{"ThrowTwiceBot", "GoToTenBot"},
 	Harness: &engine.Harness{Module: "forty", Source: harness,
 		Competes: "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)"},
