@@ -118,7 +118,11 @@ class Handler:
             self.games[game] = inst
             return True
         if method == "end":
-            self.games.pop(game, None)
+            inst = self.games.pop(game, None)
+            if inst is not None:
+                # Its finaliser, if it draws, draws from this game's stream, not from the
+                # stream of whichever game was called last (the instance goes on return).
+                _Module.stream = inst[2]
             return True
         raise ValueError("unknown method %r" % method)
 

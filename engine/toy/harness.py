@@ -56,6 +56,7 @@ class Handler:
 
     def call(self, game, method, a):
         if method == "end":
+            self.random.use(game)  # a finaliser that draws draws from this game's stream
             self.games.pop(game, None)
             self.random.forget(game)
             return True

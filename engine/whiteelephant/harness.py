@@ -141,6 +141,9 @@ class Handler:
             self.random.seed(game, a["seed"])
             return True
         if method == "end":
+            # Under the game's own stream: the instance's finaliser, if it draws, must not
+            # draw from the stream of whichever game was called last.
+            self.random.use(game)
             self.games.pop(game, None)
             self.random.forget(game)
             return True
