@@ -406,6 +406,10 @@ def _serve(lines, proto_out, call):
                         _in_call = False
                     add(TRUE if r is True else FALSE if r is False else _reply(r))
                 except CallTimeout:
+                    # Raised by a timer whose handler ran in the finally above, before it
+                    # marked the call over: mark it now, or the armed timers would interrupt
+                    # the harness's own work (its read of the next batch) and end the process.
+                    _in_call = False
                     add(_fault("timeout", "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)))
                 except LostInstance as e:
                     add(_fault("crash", str(e), lost=True))
