@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
@@ -37,7 +38,7 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	var c common
 	c.register(fs, true)
 	live := fs.Bool("live", false, "fetch the answers from the live API (costs API quota) instead of --snapshot")
-	challenge := fs.String("challenge", "", "challenge to play, as the arguments name them (default forty)")
+	challenge := fs.String("challenge", "", "challenge to play, as the arguments name them (default: the config's only challenge)")
 	var games positive
 	fs.Var(&games, "games", "`number` of games to play (default: each challenge's configured number)")
 	var seed optSeed
@@ -116,14 +117,19 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 }
 
 // benchChallenges are the challenges to play: the arguments and --challenge, "all" for
-// every challenge of the config, forty when none is named.
+// every challenge of the config; when none is named, the config's only challenge (a bench
+// of every challenge can take an hour, so several are never chosen for the host).
 func benchChallenges(cfg *config.Config, args []string, flag string) ([]string, error) {
 	names := slices.Clone(args)
 	if flag != "" {
 		names = append(names, flag)
 	}
 	if len(names) == 0 {
-		names = []string{"forty"}
+		all := cfg.Names()
+		if len(all) != 1 {
+			return nil, fmt.Errorf("name the challenges to bench, or all (the challenges are: %s)", strings.Join(all, ", "))
+		}
+		names = all
 	}
 	if slices.Contains(names, "all") {
 		return cfg.Names(), nil

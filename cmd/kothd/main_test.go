@@ -97,6 +97,7 @@ func TestInvalidValuesRefused(t *testing.T) {
 		{[]string{"once", "--challenge", "fourty", "--config", cfg}, 1, `no challenge named "fourty" in ` + cfg + `; the challenges are: forty, ruins (did you mean "forty"?)`},
 		{[]string{"status", "--challenge", "fourty", "--config", cfg}, 1, `the challenges are: forty, ruins`},
 		{[]string{"bench", "--snapshot", "x", "--challenge", "fourty", "--config", cfg}, 1, `the challenges are: forty, ruins`},
+		{[]string{"bench", "--snapshot", "x", "--config", cfg}, 1, `name the challenges to bench, or all (the challenges are: forty, ruins)`},
 	} {
 		code, out, errOut := kothd(t, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
