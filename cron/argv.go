@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kothd/kothd/engine"
@@ -99,43 +100,112 @@ func (argvAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) err
 	return env.Game.Validate(ctx, r)
 }
 
-// argvLaunch launches each bot's command once per decision through the bot's launcher
-// and keeps every bot's fault accounting. Bots without a command are the engine's own.
+// argvLaunch launches each bot's command once per decision and keeps every bot's fault
+// accounting. Bots without a command are the engine's own. Each unit of play (a Bank Heist
+// tournament) has its own copy of the bots' directories and its own launchers (one sandbox
+// per bot), made at its first decision from the run's directories, which no unit writes
+// in: so what a bot leaves in its directory or /tmp stays within its unit, and units played
+// side by side cannot change each other's games.
 type argvLaunch struct {
-	bots      []engine.Bot
+	env     *PlayEnv
+	timeout time.Duration
+	stats   []*runner.Stats
+	mu      sync.Mutex
+	units   map[int]*argvUnit
+}
+
+// argvUnit is one unit's bots: a launcher per bot (nil for the engine's own) over the
+// unit's copies of their directories.
+type argvUnit struct {
+	ready     chan struct{} // closed when launchers and err are set
 	launchers []*runner.Launcher
-	timeout   time.Duration
-	stats     []*runner.Stats
+	cleanup   func()
+	err       error
 }
 
 func newArgvLaunch(env *PlayEnv) *argvLaunch {
-	a := &argvLaunch{bots: env.Bots, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second)}
-	for _, b := range env.Bots {
-		var l *runner.Launcher
-		if len(b.Run) > 0 {
-			l = runner.NewLauncher(env.Sandbox, runner.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: processLimits(env)})
-		}
-		a.launchers = append(a.launchers, l)
+	a := &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{}}
+	for range env.Bots {
 		a.stats = append(a.stats, runner.NewStats())
 	}
 	return a
 }
 
-func (a *argvLaunch) close() {
-	for _, l := range a.launchers {
+// unit returns unit k's bots, copying their directories on its first call.
+func (a *argvLaunch) unit(k int) *argvUnit {
+	a.mu.Lock()
+	u, ok := a.units[k]
+	if !ok {
+		u = &argvUnit{ready: make(chan struct{})}
+		a.units[k] = u
+	}
+	a.mu.Unlock()
+	if ok {
+		<-u.ready
+		return u
+	}
+	defer close(u.ready)
+	work, cleanup, err := scratch(a.env, fmt.Sprintf("unit%d", k), a.env.Bots)
+	if err != nil {
+		u.err = err
+		return u
+	}
+	u.cleanup = cleanup
+	for _, b := range work {
+		var l *runner.Launcher
+		if len(b.Run) > 0 {
+			l = runner.NewLauncher(a.env.Sandbox, runner.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: processLimits(a.env)})
+		}
+		u.launchers = append(u.launchers, l)
+	}
+	return u
+}
+
+func (u *argvUnit) close() {
+	for _, l := range u.launchers {
 		if l != nil {
 			l.Close()
 		}
 	}
+	if u.cleanup != nil {
+		u.cleanup()
+	}
 }
 
-func (a *argvLaunch) Launch(ctx context.Context, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
+// EndUnit closes unit k's launchers and removes its copies.
+func (a *argvLaunch) EndUnit(k int) {
+	a.mu.Lock()
+	u, ok := a.units[k]
+	delete(a.units, k)
+	a.mu.Unlock()
+	if ok {
+		<-u.ready
+		u.close()
+	}
+}
+
+func (a *argvLaunch) close() {
+	a.mu.Lock()
+	units := a.units
+	a.units = map[int]*argvUnit{}
+	a.mu.Unlock()
+	for _, u := range units {
+		<-u.ready
+		u.close()
+	}
+}
+
+func (a *argvLaunch) Launch(ctx context.Context, unit, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
 	var ans string
 	var f *engine.Fault
-	if l := a.launchers[bot]; l != nil {
-		ans, f = l.Run(ctx, args, a.timeout)
-	} else {
-		f = &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("bot %s has no run command", a.bots[bot].Name)}
+	u := a.unit(unit)
+	switch {
+	case u.err != nil:
+		f = &engine.Fault{Outcome: engine.HostFault, Detail: u.err.Error()}
+	case u.launchers[bot] != nil:
+		ans, f = u.launchers[bot].Run(ctx, args, a.timeout)
+	default:
+		f = &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("bot %s has no run command", a.env.Bots[bot].Name)}
 	}
 	if f == nil && check != nil {
 		f = check(ans)
@@ -144,4 +214,4 @@ func (a *argvLaunch) Launch(ctx context.Context, bot int, args []string, input a
 	return ans, f
 }
 
-func (a *argvLaunch) Command(bot int) string { return strings.Join(a.bots[bot].Run, " ") }
+func (a *argvLaunch) Command(bot int) string { return strings.Join(a.env.Bots[bot].Run, " ") }

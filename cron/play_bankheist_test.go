@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -46,5 +47,41 @@ func TestBankHeistBuiltinsAndFaults(t *testing.T) {
 		if n := played.Stats[i].Faults(); n != 0 {
 			t.Errorf("builtin %s: %d faults", env.Bots[i].Name, n)
 		}
+	}
+}
+
+// A bot that keeps a counter in its directory (the rules forbid it; nothing prevents it)
+// bets by how many decisions it made before. Tournaments played side by side must not see
+// each other's files: the table is the one of a run that plays them one at a time.
+func TestBankHeistUnitsKeepBotFilesApart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bot := "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count\nif [ \"$2\" = 1 ]; then echo $((n % 97)); else echo stick; fi\n"
+	play := func(workers int) *engine.Result {
+		env, a := adapterEnv(t, "bankheist", "games_per_tournament: 4\n")
+		env.Challenge.Concurrency = workers
+		env.Games = 16 // four tournaments
+		for _, n := range []string{"A", "B", "C"} {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "bot.sh"), []byte(bot), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env.Bots = append(env.Bots, engine.Bot{Entrant: engine.Entrant{Name: n}, Dir: dir, Run: []string{"sh", "bot.sh"}})
+		}
+		env.Seed = 5
+		played, err := playRun(ctx, env, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range env.Bots {
+			if _, err := os.Stat(filepath.Join(b.Dir, "count")); err == nil {
+				t.Errorf("bot %s wrote into its prepared directory", b.Name)
+			}
+		}
+		return played.Result
+	}
+	one, four := play(1), play(4)
+	if !reflect.DeepEqual(one.Rows, four.Rows) {
+		t.Errorf("one at a time:\n%+v\nfour side by side:\n%+v", one.Rows, four.Rows)
 	}
 }

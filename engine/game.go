@@ -141,8 +141,15 @@ func (s FaultSink) Record(bot int, f *Fault, input any) {
 // check, when set, reads the answer by the rules: a fault it returns is the decision's.
 // Every decision is counted in the bot's accounting, described by input. Launch may be
 // called concurrently.
+//
+// unit is the independent unit of play the decision belongs to (a Bank Heist tournament;
+// 0 for a game that has one). Each unit has its own copy of every bot's directory and its
+// own processes, so a bot that keeps files between decisions (the rules forbid it, nothing
+// can prevent it) cannot carry state from one unit to another played beside it, and the
+// table does not depend on how many units run at once. EndUnit releases a unit's copies.
 type Launcher interface {
-	Launch(ctx context.Context, bot int, args []string, input any, check func(answer string) *Fault) (string, *Fault)
+	Launch(ctx context.Context, unit, bot int, args []string, input any, check func(answer string) *Fault) (string, *Fault)
+	EndUnit(unit int)
 	// Command is bot's command line as a participant would type it, for messages.
 	Command(bot int) string
 }

@@ -304,7 +304,7 @@ type recordingLauncher struct {
 	replay bool
 }
 
-func (l *recordingLauncher) Launch(ctx context.Context, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
+func (l *recordingLauncher) Launch(ctx context.Context, unit, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
 	ans, f := "0", (*engine.Fault)(nil)
 	if l.c.failing(bot) {
 		ans, f = "", &engine.Fault{Outcome: engine.Crash, Detail: "the failing bot"}
@@ -317,6 +317,7 @@ func (l *recordingLauncher) Launch(ctx context.Context, bot int, args []string, 
 }
 
 func (l *recordingLauncher) Command(bot int) string { return "./bot" }
+func (l *recordingLauncher) EndUnit(int)            {}
 
 // argvGame numbers an argv decision's game from its recorded input (tournament, game).
 func argvGame(in []byte) int {

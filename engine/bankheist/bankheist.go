@@ -48,6 +48,13 @@ type Decider interface {
 	Decide(ctx context.Context, c Call) (string, *engine.Fault)
 }
 
+// tournamentEnder is a Decider that holds resources per tournament (the descriptor's: each
+// tournament's copies of the bots' directories, engine.Launcher's units) and releases
+// them when told the tournament is over.
+type tournamentEnder interface {
+	EndTournament(i int)
+}
+
 // DefaultGamesPerTournament is N of spec §5.1: a tournament lasts N to trunc(1.1 N) games.
 const DefaultGamesPerTournament = 1000
 
@@ -122,6 +129,9 @@ func Play(ctx context.Context, cfg Config, d Decider) (*engine.Result, error) {
 				t := newTournament(i, engine.GameSeed(cfg.Seed, i), names, cfg.GamesPerTournament, d)
 				t.log = cfg.GameLog
 				errs[i] = t.run(ctx, progress)
+				if e, ok := d.(tournamentEnder); ok {
+					e.EndTournament(i)
+				}
 				ts[i] = t
 			}
 		}()

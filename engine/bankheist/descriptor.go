@@ -132,7 +132,7 @@ func (d *decider) Decide(ctx context.Context, c Call) (string, *engine.Fault) {
 	}
 	st := d.strategies[c.Bot]
 	if st == nil {
-		return d.r.Launch.Launch(ctx, c.Bot, c.Args, input, check)
+		return d.r.Launch.Launch(ctx, c.Tournament, c.Bot, c.Args, input, check)
 	}
 	ans, f := RunStrategy(st, d.r.Bots[c.Bot].Seed, c)
 	if f == nil && check != nil {
@@ -140,6 +140,13 @@ func (d *decider) Decide(ctx context.Context, c Call) (string, *engine.Fault) {
 	}
 	d.r.Fault.Record(c.Bot, f, input)
 	return ans, f
+}
+
+// EndTournament releases tournament i's copies of the bots (engine.Launcher units).
+func (d *decider) EndTournament(i int) {
+	if d.r.Launch != nil {
+		d.r.Launch.EndUnit(i)
+	}
 }
 
 // checkBet refuses a round-1 answer that is not a bet.

@@ -24,7 +24,7 @@ type scripted struct {
 	late    bool // the gate timed out
 }
 
-func (s *scripted) Launch(ctx context.Context, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
+func (s *scripted) Launch(ctx context.Context, unit, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
 	in := input.(decisionInput)
 	if s.gate > 0 && in.Game == 0 && in.Round == 1 {
 		s.mu.Lock()
@@ -60,6 +60,7 @@ func (s *scripted) Launch(ctx context.Context, bot int, args []string, input any
 }
 
 func (s *scripted) Command(bot int) string { return "scripted " + strconv.Itoa(bot) }
+func (s *scripted) EndUnit(int)            {}
 
 // Tournaments run side by side (four at once here) and the table is the one of a run that
 // plays them one at a time: same seed, same bots, same table.
