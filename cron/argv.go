@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -105,13 +107,17 @@ func (argvAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) err
 // tournament) has its own copy of the bots' directories and its own launchers (one sandbox
 // per bot), made at its first decision from the run's directories, which no unit writes
 // in: so what a bot leaves in its directory or /tmp stays within its unit, and units played
-// side by side cannot change each other's games.
+// side by side cannot change each other's games. Each unit keeps its own accounting too,
+// added to the run's in unit order as units end, so the first fault shown for a bot is the
+// same whatever ran beside it.
 type argvLaunch struct {
 	env     *PlayEnv
 	timeout time.Duration
-	stats   []*runner.Stats
+	stats   []*runner.Stats // the run's accounting: units 0..folded-1, and the engine's own bots
 	mu      sync.Mutex
 	units   map[int]*argvUnit
+	ended   map[int]*argvUnit // units over but not yet folded: one before them is still playing
+	folded  int
 }
 
 // argvUnit is one unit's bots: a launcher per bot (nil for the engine's own) over the
@@ -119,12 +125,13 @@ type argvLaunch struct {
 type argvUnit struct {
 	ready     chan struct{} // closed when launchers and err are set
 	launchers []*runner.Launcher
+	stats     []*runner.Stats // this unit's decisions, per bot
 	cleanup   func()
 	err       error
 }
 
 func newArgvLaunch(env *PlayEnv) *argvLaunch {
-	a := &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{}}
+	a := &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{}, ended: map[int]*argvUnit{}}
 	for range env.Bots {
 		a.stats = append(a.stats, runner.NewStats())
 	}
@@ -136,7 +143,10 @@ func (a *argvLaunch) unit(k int) *argvUnit {
 	a.mu.Lock()
 	u, ok := a.units[k]
 	if !ok {
-		u = &argvUnit{ready: make(chan struct{})}
+		u = &argvUnit{ready: make(chan struct{}), stats: make([]*runner.Stats, len(a.env.Bots))}
+		for i := range u.stats {
+			u.stats[i] = runner.NewStats()
+		}
 		a.units[k] = u
 	}
 	a.mu.Unlock()
@@ -172,26 +182,53 @@ func (u *argvUnit) close() {
 	}
 }
 
-// EndUnit closes unit k's launchers and removes its copies.
+// EndUnit closes unit k's launchers, removes its copies and adds its accounting to the
+// run's once every unit before it has been added.
 func (a *argvLaunch) EndUnit(k int) {
 	a.mu.Lock()
 	u, ok := a.units[k]
 	delete(a.units, k)
 	a.mu.Unlock()
-	if ok {
-		<-u.ready
-		u.close()
+	if !ok {
+		return
+	}
+	<-u.ready
+	u.close()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ended[k] = u
+	for {
+		next, ok := a.ended[a.folded]
+		if !ok {
+			return
+		}
+		a.fold(next)
+		delete(a.ended, a.folded)
+		a.folded++
 	}
 }
 
+// fold adds a unit's accounting to the run's.
+func (a *argvLaunch) fold(u *argvUnit) {
+	for i, st := range u.stats {
+		a.stats[i].Add(st.State())
+	}
+}
+
+// close ends the units still open and adds every unit not yet added, in unit order (a run
+// that stopped early, a unit numbering with gaps).
 func (a *argvLaunch) close() {
 	a.mu.Lock()
-	units := a.units
-	a.units = map[int]*argvUnit{}
+	open := slices.Collect(maps.Keys(a.units))
 	a.mu.Unlock()
-	for _, u := range units {
-		<-u.ready
-		u.close()
+	for _, k := range open {
+		a.EndUnit(k)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, k := range slices.Sorted(maps.Keys(a.ended)) {
+		a.fold(a.ended[k])
+		delete(a.ended, k)
 	}
 }
 
@@ -210,7 +247,7 @@ func (a *argvLaunch) Launch(ctx context.Context, unit, bot int, args []string, i
 	if f == nil && check != nil {
 		f = check(ans)
 	}
-	a.stats[bot].Record(f, input)
+	u.stats[bot].Record(f, input)
 	return ans, f
 }
 

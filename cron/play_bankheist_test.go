@@ -85,3 +85,30 @@ func TestBankHeistUnitsKeepBotFilesApart(t *testing.T) {
 		t.Errorf("one at a time:\n%+v\nfour side by side:\n%+v", one.Rows, four.Rows)
 	}
 }
+
+// The first fault shown for a bot is the first in tournament order, not whichever
+// tournament played beside it happened to fault first.
+func TestBankHeistFirstFaultInTournamentOrder(t *testing.T) {
+	t.Parallel()
+	env, a := adapterEnv(t, "bankheist", "games_per_tournament: 3\n")
+	env.Challenge.Concurrency = 4
+	env.Games = 12 // four tournaments
+	dir := t.TempDir()
+	// Random delays: which tournament faults first in time is left to chance.
+	bot := "sleep 0.$((RANDOM % 4)); echo 'not a number'\n"
+	if err := os.WriteFile(filepath.Join(dir, "bot.sh"), []byte(bot), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env.Bots = []engine.Bot{{Entrant: engine.Entrant{Name: "Garbage"}, Dir: dir, Run: []string{"bash", "bot.sh"}}}
+	env.Seed = 3
+	played, err := playRun(context.Background(), env, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := played.Stats[0].First(); f == nil || !strings.Contains(f.Input, `"tournament":0,`) {
+		t.Errorf("first fault %+v, want tournament 0's", f)
+	}
+	if n, want := played.Stats[0].Faults(), played.Result.Games; n < want {
+		t.Errorf("%d faults counted over %d games", n, want)
+	}
+}
