@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/runner"
 )
 
 // The yardsticks: for each game that has one, the original controller's way of playing it,
@@ -84,6 +85,7 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
+	cmd.Env = yardstickEnv(dir)
 	cmd.Stdin = bytes.NewReader(input)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -96,6 +98,21 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 	}
 	res.Cores = cores
 	return &res, nil
+}
+
+// yardstickEnv is the environment the yardstick and the bots it launches run in: the one
+// kothd's sandboxes give bots (runner.BaseEnv, the interpreter shims of a bot's directory
+// first on PATH). Not the host's: a PATH with pyenv's shims first starts two bash
+// processes before every `python` a bot's run script names, which kothd's bots never pay,
+// and the ratio would time the wrapper instead of the controller.
+func yardstickEnv(home string) []string {
+	env := runner.BaseEnv(home)
+	for i, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			env[i] = "PATH=" + runner.ShimDir + ":" + p
+		}
+	}
+	return env
 }
 
 // tail is the end of s, at most n bytes.
