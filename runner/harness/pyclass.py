@@ -402,6 +402,11 @@ def _serve(lines, proto_out, call):
                         _call_cpu0, _call_wall0 = _last_cpu, monotonic()
                         _in_call = True
                         r = call(c["g"], c["m"], c.get("a"))
+                        if _wall > 0 and monotonic() - _call_wall0 >= _wall:
+                            # It ended as its wall limit ran out, before the alarm (which
+                            # re-arms for what is left) said so: the limit, not that race,
+                            # decides, so a run and its replay agree.
+                            raise CallTimeout()
                     finally:
                         _in_call = False
                     add(TRUE if r is True else FALSE if r is False else _reply(r))
