@@ -89,7 +89,7 @@ func NewDirPool(sb Sandbox, cfg DirConfig, bots []engine.Bot) *DirPool {
 func (p *DirPool) launcher(i int, argv []string) *Launcher {
 	b := p.bots[i]
 	// Mafia bots know their name by their directory (spec §1.1): keep it visible.
-	return NewLauncher(p.sb, ProcSpec{Dir: b.Dir, Mount: "/players/" + filepath.Base(b.Dir), Argv: argv, Env: []string{"PATH=" + shimPath()}, Limits: p.cfg.Limits})
+	return NewLauncher(p.sb, ProcSpec{Dir: b.Dir, Mount: "/players/" + filepath.Base(b.Dir), Argv: argv, Env: []string{"PATH=" + ShimPath()}, Limits: p.cfg.Limits})
 }
 
 // Close stops the bots' launchers.
@@ -184,8 +184,8 @@ func (p *DirPool) launch(ctx context.Context, bot int) Launched {
 	return r
 }
 
-// shimPath is the bots' PATH: the directory of interpreter shims first, then the usual.
-func shimPath() string {
+// ShimPath is the bots' PATH: the directory of interpreter shims first, then the usual.
+func ShimPath() string {
 	for _, kv := range BaseEnv("") {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			return ShimDir + ":" + v

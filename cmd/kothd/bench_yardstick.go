@@ -106,13 +106,8 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 // processes before every `python` a bot's run script names, which kothd's bots never pay,
 // and the ratio would time the wrapper instead of the controller.
 func yardstickEnv(home string) []string {
-	env := runner.BaseEnv(home)
-	for i, kv := range env {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
-			env[i] = "PATH=" + runner.ShimDir + ":" + p
-		}
-	}
-	return env
+	// The later PATH wins (exec keeps the last value of a repeated key), as in the sandbox.
+	return append(runner.BaseEnv(home), "PATH="+runner.ShimPath())
 }
 
 // tail is the end of s, at most n bytes.
