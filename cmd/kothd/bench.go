@@ -15,6 +15,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine/all"
+	"github.com/kothd/kothd/machine"
 	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/runner"
 )
@@ -28,11 +29,16 @@ type benchFlags struct {
 	options    optionFlags
 }
 
+// machineSizes are the sizes of bench --machine's probe (tests make them small).
+var machineSizes = machine.Default
+
 // runBench plays challenges in a scratch data directory (the host's store and leaderboards
 // are untouched) and reports, for each, what docs/benchmarks.md explains: games/s,
 // decisions/s, CPU per decision of kothd and of the bots, kothd's peak RSS, and for the
 // games that have one the yardstick (the original controllers' way of playing) with the
-// ratio. It reads a snapshot, or the live API only when told so.
+// ratio. It reads a snapshot, or the live API only when told so. --machine first measures
+// what the machine charges for system calls, page faults, pipes and launches (package
+// machine); alone, that is all it does.
 func runBench(ctx context.Context, cl *cli, args []string) error {
 	fs := cl.flags()
 	var c common
@@ -47,13 +53,16 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	var options optionFlags
 	fs.Var(&options, "option", "override the challenge's option `KEY=VALUE` for this bench (repeatable), e.g. games_per_tournament=50")
 	noYard := fs.Bool("no-yardstick", false, "skip the games' yardsticks")
-	asJSON := fs.Bool("json", false, "print the results as a JSON array instead of text")
+	probe := fs.Bool("machine", false, "first measure what this machine charges for a system call, a page fault, a pipe round trip, a launch, a Python start (alone: only that)")
+	asJSON := fs.Bool("json", false, "print the results as JSON instead of text: an array of challenges, or with --machine an object {machine, challenges}")
 	verbose := fs.Bool("v", false, "print the cycle's progress")
 	pos, err := cl.parse(fs, args)
 	if err != nil {
 		return err
 	}
+	machineOnly := *probe && len(pos) == 0 && *challenge == ""
 	switch {
+	case machineOnly:
 	case c.snapshot == "" && !*live:
 		return usageErr("bench needs --snapshot DIR, or --live to fetch the answers from the live API")
 	case c.snapshot != "" && *live:
@@ -65,6 +74,18 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	cfg, err := loadConfig(c.config)
 	if err != nil {
 		return err
+	}
+	var m *machine.Report
+	if *probe {
+		if m, err = machine.Probe(ctx, cfg.Python, machineSizes); err != nil {
+			return fmt.Errorf("machine: %w", err)
+		}
+		if !*asJSON {
+			m.Print(cl.out)
+		}
+		if machineOnly {
+			return printBenchJSON(cl.out, *asJSON, m, nil)
+		}
 	}
 	names, err := benchChallenges(cfg, pos, *challenge)
 	if err != nil {
@@ -106,14 +127,27 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 			res.print(cl.out)
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(cl.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
-			return err
-		}
+	if err := printBenchJSON(cl.out, *asJSON, m, results); err != nil {
+		return err
 	}
 	return errors.Join(errs...)
+}
+
+// printBenchJSON prints the results as JSON when asked: the array of challenges, or with
+// the machine's report an object holding both.
+func printBenchJSON(w io.Writer, asJSON bool, m *machine.Report, results []*benchResult) error {
+	if !asJSON {
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if m == nil {
+		return enc.Encode(results)
+	}
+	return enc.Encode(struct {
+		Machine    *machine.Report `json:"machine"`
+		Challenges []*benchResult  `json:"challenges,omitempty"`
+	}{m, results})
 }
 
 // benchChallenges are the challenges to play: the arguments and --challenge, "all" for

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kothd/kothd/machine"
 	"gopkg.in/yaml.v3"
 )
 
@@ -95,5 +96,32 @@ func TestBenchOverrideOptions(t *testing.T) {
 	var o optionFlags
 	if err := o.Set("noequals"); err == nil {
 		t.Error("accepted an option without =")
+	}
+}
+
+// bench --machine alone measures the machine (no snapshot needed) and, with --json, prints
+// it as the object's "machine"; the text names the probe's lines.
+func TestBenchMachineAlone(t *testing.T) {
+	old := machineSizes
+	machineSizes = machine.Sizes{Syscalls: 100, Pages: 16, RoundTrips: 20, Launches: 1, PythonStarts: 1, Spin: 1000}
+	t.Cleanup(func() { machineSizes = old })
+	cfg := testConfig(t, "")
+	code, out, errOut := kothd(t, "bench", "--machine", "--json", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var got struct {
+		Machine    *machine.Report `json:"machine"`
+		Challenges []any           `json:"challenges"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Machine == nil || len(got.Challenges) != 0 {
+		t.Fatalf("%v: %+v\n%s", err, got, out)
+	}
+	if !(got.Machine.SyscallUS > 0) || !(got.Machine.PythonStartMS > 0) {
+		t.Errorf("machine %+v", got.Machine)
+	}
+	code, out, errOut = kothd(t, "bench", "--machine", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "machine:") || !strings.Contains(out, "pipe round trip") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }

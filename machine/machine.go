@@ -1,0 +1,323 @@
+// Package machine measures what the host charges for the operations that isolating bots is
+// made of: a system call, a page fault, a pipe round trip to another process, a process
+// launch (alone and two at once), a Python start, and plain computation on one and on two
+// cores. kothd bench --machine prints them, so that a bench's ratios can be read against
+// the machine they were measured on: on some virtual machines a system call or a page
+// fault costs ten to a hundred times what it costs on a usual host, and the protocols'
+// speed follows (docs/benchmarks.md, "What the machine costs").
+//
+// Every cost is measured as CPU time (getrusage) where it can be, so that it holds on a
+// busy machine too; the speed-ups of two streams over one are wall-time ratios and need a
+// quiet machine.
+package machine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// Sizes are how many times each operation is repeated. Default takes a few seconds on a
+// slow machine; tests use small ones.
+type Sizes struct {
+	Syscalls     int // getppid calls
+	Pages        int // anonymous pages touched for the first time
+	RoundTrips   int // one byte to /bin/cat and back
+	Launches     int // /bin/true launches per stream (one stream, then two at once)
+	PythonStarts int // `python -c pass`, one after another
+	Spin         int // iterations of the CPU loop per core
+}
+
+// Default is what kothd bench --machine uses: about 3 s on a VM where a launch costs 4 ms.
+var Default = Sizes{Syscalls: 200_000, Pages: 8192, RoundTrips: 20_000, Launches: 100, PythonStarts: 10, Spin: 100_000_000}
+
+// Report is what the probe measured. Times per operation are in microseconds (µs) or
+// milliseconds (ms), as the field names say; "CPU" is user+sys time from getrusage.
+type Report struct {
+	CPUModel    string `json:"cpu_model"`    // /proc/cpuinfo's model name
+	Cores       int    `json:"cores"`        // CPUs this process may run on
+	LoadAverage string `json:"load_average"` // /proc/loadavg as the probe ended
+
+	SyscallUS   float64 `json:"syscall_cpu_us"`    // CPU per getppid
+	PageFaultUS float64 `json:"page_fault_cpu_us"` // CPU per anonymous page touched for the first time
+
+	PipeRoundTripUS    float64 `json:"pipe_round_trip_us"`     // wall time per round trip
+	PipeRoundTripCPUUS float64 `json:"pipe_round_trip_cpu_us"` // CPU of both processes per round trip
+
+	LaunchMS         float64 `json:"launch_ms"`          // wall time per /bin/true, one after another
+	LaunchCPUMS      float64 `json:"launch_cpu_ms"`      // CPU per launch (kothd's and the child's)
+	LaunchParCPUMS   float64 `json:"launch_two_cpu_ms"`  // CPU per launch with two streams at once
+	LaunchParSpeedup float64 `json:"launch_two_speedup"` // launches/s of two streams ÷ one stream's
+
+	Python           string  `json:"python"`              // the interpreter started
+	PythonStartMS    float64 `json:"python_start_ms"`     // wall time per `python -c pass`
+	PythonStartCPUMS float64 `json:"python_start_cpu_ms"` // CPU per start
+
+	SpinNS      float64 `json:"cpu_loop_ns"`          // wall time per iteration on one core
+	SpinSpeedup float64 `json:"cpu_loop_two_speedup"` // iterations/s on two cores ÷ on one
+
+	Sizes Sizes `json:"sizes"`
+}
+
+// Probe measures the machine, running python for the Python start. It takes a few seconds
+// with Default sizes and needs no privileges: /bin/cat and /bin/true (found on PATH) are
+// the other processes.
+func Probe(ctx context.Context, python string, n Sizes) (*Report, error) {
+	r := &Report{CPUModel: cpuModel(), Cores: runtime.NumCPU(), Python: python, Sizes: n}
+	r.SyscallUS = syscallCost(n.Syscalls)
+	var err error
+	if r.PageFaultUS, err = pageFaultCost(n.Pages); err != nil {
+		return nil, fmt.Errorf("page faults: %w", err)
+	}
+	if r.PipeRoundTripUS, r.PipeRoundTripCPUUS, err = pipeCost(ctx, n.RoundTrips); err != nil {
+		return nil, fmt.Errorf("pipe round trips: %w", err)
+	}
+	if err := launchCost(ctx, r, n.Launches); err != nil {
+		return nil, fmt.Errorf("process launches: %w", err)
+	}
+	wall, cpu, err := starts(ctx, n.PythonStarts, python, "-c", "pass")
+	if err != nil {
+		return nil, fmt.Errorf("python start: %w", err)
+	}
+	r.PythonStartMS, r.PythonStartCPUMS = ms(wall, n.PythonStarts), ms(cpu, n.PythonStarts)
+	r.SpinNS, r.SpinSpeedup = spinCost(n.Spin)
+	r.LoadAverage = loadAverage()
+	return r, nil
+}
+
+// syscallCost is the CPU per getppid, the cheapest system call: what entering and leaving
+// the kernel costs (with page-table isolation and no PCID, a TLB flush each way).
+func syscallCost(n int) float64 {
+	runtime.LockOSThread() // the thread's CPU time then counts this loop and nothing else
+	defer runtime.UnlockOSThread()
+	t0 := threadCPU()
+	for range n {
+		syscall.RawSyscall(syscall.SYS_GETPPID, 0, 0, 0)
+	}
+	return us(threadCPU()-t0, n)
+}
+
+// pageFaultCost is the CPU per page of a fresh anonymous mapping touched for the first
+// time: a page fault each on a usual kernel. Some kernels map several pages per fault (the
+// kernel's own fault count, minflt, was 18 for 8,192 pages on one VM), so the cost is
+// counted per page touched, which is what a process pays for fresh memory either way.
+func pageFaultCost(pages int) (float64, error) {
+	size := pages * os.Getpagesize()
+	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return 0, err
+	}
+	defer syscall.Munmap(mem)
+	// A transparent huge page would serve 512 pages at the cost of one; a process start
+	// gets small pages, so ask for those (an error only means THP is not there).
+	_ = syscall.Madvise(mem, 14) // MADV_NOHUGEPAGE
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0 := threadCPU()
+	for i := 0; i < size; i += os.Getpagesize() {
+		mem[i] = 1
+	}
+	return us(threadCPU()-t0, pages), nil
+}
+
+// pipeCost is one byte to another process (/bin/cat) and back through two pipes, the way
+// a pyclass batch goes to a harness and its replies come back: wall time per round trip,
+// and the CPU of both processes (cat's own start is counted too: under 1 % at the
+// default size).
+func pipeCost(ctx context.Context, n int) (wall, cpu float64, err error) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		return 0, 0, err
+	}
+	// Blocking pipes read and written with plain system calls: what the machine charges,
+	// not Go's poller.
+	var down, up [2]int
+	if err := syscall.Pipe2(down[:], syscall.O_CLOEXEC); err != nil {
+		return 0, 0, err
+	}
+	if err := syscall.Pipe2(up[:], syscall.O_CLOEXEC); err != nil {
+		syscall.Close(down[0])
+		syscall.Close(down[1])
+		return 0, 0, err
+	}
+	in, out := os.NewFile(uintptr(down[0]), "down"), os.NewFile(uintptr(up[1]), "up")
+	cmd := exec.CommandContext(ctx, cat)
+	cmd.Stdin, cmd.Stdout = in, out
+	err = cmd.Start()
+	in.Close() // the child has its copies
+	out.Close()
+	defer syscall.Close(up[0])
+	if err != nil {
+		syscall.Close(down[1])
+		return 0, 0, err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	buf := []byte{'x'}
+	roundTrip := func() error {
+		if _, err := syscall.Write(down[1], buf); err != nil {
+			return err
+		}
+		if k, err := syscall.Read(up[0], buf); err != nil || k != 1 {
+			return fmt.Errorf("cat answered %d bytes: %v", k, err)
+		}
+		return nil
+	}
+	err = roundTrip() // cat has started and answers
+	t0, start := threadCPU(), time.Now()
+	for i := 0; i < n && err == nil; i++ {
+		err = roundTrip()
+	}
+	elapsed, self := time.Since(start), threadCPU()-t0
+	syscall.Close(down[1]) // cat sees the end of its input and exits
+	if werr := cmd.Wait(); err == nil && werr != nil {
+		err = fmt.Errorf("%s: %w", cat, werr)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	child := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return us(elapsed, n), us(self+child, n), nil
+}
+
+// launchCost starts /bin/true n times one after another, then n times in each of two
+// streams at once. Every argv decision (Bank Heist) and every dirfiles run (Mafia) is such
+// a launch, with a sandbox on top; on a usual host two streams launch nearly twice as fast
+// as one.
+func launchCost(ctx context.Context, r *Report, n int) error {
+	tru, err := exec.LookPath("true")
+	if err != nil {
+		return err
+	}
+	wall, cpu, err := starts(ctx, n, tru)
+	if err != nil {
+		return err
+	}
+	r.LaunchMS, r.LaunchCPUMS = ms(wall, n), ms(cpu, n)
+	self0, child0 := cpuNow(syscall.RUSAGE_SELF), cpuNow(syscall.RUSAGE_CHILDREN)
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Go(func() { _, _, errs[i] = starts(ctx, n, tru) })
+	}
+	wg.Wait()
+	both := time.Since(start)
+	if errs[0] != nil || errs[1] != nil {
+		return fmt.Errorf("two at once: %v %v", errs[0], errs[1])
+	}
+	cpu2 := cpuNow(syscall.RUSAGE_SELF) - self0 + cpuNow(syscall.RUSAGE_CHILDREN) - child0
+	r.LaunchParCPUMS = ms(cpu2, 2*n)
+	r.LaunchParSpeedup = 2 * wall.Seconds() / both.Seconds()
+	return nil
+}
+
+// starts runs argv n times, one after another, and returns the wall time and the CPU
+// spent: kothd's (starting and waiting) and the children's.
+func starts(ctx context.Context, n int, argv ...string) (wall, cpu time.Duration, err error) {
+	self0, child0 := cpuNow(syscall.RUSAGE_SELF), cpuNow(syscall.RUSAGE_CHILDREN)
+	start := time.Now()
+	for range n {
+		if err := exec.CommandContext(ctx, argv[0], argv[1:]...).Run(); err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
+		}
+	}
+	wall = time.Since(start)
+	return wall, cpuNow(syscall.RUSAGE_SELF) - self0 + cpuNow(syscall.RUSAGE_CHILDREN) - child0, nil
+}
+
+// spinCost runs a loop that neither calls the kernel nor touches new memory, on one core
+// and then on two at once: it tells how fast the cores compute, and whether the second
+// core is really there (a busy host or an overcommitted VM shows less than 2×).
+func spinCost(n int) (nsPerIter, speedup float64) {
+	one := spinOn(1, n)
+	if runtime.NumCPU() < 2 {
+		return float64(one.Nanoseconds()) / float64(n), 1
+	}
+	two := spinOn(2, n)
+	return float64(one.Nanoseconds()) / float64(n), 2 * one.Seconds() / two.Seconds()
+}
+
+// spinOn runs the loop n times in each of k threads at once and returns the wall time.
+func spinOn(k, n int) time.Duration {
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range k {
+		wg.Go(func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			x := uint64(1)
+			for range n {
+				x = x*6364136223846793005 + 1442695040888963407 // a step of an LCG
+			}
+			sink.Store(x) // the compiler cannot drop a loop whose result is used
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// sink keeps the CPU loop's result.
+var sink atomic.Uint64
+
+// threadCPU is the CPU time of the calling thread (the caller locks it to its thread):
+// clock_gettime(CLOCK_THREAD_CPUTIME_ID), which counts to the nanosecond, where
+// getrusage(RUSAGE_THREAD) counts the running thread's time only up to its last tick.
+func threadCPU() time.Duration {
+	const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID, which package syscall does not name
+	var ts syscall.Timespec
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+func cpuNow(who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return cpuOf(&ru)
+}
+
+func cpuOf(ru *syscall.Rusage) time.Duration {
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// us and ms are d per operation in microseconds and milliseconds.
+func us(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(max(n, 1)) }
+func ms(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / 1e6 / float64(max(n, 1)) }
+
+// cpuModel is the first "model name" of /proc/cpuinfo ("unknown" without one).
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+// loadAverage is /proc/loadavg's first three fields: a probe on a busy machine says so.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(data)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
+}
