@@ -47,8 +47,9 @@ type Report struct {
 	Cores       int    `json:"cores"`        // CPUs this process may run on
 	LoadAverage string `json:"load_average"` // /proc/loadavg as the probe ended
 
-	SyscallUS   float64 `json:"syscall_cpu_us"`    // CPU per getppid
-	PageFaultUS float64 `json:"page_fault_cpu_us"` // CPU per anonymous page touched for the first time
+	SyscallUS    float64 `json:"syscall_cpu_us"`           // CPU per getppid
+	PageFaultUS  float64 `json:"page_fault_cpu_us"`        // CPU per page of a fresh anonymous mapping, first touch
+	PageReusedUS float64 `json:"page_fault_reused_cpu_us"` // the same, right after freeing as many pages
 
 	PipeRoundTripUS    float64 `json:"pipe_round_trip_us"`     // wall time per round trip
 	PipeRoundTripCPUUS float64 `json:"pipe_round_trip_cpu_us"` // CPU of both processes per round trip
@@ -62,8 +63,8 @@ type Report struct {
 	PythonStartMS    float64 `json:"python_start_ms"`     // wall time per `python -c pass`
 	PythonStartCPUMS float64 `json:"python_start_cpu_ms"` // CPU per start
 
-	SpinNS      float64 `json:"cpu_loop_ns"`          // wall time per iteration on one core
-	SpinSpeedup float64 `json:"cpu_loop_two_speedup"` // iterations/s on two cores ÷ on one
+	SpinNS      float64 `json:"cpu_loop_ns"`          // CPU per step of the loop
+	SpinSpeedup float64 `json:"cpu_loop_two_speedup"` // steps/s on two cores ÷ on one (wall time)
 
 	Sizes Sizes `json:"sizes"`
 }
@@ -75,7 +76,7 @@ func Probe(ctx context.Context, python string, n Sizes) (*Report, error) {
 	r := &Report{CPUModel: cpuModel(), Cores: runtime.NumCPU(), Python: python, Sizes: n}
 	r.SyscallUS = syscallCost(n.Syscalls)
 	var err error
-	if r.PageFaultUS, err = pageFaultCost(n.Pages); err != nil {
+	if r.PageFaultUS, r.PageReusedUS, err = pageFaultCost(n.Pages); err != nil {
 		return nil, fmt.Errorf("page faults: %w", err)
 	}
 	if r.PipeRoundTripUS, r.PipeRoundTripCPUUS, err = pipeCost(ctx, n.RoundTrips); err != nil {
@@ -106,11 +107,27 @@ func syscallCost(n int) float64 {
 	return us(threadCPU()-t0, n)
 }
 
-// pageFaultCost is the CPU per page of a fresh anonymous mapping touched for the first
-// time: a page fault each on a usual kernel. Some kernels map several pages per fault (the
-// kernel's own fault count, minflt, was 18 for 8,192 pages on one VM), so the cost is
-// counted per page touched, which is what a process pays for fresh memory either way.
-func pageFaultCost(pages int) (float64, error) {
+// pageFaultCost is the CPU per page of an anonymous mapping touched for the first time,
+// twice: a fresh mapping, then another one right after the first was unmapped. On a usual
+// host both cost the same (a page fault and a zeroed page). On a VM whose hypervisor
+// takes back the memory the guest frees (a balloon, free page reporting), the first
+// touch of memory the guest has not used lately also makes the hypervisor back it, which
+// can cost tens of times more; the second mapping mostly gets the pages just freed.
+// Each cost is per page touched, not per fault the kernel counts: some kernels map many
+// pages per fault (minflt was 16 for 8,192 pages on one VM).
+func pageFaultCost(pages int) (fresh, reused float64, err error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if fresh, err = touchPages(pages); err != nil {
+		return 0, 0, err
+	}
+	reused, err = touchPages(pages)
+	return fresh, reused, err
+}
+
+// touchPages maps pages of anonymous memory, writes a byte to each, unmaps them and
+// returns the CPU per page of the writes (the caller locks its thread).
+func touchPages(pages int) (float64, error) {
 	size := pages * os.Getpagesize()
 	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
@@ -120,8 +137,6 @@ func pageFaultCost(pages int) (float64, error) {
 	// A transparent huge page would serve 512 pages at the cost of one; a process start
 	// gets small pages, so ask for those (an error only means THP is not there).
 	_ = syscall.Madvise(mem, 14) // MADV_NOHUGEPAGE
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	t0 := threadCPU()
 	for i := 0; i < size; i += os.Getpagesize() {
 		mem[i] = 1
@@ -236,34 +251,40 @@ func starts(ctx context.Context, n int, argv ...string) (wall, cpu time.Duration
 }
 
 // spinCost runs a loop that neither calls the kernel nor touches new memory, on one core
-// and then on two at once: it tells how fast the cores compute, and whether the second
-// core is really there (a busy host or an overcommitted VM shows less than 2×).
-func spinCost(n int) (nsPerIter, speedup float64) {
-	one := spinOn(1, n)
+// and then on two at once: the CPU per step says how fast a core computes, the wall-time
+// speed-up whether the second core is really there (a busy host or an overcommitted VM
+// shows less than 2×).
+func spinCost(n int) (nsPerStep, speedup float64) {
+	one, cpu := spinOn(1, n)
+	nsPerStep = float64(cpu.Nanoseconds()) / float64(max(n, 1))
 	if runtime.NumCPU() < 2 {
-		return float64(one.Nanoseconds()) / float64(n), 1
+		return nsPerStep, 1
 	}
-	two := spinOn(2, n)
-	return float64(one.Nanoseconds()) / float64(n), 2 * one.Seconds() / two.Seconds()
+	two, _ := spinOn(2, n)
+	return nsPerStep, 2 * one.Seconds() / two.Seconds()
 }
 
-// spinOn runs the loop n times in each of k threads at once and returns the wall time.
-func spinOn(k, n int) time.Duration {
+// spinOn runs the loop n times in each of k threads at once and returns the wall time and
+// the threads' CPU time.
+func spinOn(k, n int) (wall, cpu time.Duration) {
 	start := time.Now()
 	var wg sync.WaitGroup
+	var total atomic.Int64
 	for range k {
 		wg.Go(func() {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			t0 := threadCPU()
 			x := uint64(1)
 			for range n {
 				x = x*6364136223846793005 + 1442695040888963407 // a step of an LCG
 			}
 			sink.Store(x) // the compiler cannot drop a loop whose result is used
+			total.Add(int64(threadCPU() - t0))
 		})
 	}
 	wg.Wait()
-	return time.Since(start)
+	return time.Since(start), time.Duration(total.Load())
 }
 
 // sink keeps the CPU loop's result.

@@ -22,7 +22,7 @@ func TestProbeMeasuresEveryCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	positive := map[string]float64{
-		"syscall": r.SyscallUS, "page fault": r.PageFaultUS,
+		"syscall": r.SyscallUS, "page fault": r.PageFaultUS, "page fault, reused": r.PageReusedUS,
 		"pipe round trip": r.PipeRoundTripUS, "pipe round trip CPU": r.PipeRoundTripCPUUS,
 		"launch": r.LaunchMS, "launch CPU": r.LaunchCPUMS, "two launches CPU": r.LaunchParCPUMS, "two launches speed-up": r.LaunchParSpeedup,
 		"python start": r.PythonStartMS, "python start CPU": r.PythonStartCPUMS,
@@ -45,7 +45,7 @@ func TestProbeMeasuresEveryCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"syscall_cpu_us", "page_fault_cpu_us", "pipe_round_trip_us", "launch_ms", "launch_two_speedup", "python_start_ms", "cpu_loop_two_speedup"} {
+	for _, key := range []string{"syscall_cpu_us", "page_fault_cpu_us", "page_fault_reused_cpu_us", "pipe_round_trip_us", "launch_ms", "launch_two_speedup", "python_start_ms", "cpu_loop_two_speedup"} {
 		if !strings.Contains(string(data), `"`+key+`"`) {
 			t.Errorf("JSON lacks %q: %s", key, data)
 		}
