@@ -6,8 +6,8 @@
 // fault costs ten to a hundred times what it costs on a usual host, and the protocols'
 // speed follows (docs/benchmarks.md, "What the machine costs").
 //
-// Every cost is measured as CPU time (getrusage) where it can be, so that it holds on a
-// busy machine too; the speed-ups of two streams over one are wall-time ratios and need a
+// Every cost is measured as CPU time (getrusage, the thread's CPU clock) where it can be,
+// so that it holds better on a busy machine; the speed-ups of two streams over one are wall-time ratios and need a
 // quiet machine.
 package machine
 
@@ -208,6 +208,11 @@ func pipeCost(ctx context.Context, n int) (wall, cpu float64, err error) {
 // streams at once. Every argv decision (Bank Heist) and every dirfiles run (Mafia) is such
 // a launch, with a sandbox on top; on a usual host two streams launch nearly twice as fast
 // as one.
+//
+// Both streams are goroutines of this process, as kothd's own launches are. Go holds
+// syscall.ForkLock from the fork until the child has called exec (it is a vfork), so that
+// small part of a launch is serial whatever the machine; the exec, the child's start and
+// its exit, most of the cost, are not.
 func launchCost(ctx context.Context, r *Report, n int) error {
 	tru, err := exec.LookPath("true")
 	if err != nil {
