@@ -22,9 +22,10 @@ type Options struct {
 	PoolGames  int // pool games per bot when there are more than GameSize bots, default 20
 	Lead       int // the finals stop when the leader is this far ahead, default 50
 	MaxFinals  int // the finals stop after this many games, default 500
-	// Concurrency is how many games run at once. The finals are played ahead of the
-	// stopping rule (their seatings and seeds do not depend on results), a new one starting
-	// as soon as one ends; games after the one that meets the rule are discarded. Default 32.
+	// Concurrency is how many games run at once (the pool phase: poolFactor times as
+	// many). The finals are played ahead of the stopping rule (their seatings and seeds do
+	// not depend on results), a new one starting as soon as one ends; games after the one
+	// that meets the rule are discarded. Default 32.
 	Concurrency int
 	Progress    engine.Progress
 	// Log, when set, receives every game's log lines (§2.8), by game index.
@@ -126,12 +127,19 @@ type tournament struct {
 	voids     []string
 }
 
+// poolFactor is how many times Options.Concurrency games the pool phase plays at once.
+const poolFactor = 4
+
 // run plays specs concurrently as games next, next+1, … and returns their results.
 func (tr *tournament) run(specs []gameSpec) ([]GameResult, error) {
 	base := tr.next
 	tr.next += len(specs)
 	out := make([]GameResult, len(specs))
-	ls := engine.Lockstep{Exchanger: offsetExchanger{tr.ex, base}, Concurrency: tr.opts.Concurrency}
+	// Nothing here is speculative (every pool game counts, unlike the finals after the one
+	// that meets the stopping rule), so the pool plays more games at once than the finals:
+	// each tick then brings a bot poolFactor times as many calls, and the cost of a tick (the
+	// wake-ups, the pipe, the harness's decode) is spread over more decisions.
+	ls := engine.Lockstep{Exchanger: offsetExchanger{tr.ex, base}, Concurrency: poolFactor * tr.opts.Concurrency}
 	if p := tr.opts.Progress; p != nil {
 		ls.Progress = func(done, _ int) { p(base+done, max(tr.planned, base+done)) }
 	}
