@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/kothd/kothd/engine"
@@ -51,13 +52,13 @@ type script func(v view) any
 type fakeEx struct {
 	bots  []script
 	ctor  map[int]*engine.Fault // faults of a turn that makes the instance (a constructor that raises)
-	names map[[2]int]string     // (game, bot) → the instance's name
+	seats map[[2]int]*fakeSeat  // (game, bot) → the round as the bot's process knows it
 	turns []view
 	seeds []uint64
 }
 
 func newFake(bots ...script) *fakeEx {
-	return &fakeEx{bots: bots, ctor: map[int]*engine.Fault{}, names: map[[2]int]string{}}
+	return &fakeEx{bots: bots, ctor: map[int]*engine.Fault{}, seats: map[[2]int]*fakeSeat{}}
 }
 
 func (f *fakeEx) Exchange(_ context.Context, calls []engine.Call) []engine.Reply {
@@ -83,25 +84,44 @@ func (f *fakeEx) one(c engine.Call) engine.Reply {
 	case "end":
 		return ok
 	case "turn":
+		// The wire of harness.py's Handler, read back as the harness does.
 		var a struct {
-			Name      string   `json:"name"`
-			Players   []string `json:"players"`
-			Presents  [][]any  `json:"presents"`
-			JustStole *string  `json:"just_stole"`
+			Name      *string         `json:"n"`
+			Players   json.RawMessage `json:"p"`
+			Values    []float64       `json:"v"`
+			Table     []any           `json:"t"`
+			JustStole *string         `json:"j"`
 		}
 		mustDecode(raw, &a)
-		if a.Name != "" { // the player's first turn of the round makes its instance
+		key := [2]int{c.Game, c.Bot}
+		var players []string
+		if a.Name != nil { // the player's first turn of the round makes its instance
+			delete(f.seats, key)
 			if flt := f.ctor[c.Bot]; flt != nil {
 				return engine.Reply{Fault: flt}
 			}
-			f.names[[2]int{c.Game, c.Bot}] = a.Name
+			mustDecode(a.Players, &players)
+			if players == nil {
+				panic("players must be a JSON list, not null: " + string(raw))
+			}
+			f.seats[key] = &fakeSeat{name: *a.Name, players: players}
 		}
-		if a.Players == nil || a.Presents == nil {
-			panic("players and presents must be JSON lists, not null: " + string(raw))
+		seat := f.seats[key]
+		if seat == nil {
+			panic(fmt.Sprintf("turn without an instance: %s", raw))
 		}
-		v := view{Game: c.Game, Bot: c.Bot, Name: f.names[[2]int{c.Game, c.Bot}], Players: a.Players}
-		for _, p := range a.Presents {
-			v.Presents = append(v.Presents, entry{p[0].(string), p[1].(float64), int(p[2].(float64))})
+		if a.Name == nil {
+			var left int
+			mustDecode(a.Players, &left)
+			players = seat.players[len(seat.players)-left:]
+		}
+		seat.values = append(seat.values, a.Values...)
+		if a.Table == nil || len(a.Table)%3 != 0 {
+			panic("the table must be a JSON list of triples: " + string(raw))
+		}
+		v := view{Game: c.Game, Bot: c.Bot, Name: seat.name, Players: players, Presents: []entry{}}
+		for i := 0; i < len(a.Table); i += 3 {
+			v.Presents = append(v.Presents, entry{a.Table[i].(string), seat.values[int(a.Table[i+1].(float64))], int(a.Table[i+2].(float64))})
 		}
 		if a.JustStole != nil {
 			v.JustStole = *a.JustStole
@@ -109,12 +129,16 @@ func (f *fakeEx) one(c engine.Call) engine.Reply {
 		f.turns = append(f.turns, v)
 		switch ans := f.bots[c.Bot](v).(type) {
 		case nil:
-			return engine.Reply{Result: json.RawMessage(`{"s":null}`)}
+			return engine.Reply{Result: json.RawMessage(`null`)}
 		case string:
-			b, _ := json.Marshal(map[string]string{"s": ans})
-			return engine.Reply{Result: b}
+			for i, e := range v.Presents { // the harness answers the table index
+				if e.Name == ans {
+					return engine.Reply{Result: json.RawMessage(strconv.Itoa(i))}
+				}
+			}
+			return engine.Reply{Result: json.RawMessage(`null`)}
 		case policy:
-			b, _ := json.Marshal(map[string]any{"s": nil, "p": string(ans)})
+			b, _ := json.Marshal(map[string]any{"p": string(ans)})
 			return engine.Reply{Result: b}
 		case *engine.Fault:
 			return engine.Reply{Fault: ans}
@@ -123,6 +147,14 @@ func (f *fakeEx) one(c engine.Call) engine.Reply {
 		}
 	}
 	panic("unknown method " + c.Method)
+}
+
+// fakeSeat is what a harness keeps of a game's round: the instance's name, the waiting
+// players of its first turn and the values sent so far.
+type fakeSeat struct {
+	name    string
+	players []string
+	values  []float64
 }
 
 func mustDecode(raw []byte, v any) {

@@ -64,47 +64,34 @@ type dealer interface {
 	value() float64                      // a present's value, uniform in [0, 1)
 }
 
-// Wire format of the harness methods (harness.py, beside this file).
+// Wire format of the harness methods (harness.py, beside this file; its Handler describes
+// the turn message).
 type (
 	seedArgs struct {
 		Seed uint64 `json:"seed"`
 	}
-	// turnArgs: Name, on a player's first turn of the round, makes its instance first.
+	// turnArgs is one turn's message. Name, on a player's first turn of the round, makes
+	// its instance; Players then travels as the list of waiting names, later as their
+	// number (the process keeps the list of its first turn, whose suffix they are). Values
+	// are those of the presents opened since the player's last call of the round (each
+	// value crosses once per process and round: decoding the table's doubles on every call
+	// was most of the harness's work), and Table names presents by their number.
 	turnArgs struct {
-		Name      string    `json:"name,omitempty"`
-		Players   []string  `json:"players"`
-		Presents  []present `json:"presents"`
-		JustStole *string   `json:"just_stole"`
-	}
-	// turnResult: S names the holder to steal from (null: open); P describes a policy case
-	// the harness handled by opening (an unhashable answer, a comparison that raised).
-	turnResult struct {
-		S *string `json:"s"`
-		P string  `json:"p"`
+		Name      string
+		Players   []string
+		Values    []float64
+		Table     []present
+		JustStole *string
 	}
 )
 
-// present is one entry of the present table; it travels as [holder, value, steals]. Go's
-// encoding/json writes a float64 as the shortest text that round-trips, and Python's json
-// reads it back as the same double, so values cross the boundary exactly (spec §1.4).
+// present is one entry of the present table: who holds it, which opening of the round it
+// came from (its number on the wire), its value and how often it was stolen.
 type present struct {
 	holder string
+	id     int
 	value  float64
 	steals int
-}
-
-func (p present) MarshalJSON() ([]byte, error) {
-	return p.appendJSON(make([]byte, 0, 48)), nil
-}
-
-func (p present) appendJSON(b []byte) []byte {
-	b = append(b, '[')
-	b = appendString(b, p.holder)
-	b = append(b, ',')
-	b = strconv.AppendFloat(b, p.value, 'g', -1, 64) // shortest text that round-trips
-	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(p.steals), 10)
-	return append(b, ']')
 }
 
 // appendString appends s as a JSON string (every pool name is plain).
@@ -116,39 +103,70 @@ func appendString(b []byte, s string) []byte {
 	return append(b, q...)
 }
 
-// MarshalJSON writes a turn's arguments in one pass: they are nearly every call of a run.
-func (a turnArgs) MarshalJSON() ([]byte, error) {
-	return a.AppendJSON(make([]byte, 0, 64+16*len(a.Players)+32*len(a.Presents))), nil
+// appendValue appends v as a JSON number that Python's json reads back as the same float:
+// Go writes the shortest text that round-trips and Python parses it correctly rounded
+// (spec §1.4); an integral value (0) gets ".0" so that it arrives as a float, not an int.
+func appendValue(b []byte, v float64) []byte {
+	n := len(b)
+	b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	for _, c := range b[n:] {
+		if c == '.' || c == 'e' {
+			return b
+		}
+	}
+	return append(b, ".0"...)
 }
 
-// AppendJSON appends the arguments' JSON to b (for a runner that writes requests without
-// encoding/json).
+// MarshalJSON writes a turn's message (for tests and any runner without AppendJSON).
+func (a turnArgs) MarshalJSON() ([]byte, error) {
+	return a.AppendJSON(make([]byte, 0, 64+16*len(a.Players)+24*len(a.Values)+16*len(a.Table))), nil
+}
+
+// AppendJSON appends the turn's message to b, written by hand: it is nearly every call of
+// a run.
 func (a turnArgs) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	if a.Name != "" {
-		b = append(b, `"name":`...)
+		b = append(b, `"n":`...)
 		b = appendString(b, a.Name)
+		b = append(b, `,"p":[`...)
+		for i, p := range a.Players {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, p)
+		}
+		b = append(b, ']')
+	} else {
+		b = append(b, `"p":`...)
+		b = strconv.AppendInt(b, int64(len(a.Players)), 10)
+	}
+	if len(a.Values) > 0 {
+		b = append(b, `,"v":[`...)
+		for i, v := range a.Values {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendValue(b, v)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"t":[`...)
+	for i, p := range a.Table {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, p.holder)
 		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(p.id), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(p.steals), 10)
 	}
-	b = append(b, `"players":[`...)
-	for i, p := range a.Players {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, p)
+	b = append(b, ']')
+	if a.JustStole != nil {
+		b = append(b, `,"j":`...)
+		b = appendString(b, *a.JustStole)
 	}
-	b = append(b, `],"presents":[`...)
-	for i, p := range a.Presents {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = p.appendJSON(b)
-	}
-	b = append(b, `],"just_stole":`...)
-	if a.JustStole == nil {
-		return append(b, `null}`...)
-	}
-	b = appendString(b, *a.JustStole)
 	return append(b, '}')
 }
 

@@ -84,29 +84,28 @@ def competitors(ns, names_before):
     return out
 
 
-def decode_presents(rows):
-    """The engine's present table, [[holder, value, steals], ...] in table order, as the
-    driver's dict. JSON numbers from Go's encoding/json parse to the very same doubles; an
-    integral value such as 0 arrives as int and becomes a float again."""
-    table = {}
-    for holder, value, steals in rows:
-        table[holder] = (float(value), int(steals))
-    return table
+def table_of(rows, values):
+    """The driver's present dict from the engine's table, a flat list [holder, present,
+    steals, ...] in table order, where present numbers the round's openings (values[present]
+    is its value, sent once per round to each process: see Handler)."""
+    it = iter(rows)
+    return {holder: (values[i], steals) for holder, i, steals in zip(it, it, it)}
 
 
 def accept(action, table, just_stole):
     """The driver's test of a take_turn answer (spec §2.4), against the harness's own copy
-    of the table. Returns the engine's reply: {"s": holder} to steal, {"s": None} to open,
-    plus "p" when the policy resolved an answer the driver would have crashed on (§4)."""
+    of the table. Returns the engine's reply: the table index of the present to steal, None
+    to open, or {"p": why} when the policy resolved an answer the driver would have crashed
+    on by opening (§4)."""
     try:
         if action and action != just_stole and action in table:
             h = hash(action)
-            for key in table:
+            for i, key in enumerate(table):
                 if hash(key) == h and (key is action or key == action):
-                    return {"s": key}
-        return {"s": None}
+                    return i
+        return None
     except Exception as e:
-        return {"s": None, "p": "answer %s could not be tested (%s: %s); opened a present"
+        return {"p": "answer %s could not be tested (%s: %s); opened a present"
                 % (_short_repr(action), type(e).__name__, e)}
 
 
@@ -118,24 +117,46 @@ def _short_repr(x):
     return r if len(r) <= 80 else r[:77] + "..."
 
 
+class _Seat:
+    """A game's current round as this process sees it: the instance, the waiting players
+    its first turn was given, and the values of the presents opened so far (in opening
+    order; each sent once)."""
+
+    __slots__ = ("inst", "players", "values")
+
+    def __init__(self, inst, players):
+        self.inst, self.players, self.values = inst, players, []
+
+
 class Handler:
     """Per game: this class's instance for the current round, and the game's own state of
     Python's random module.
 
-    Methods: "seed" {seed} seeds Python's random at the start of a game (spec §3); "turn"
-    {name?, players, presents, just_stole} asks the round's instance to move, after making it
-    with the round's name when "name" is given (the player's first turn of a round, spec
-    §2.3); "end" forgets the game.
+    Methods: "seed" {seed} seeds Python's random at the start of a game (spec §3); "end"
+    forgets the game; "turn" asks the round's instance to move:
+
+        {"n": name, "p": [waiting...], "v": [values...], "t": [holder, present, steals, ...],
+         "j": just_stole}
+
+    "n" comes with the player's first turn of a round (spec §2.3): it makes the instance
+    and starts the round's state, and "p" is then the list of players still waiting; on
+    later turns of the round "p" is how many of them are still waiting (the last ones of
+    that list: the order only moves on). "v" holds the values of the presents opened since
+    this process's last turn in the round, in opening order, so "t" names a present by its
+    number; every value sent is one the table already shows. "j" is absent for None.
 
     Each game keeps its own state of Python's random module (pyclass.GameRandom), so a
     replay of one game reproduces it."""
 
     def __init__(self, cls):
         self.cls = cls
-        self.games = {}
+        self.games = {}  # game -> _Seat
         self.random = GameRandom()
 
     def call(self, game, method, a):
+        if method == "turn":
+            self.random.use(game)
+            return self._turn(game, a)
         if method == "seed":
             self.games.pop(game, None)
             self.random.seed(game, a["seed"])
@@ -147,20 +168,24 @@ class Handler:
             self.games.pop(game, None)
             self.random.forget(game)
             return True
-        self.random.use(game)
-        return self._call(game, method, a)
-
-    def _call(self, game, method, a):
-        if method == "turn":
-            name = a.get("name")
-            if name is not None:
-                self.games.pop(game, None)  # a constructor that raises leaves none
-                self.games[game] = self.cls(name)
-            inst = self.games.get(game)
-            if inst is None:
-                raise LostInstance("no instance for game %d (process restarted)" % game)
-            table = decode_presents(a["presents"])
-            just_stole = a["just_stole"]
-            action = inst.take_turn(list(a["players"]), dict(table), just_stole)
-            return accept(action, table, just_stole)
         raise ValueError("unknown method %r" % method)
+
+    def _turn(self, game, a):
+        name = a.get("n")
+        if name is not None:
+            self.games.pop(game, None)  # a constructor that raises leaves none
+            seat = self.games[game] = _Seat(self.cls(name), a["p"])
+            players = list(seat.players)  # the bot's copy
+        else:
+            seat = self.games.get(game)
+            if seat is None:
+                raise LostInstance("no instance for game %d (process restarted)" % game)
+            waiting = seat.players
+            players = waiting[len(waiting) - a["p"]:]
+        v = a.get("v")
+        if v:
+            seat.values += v
+        table = table_of(a["t"], seat.values)
+        just_stole = a.get("j")
+        action = seat.inst.take_turn(players, dict(table), just_stole)
+        return accept(action, table, just_stole)

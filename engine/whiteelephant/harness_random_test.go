@@ -24,7 +24,7 @@ def draw(end_other):
     h = we.Handler(B)
     h.call(1, "seed", {"seed": 11}); h.call(2, "seed", {"seed": 22})
     for g in (1, 2):
-        h.call(g, "turn", {"name": "B", "players": [], "presents": [], "just_stole": None})
+        h.call(g, "turn", {"n": "B", "p": [], "t": []})
     if end_other:
         h.call(1, "end", {})
     h.random.use(2)

@@ -84,24 +84,23 @@ class Weird(str):
 class Bad:
     def __bool__(self): raise RuntimeError("no truth")
 for ans in ["alice", "Bob", "", 0, False, None, 1.5, "Nobody"]:
-    assert we.accept(ans, table, None) == {"s": None}, ans
+    assert we.accept(ans, table, None) is None, ans
 for ans in [["Alice"], {"Alice"}, {"Alice": 1}, Bad()]:
     r = we.accept(ans, table, None)
-    assert r["s"] is None and "could not be tested" in r["p"], (ans, r)
-assert we.accept("Alice", table, None) == {"s": "Alice"}
-assert we.accept("Alice", table, "Alice") == {"s": None}
-r = we.accept(Name("Alice"), table, None)
-assert r == {"s": "Alice"} and type(r["s"]) is str, r
-r = we.accept(Weird("ALICE"), table, None)
-assert r == {"s": "Alice"} and type(r["s"]) is str, r
+    assert list(r) == ["p"] and "could not be tested" in r["p"], (ans, r)
+two = {"Bob": (0.1, 1), "Alice": (0.3, 0)}
+assert we.accept("Alice", two, None) == 1 and we.accept("Bob", two, None) == 0
+assert we.accept("Alice", table, "Alice") is None
+assert we.accept(Name("Alice"), two, None) == 1
+assert we.accept(Weird("ALICE"), two, None) == 1
 
 # The bot gets copies: mutating them changes nothing the harness tests against.
 h = we.Handler(type("Mutator", (we.WhiteElephantBot,), {
     "take_turn": lambda self, players, presents, js: (presents.clear(), players.append("X"), "Alice")[2]}))
-assert h.call(0, "turn", {"name": "Bob", "players": [], "presents": [["Alice", 0.3, 0]], "just_stole": None}) == {"s": "Alice"}
+assert h.call(0, "turn", {"n": "Bob", "p": [], "v": [0.3], "t": ["Alice", 0, 0]}) == 0
 h.call(0, "end", None)
 try:
-    h.call(0, "turn", {"players": [], "presents": [], "just_stole": None})
+    h.call(0, "turn", {"p": 0, "t": []})
     raise AssertionError("a turn without an instance must fail")
 except Exception as e:
     assert "no instance" in str(e)
@@ -111,27 +110,39 @@ class Fragile(we.WhiteElephantBot):
     def __init__(self, name):
         raise ValueError("boom")
 h = we.Handler(Fragile)
-for a in ({"name": "Bob", "players": [], "presents": [], "just_stole": None},
-          {"players": [], "presents": [], "just_stole": None}):
+for a in ({"n": "Bob", "p": [], "t": []}, {"p": 0, "t": []}):
     try:
         h.call(0, "turn", a)
         raise AssertionError("the turn must fail")
     except ValueError as e:
         assert "boom" in str(e)
     except Exception as e:
-        assert "no instance" in str(e) and "name" not in a, e
+        assert "no instance" in str(e) and "n" not in a, e
 
-# presents arrive as a dict of (float, int) tuples in table order
+# presents arrive as a dict of (float, int) tuples in table order; values come once per
+# round and are named by number after; the waiting players by their number after the first
+# turn; a new round (a name) starts over
 seen = []
 h = we.Handler(type("Spy", (we.WhiteElephantBot,), {
     "take_turn": lambda self, players, presents, js: seen.append((self.name, players, presents, js))}))
-h.call(1, "turn", {"name": "Carol", "players": ["Dave"], "presents": [], "just_stole": None})
-h.call(1, "turn", {"players": ["Dave"], "presents": [["Bob", 0, 1], ["Alice", 0.7, 0]], "just_stole": "Bob"})
-assert seen[0][0] == "Carol" and seen[1][0] == "Carol" and seen[0] is not seen[1]
-name, players, got, js = seen[1]
-assert name == "Carol" and players == ["Dave"] and js == "Bob"
-assert list(got.items()) == [("Bob", (0.0, 1)), ("Alice", (0.7, 0))]
-assert type(got["Bob"][0]) is float and type(got["Bob"][1]) is int
+h.call(1, "turn", {"n": "Carol", "p": ["Dave", "Eve"], "v": [0.5, 0.0], "t": ["Alice", 0, 0, "Bob", 1, 0]})
+h.call(1, "turn", {"p": 1, "v": [0.7], "t": ["Bob", 1, 1, "Alice", 2, 0], "j": "Bob"})
+h.call(1, "turn", {"p": 0, "t": ["Alice", 2, 0, "Bob", 0, 2]})
+assert [s[0] for s in seen] == ["Carol"] * 3
+assert [s[1] for s in seen] == [["Dave", "Eve"], ["Eve"], []]
+assert [s[3] for s in seen] == [None, "Bob", None]
+assert list(seen[0][2].items()) == [("Alice", (0.5, 0)), ("Bob", (0.0, 0))]
+assert list(seen[1][2].items()) == [("Bob", (0.0, 1)), ("Alice", (0.7, 0))]
+assert list(seen[2][2].items()) == [("Alice", (0.7, 0)), ("Bob", (0.5, 2))]
+assert type(seen[1][2]["Bob"][0]) is float and type(seen[1][2]["Bob"][1]) is int
+h.call(1, "turn", {"n": "Zoe", "p": [], "v": [0.25], "t": ["Ann", 0, 0]})
+assert seen[3][0] == "Zoe" and list(seen[3][2].items()) == [("Ann", (0.25, 0))]
+# the bot's players list is its own: changing it changes no later turn
+h = we.Handler(type("Grabber", (we.WhiteElephantBot,), {
+    "take_turn": lambda self, players, presents, js: (seen.append(list(players)), players.clear())[1]}))
+h.call(2, "turn", {"n": "Carol", "p": ["Dave", "Eve"], "t": []})
+h.call(2, "turn", {"p": 2, "t": []})
+assert seen[-2:] == [["Dave", "Eve"], ["Dave", "Eve"]], seen
 
 # the seed call seeds Python's random for that game (§3): the game's calls draw from
 # random.Random(seed)'s stream, whatever other games draw in between
@@ -141,8 +152,7 @@ h = we.Handler(type("Drawer", (we.WhiteElephantBot,), {
 for g in (2, 3):
     h.call(g, "seed", {"seed": 12345})
 for k, g in enumerate((2, 3, 2, 3)):
-    h.call(g, "turn", {"name": "Bob", "players": [], "presents": [], "just_stole": None} if k < 2 else
-           {"players": [], "presents": [], "just_stole": None})
+    h.call(g, "turn", {"n": "Bob", "p": [], "t": []} if k < 2 else {"p": 0, "t": []})
 r = random.Random(12345); want = [r.random(), r.random()]
 assert draws == [want[0], want[0], want[1], want[1]], draws
 
@@ -179,20 +189,25 @@ func TestValuesCrossExactly(t *testing.T) {
 		values = append(values, r.Float64())
 	}
 	table := make([]present, len(values))
-	for i, v := range values {
-		table[i] = present{holder: fmt.Sprint("p", i), value: v, steals: i % 5}
+	for i := range values {
+		table[i] = present{holder: fmt.Sprint("p", i), id: len(values) - 1 - i, value: values[len(values)-1-i], steals: i % 5}
 	}
 	table[1].holder = "Zoë \"q\"" // not a pool name: quoted by encoding/json
-	msg, err := json.Marshal(turnArgs{Players: []string{}, Presents: table})
+	msg, err := json.Marshal(turnArgs{Name: "Me", Players: []string{}, Values: values, Table: table})
 	if err != nil {
 		t.Fatal(err)
 	}
 	script := `
 import sys, json, struct
 sys.path.insert(0, ".")
+import pyclass
+sys.modules.setdefault("pyclass", pyclass)
 import whiteelephant as we
-table = we.decode_presents(json.loads(sys.stdin.read())["presents"])
-for name, (v, c) in table.items():
+seen = []
+h = we.Handler(type("Spy", (we.WhiteElephantBot,), {
+    "take_turn": lambda self, players, presents, js: seen.append(presents)}))
+h.call(0, "turn", json.loads(sys.stdin.read()))
+for name, (v, c) in seen[0].items():
     assert type(v) is float and type(c) is int
     print("%s %016x %d" % (name, struct.unpack("<Q", struct.pack("<d", v))[0], c))
 `
@@ -200,9 +215,9 @@ for name, (v, c) in table.items():
 	if len(lines) != len(values) {
 		t.Fatalf("%d values came back, want %d", len(lines), len(values))
 	}
-	for i, v := range values {
-		if want := fmt.Sprintf("%s %016x %d", table[i].holder, math.Float64bits(v), i%5); lines[i] != want {
-			t.Errorf("value %d (%v): python has %q, want %q", i, v, lines[i], want)
+	for i := range values {
+		if want := fmt.Sprintf("%s %016x %d", table[i].holder, math.Float64bits(table[i].value), i%5); lines[i] != want {
+			t.Errorf("value %d (%v): python has %q, want %q", i, table[i].value, lines[i], want)
 		}
 	}
 }

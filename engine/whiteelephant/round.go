@@ -31,7 +31,7 @@ func (g *game) round() {
 	}
 	g.log("---")
 
-	r := &exchange{turn: turn, table: make([]present, 0, n)} // never null on the wire
+	r := &exchange{turn: turn, table: make([]present, 0, n), values: make([]float64, 0, n), known: make([]int, n)}
 	for front := range turn {
 		if !g.chain(r, front) {
 			g.abandon()
@@ -64,7 +64,9 @@ func (g *game) abandon() {
 type exchange struct {
 	turn   []player
 	table  []present
-	steals int // accepted steals this round
+	values []float64 // the round's openings in order: present i is worth values[i]
+	known  []int     // by turn position: how many values the player's process was sent
+	steals int       // accepted steals this round
 }
 
 func (r *exchange) find(name string) int {
@@ -79,25 +81,28 @@ func (r *exchange) find(name string) int {
 // chain plays the turn of the player at front and the steals it sets off, until someone
 // opens (spec §2.4). It returns false when the round must be abandoned.
 func (g *game) chain(r *exchange, front int) bool {
-	cur := r.turn[front]
+	pos := front
 	var justStole *string
 	waiting := make([]string, 0, len(r.turn)-front-1)
 	for _, p := range r.turn[front+1:] {
 		waiting = append(waiting, p.name)
 	}
-	fresh := cur.name // the first call of the chain makes the player's instance
+	fresh := r.turn[front].name // the first call of the chain makes the player's instance
 	for {
-		args := turnArgs{Name: fresh, Players: waiting, Presents: r.table, JustStole: justStole}
+		cur := r.turn[pos]
+		args := turnArgs{Name: fresh, Players: waiting, Values: r.values[r.known[pos]:], Table: r.table, JustStole: justStole}
 		fresh = ""
 		call := engine.Call{Bot: cur.bot, Method: "turn", Args: args}
 		reply := g.c.Ask(call)[0]
 		if g.faulted([]engine.Call{call}, []engine.Reply{reply}) || g.void != "" {
 			return false
 		}
+		r.known[pos] = len(r.values)
 		victim := g.stealIndex(r, cur, reply, justStole, call)
 		if victim < 0 {
 			v := g.d.value()
-			r.table = append(r.table, present{holder: cur.name, value: v})
+			r.table = append(r.table, present{holder: cur.name, id: len(r.values), value: v})
+			r.values = append(r.values, v)
 			if g.trace != nil {
 				g.log("%s opens a present worth %s.", cur.name, pyFloat(v))
 			}
@@ -105,14 +110,14 @@ func (g *game) chain(r *exchange, front int) bool {
 		}
 		p := r.table[victim]
 		r.table = append(r.table[:victim:victim], r.table[victim+1:]...)
-		r.table = append(r.table, present{holder: cur.name, value: p.value, steals: p.steals + 1})
+		r.table = append(r.table, present{holder: cur.name, id: p.id, value: p.value, steals: p.steals + 1})
 		r.steals++
 		if g.trace != nil {
 			g.log("%s steals from %s. (value: %s)", cur.name, p.holder, pyFloat(p.value))
 		}
 		thief := cur.name
 		justStole = &thief
-		cur = r.turn[r.index(p.holder)]
+		pos = r.index(p.holder)
 	}
 }
 
@@ -126,29 +131,48 @@ func (r *exchange) index(name string) int {
 }
 
 // stealIndex returns the table index of the present the reply steals, or -1 for an opening.
-// The harness has applied the driver's test in Python (spec §1.4); the engine checks the
-// answer again, because a bot's code can reach into its harness, and applies the safety
-// valve, which the harness does not know about.
+// The harness has applied the driver's test in Python (spec §1.4) and answers the table
+// index of the present to steal, null to open, or {"p": why} for an answer the policy
+// resolved by opening. The engine checks the answer again, because a bot's code can reach
+// into its harness, and applies the safety valve, which the harness does not know about.
 func (g *game) stealIndex(r *exchange, cur player, reply engine.Reply, justStole *string, call engine.Call) int {
-	var res turnResult
-	if err := json.Unmarshal(reply.Result, &res); err != nil {
-		g.policyFault(cur.bot, "unreadable answer from the harness: "+err.Error(), call)
+	res := reply.Result
+	if len(res) > 0 && res[0] == '{' {
+		var p struct {
+			P string `json:"p"`
+		}
+		if err := json.Unmarshal(res, &p); err != nil || p.P == "" {
+			g.policyFault(cur.bot, "unreadable answer from the harness: "+truncate(string(res)), call)
+			return -1
+		}
+		g.policyFault(cur.bot, p.P, call)
 		return -1
 	}
-	if res.P != "" {
-		g.policyFault(cur.bot, res.P, call)
-	}
-	if res.S == nil || *res.S == "" || *res.S == cur.name || (justStole != nil && *res.S == *justStole) {
+	if string(res) == "null" {
 		return -1
 	}
-	i := r.find(*res.S)
-	if i < 0 {
+	i, err := strconv.Atoi(string(res))
+	if err != nil {
+		g.policyFault(cur.bot, "unreadable answer from the harness: "+truncate(string(res)), call)
+		return -1
+	}
+	if i < 0 || i >= len(r.table) {
+		return -1
+	}
+	if h := r.table[i].holder; h == cur.name || (justStole != nil && h == *justStole) {
 		return -1
 	}
 	if r.steals >= valveFactor*len(r.turn) && r.table[i].steals >= maxSteals {
 		return -1 // the safety valve (engine addition, spec §2.4)
 	}
 	return i
+}
+
+func truncate(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
 }
 
 // policyFault counts a case the policy resolves by opening a present (spec §4): the bot
