@@ -61,6 +61,13 @@ func TestParseReplies(t *testing.T) {
 		{`{"replies":[{"r":true}{"r":true}]}`, 2, false, nil},
 		{`hello`, 1, false, nil},
 		{`{"replies":[]}`, 0, true, nil},
+		{`{"replies":[{"r":null},{"r":0},{"r":7},{"r":42},{"r":99},{"r":true}]}`, 6, true, []string{"null", "0", "7", "42", "99", "true"}},
+		// Not small integers as the harness writes them: read by the decoder, as they are.
+		{`{"replies":[{"r":100},{"r":07},{"r":-1}]}`, 3, false, nil},
+		{`{"replies":[{"r":100},{"r":-1},{"r":1.5},{"r":{"p":"x"}},{"r":3}]}`, 5, true, []string{"100", "-1", "1.5", `{"p":"x"}`, "3"}},
+		{`{"replies":[{"r":3 },{"r":4}]}`, 2, true, []string{"3", "4"}},
+		{`{"replies":[{"r":3}{"r":4}]}`, 2, false, nil},
+		{`{"replies":[{"r":5`, 1, false, nil},
 	}
 	var buf []wireReply
 	for _, c := range cases {
@@ -83,8 +90,8 @@ func TestParseReplies(t *testing.T) {
 		}
 		buf = got
 	}
-	if string(jsonTrue) != "true" || string(jsonFalse) != "false" {
-		t.Fatalf("the shared results were written into: %s %s", jsonTrue, jsonFalse)
+	if string(jsonTrue) != "true" || string(jsonFalse) != "false" || string(jsonNull) != "null" || string(jsonSmall[7]) != "7" {
+		t.Fatalf("the shared results were written into: %s %s %s %s", jsonTrue, jsonFalse, jsonNull, jsonSmall[7])
 	}
 }
 
