@@ -22,6 +22,14 @@ func (c *counting) Exchange(ctx context.Context, calls []engine.Call) []engine.R
 	return c.ex.Exchange(ctx, calls)
 }
 
+// Send keeps the wrapped exchanger's pipelining (engine.Pipeliner): Lockstep plays two
+// groups of games over it as it would over the pool itself.
+func (c *counting) Send(ctx context.Context, calls []engine.Call) func() []engine.Reply {
+	c.ticks.Add(1)
+	c.calls.Add(int64(len(calls)))
+	return engine.Send(ctx, c.ex, calls)
+}
+
 // BenchmarkPlay plays whole games to 500 (the original contest, about 900 rounds) with
 // the three built-ins in real harness processes.
 func BenchmarkPlay(b *testing.B) {
@@ -55,4 +63,25 @@ func BenchmarkPlayEngine(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
+}
+
+// BenchmarkPlayConcurrent plays 64 games to 100 at once (engine.Lockstep, 32 per group) with
+// six classes in real harness processes: the built-ins and three of the test answer's. With
+// many games in flight a tick carries several calls per process, as a run with more games
+// than the configured contests would.
+func BenchmarkPlayConcurrent(b *testing.B) {
+	bots, ents := realBots(b, testAnswer, []string{"Picky", "Bolder", "Listy"})
+	pool := runner.NewPyPool(runner.Unsandboxed{}, pyConfig(), bots)
+	defer pool.Close()
+	ex := &counting{ex: pool}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := Play(b.Context(), ex, ents, Options{Seed: uint64(i), Games: 64, Concurrency: 64, WinningScore: 100}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N*64)/sec, "games/s")
+	b.ReportMetric(float64(ex.calls.Load())/float64(ex.ticks.Load()), "calls/tick")
+	b.ReportMetric(float64(ex.calls.Load())/sec, "calls/s")
 }

@@ -27,7 +27,10 @@ var Descriptor = &engine.Game{
 	Name:        "whiteelephant",
 	Protocol:    engine.PyClass,
 	Games:       1,
-	Concurrency: 64, // every contest of a usual run at once: their rounds are chains of single calls
+	// Every contest of a run at once, up to 256: a round is a chain of single calls, so a
+	// tick holds one call per game in flight, and only many games give each process several
+	// calls per round trip (16 games: ~1.2; 256: ~10). The table is the same at any value.
+	Concurrency: 256,
 	Options:     func() any { return new(options) },
 	Baselines:   []string{"RandomBot", "GreedyBot", "NiceBot"},
 	Harness: &engine.Harness{Module: "whiteelephant", Source: harness,
