@@ -24,9 +24,9 @@ type options struct {
 // Descriptor is the White Elephant Exchange as the host plays it: Python classes deriving from
 // WhiteElephantBot, one long game to 500 points by default (the original contest).
 var Descriptor = &engine.Game{
-	Name:        "whiteelephant",
-	Protocol:    engine.PyClass,
-	Games:       1,
+	Name:     "whiteelephant",
+	Protocol: engine.PyClass,
+	Games:    1,
 	// Every contest of a run at once, up to 256: a round is a chain of single calls, so a
 	// tick holds one call per game in flight, and only many games give each process several
 	// calls per round trip (16 games: ~1.2; 256: ~10). The table is the same at any value.
