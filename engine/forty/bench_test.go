@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/forty"
@@ -56,6 +58,8 @@ func (g *goBots) Exchange(_ context.Context, calls []engine.Call) []engine.Reply
 
 // BenchmarkEngine measures the forty engine alone (tournament, lockstep scheduler, tally)
 // with 48 Go bots, no processes: a 48-bot field like the real one. One op is one game.
+// cpu-µs/call is the process's CPU time (user+sys, every thread: the garbage collector's
+// too) per call, the Go bots' own share included: on a shared machine wall time says little.
 func BenchmarkEngine(b *testing.B) {
 	bots := make([]engine.Entrant, 48)
 	for i := range bots {
@@ -64,6 +68,7 @@ func BenchmarkEngine(b *testing.B) {
 	g := &goBots{turn: map[[2]int]int{}}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cpuTime()
 	t, err := forty.Run(b.Context(), g, bots, forty.Options{Games: b.N, Seed: 1, Concurrency: 1024})
 	if err != nil {
 		b.Fatal(err)
@@ -75,4 +80,14 @@ func BenchmarkEngine(b *testing.B) {
 	b.ReportMetric(float64(b.N)/sec, "games/s")
 	b.ReportMetric(float64(g.calls)/sec, "calls/s")
 	b.ReportMetric(float64(g.calls)/float64(b.N), "calls/game")
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Microsecond)/float64(g.calls), "cpu-µs/call")
+}
+
+// cpuTime is the CPU time (user+sys) the process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
