@@ -54,6 +54,18 @@ func scripted(t *testing.T, dice ...int) Dice {
 	}
 }
 
+// playTurn plays the turn of seat 0 of a one-seat game in its first pass, its score
+// banked before it, through the rules' step function.
+func playTurn(s Seat, banked int, die Dice) *game {
+	g := newGame(1, die, nil)
+	g.stage, g.scores[0] = stagePass, banked
+	for q := g.turn(); q != askNone; q = g.turn() {
+		more, err := g.ask(s, q)
+		g.answer(more, err, s.Lost())
+	}
+	return g
+}
+
 // §7.1 final-round sequencing, §7.4 arguments seen.
 func TestFinalRoundSequencing(t *testing.T) {
 	s := []*untilSeat{{target: 10}, {target: 1}, {target: 40}, {target: 99}}
@@ -106,9 +118,7 @@ func TestReset(t *testing.T) {
 		{35, []int{5}, 1, 40},
 	}
 	for _, c := range cases {
-		g := &game{seats: []Seat{&untilSeat{target: c.target}}, die: scripted(t, c.dice...), scores: []int{c.banked},
-			res: GameResult{Seats: make([]SeatStats, 1)}, broken: []bool{false}}
-		g.turn(0, false)
+		g := playTurn(&untilSeat{target: c.target}, c.banked, scripted(t, c.dice...))
 		if g.scores[0] != c.want {
 			t.Errorf("banked %d throws %v: got %d, want %d", c.banked, c.dice, g.scores[0], c.want)
 		}
@@ -140,15 +150,13 @@ func TestPassCap(t *testing.T) {
 // §7.6: an exception after the first yield True banks the throws made so far.
 func TestExceptionBanksTurn(t *testing.T) {
 	s := &untilSeat{target: 99, failAfter: 1}
-	g := &game{seats: []Seat{s}, die: scripted(t, 3, 4), scores: []int{0}, res: GameResult{Seats: make([]SeatStats, 1)}, broken: []bool{false}}
-	g.turn(0, false)
+	g := playTurn(s, 0, scripted(t, 3, 4))
 	if g.scores[0] != 7 || g.res.Seats[0].Errors != 1 {
 		t.Fatalf("score %d errors %d, want 7 and 1", g.scores[0], g.res.Seats[0].Errors)
 	}
 	// If the second throw is a 6 the turn ends before the bot is asked again: no error.
 	s2 := &untilSeat{target: 99, failAfter: 1}
-	g2 := &game{seats: []Seat{s2}, die: scripted(t, 3, 6), scores: []int{0}, res: GameResult{Seats: make([]SeatStats, 1)}, broken: []bool{false}}
-	g2.turn(0, false)
+	g2 := playTurn(s2, 0, scripted(t, 3, 6))
 	if g2.scores[0] != 0 || g2.res.Seats[0].Errors != 0 {
 		t.Fatalf("score %d errors %d, want 0 and 0", g2.scores[0], g2.res.Seats[0].Errors)
 	}

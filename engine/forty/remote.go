@@ -2,58 +2,99 @@ package forty
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/kothd/kothd/engine"
 )
 
-// remoteSeat is a Seat whose decisions come from a bot over the lockstep table. Its calls'
-// arguments write their own JSON (engine.JSONAppender) from fields the seat reuses: a
-// game waits for each reply before its next call, so they are never in two calls at once.
-type remoteSeat struct {
-	t     *engine.Table
-	bot   int
-	lost  bool
-	begin beginArgs
-	start startArgs
-	next  nextArgs
+// remoteGame is one game of a tournament played over the lockstep as a step function
+// (engine.Stepper): the rules' step function (game) asks, remoteGame turns each question
+// into a call to the seat's bot and its reply into the answer. A slot of the lockstep keeps
+// its remoteGame from game to game (reset), so a decision allocates nothing. Its calls'
+// arguments write their own JSON (engine.JSONAppender) from fields it reuses: a game has one
+// call in flight at a time, and the lockstep keeps them untouched until its next step.
+type remoteGame struct {
+	g      game
+	game   int   // its number in the run
+	bots   []int // the bot of each seat
+	rand   *rand.Rand
+	ending bool // the "end" calls are in flight
+	over   func(*remoteGame)
+	begin  beginArgs
+	start  startArgs
+	next   nextArgs
 }
 
-func (s *remoteSeat) call(method string, args any) (bool, error) {
-	r := s.t.Call(s.bot, method, args)
-	if r.Fault != nil {
-		if r.Fault.ProcessDied {
-			s.lost = true
+// deal readies the slot for game number of a run of n bots, k seats, seed its
+// game seed: the seating and the dice come from the seed (§3). bots are the run's
+// entrants, for the trace only (nil outside replays). over is called with the game's
+// result in g.res, and its seating in bots, once the bots have forgotten the game.
+func (s *remoteGame) deal(n, k, number int, seed uint64, bots []engine.Entrant, trace func(string), over func(*remoteGame)) {
+	r := engine.NewRand(seed)
+	order := Seating(r, n, k)
+	if trace != nil {
+		for i, b := range order {
+			trace(fmt.Sprintf("seat %d: %s", i, bots[b].Name))
 		}
-		return false, r.Fault
+	}
+	s.game, s.bots, s.rand, s.over, s.ending = number, order, r, over, false
+	throws := s.g.throws[:0]
+	s.g = game{k: k, die: s.die, scores: make([]int, k), broken: make([]bool, k), lost: make([]bool, k),
+		res: GameResult{Seats: make([]SeatStats, k)}, trace: trace, initiator: -1, throws: throws}
+}
+
+func (s *remoteGame) die() int { return s.rand.IntN(6) + 1 }
+
+// Step implements engine.Stepper.
+func (s *remoteGame) Step(replies []engine.Reply, calls []engine.Call) []engine.Call {
+	var q ask
+	switch {
+	case s.ending:
+		s.over(s)
+		return calls
+	case len(replies) == 0:
+		q = s.g.advance()
+	default:
+		more, died, err := decide(replies[0])
+		q = s.g.step(more, err, died)
+	}
+	seat := s.g.seat
+	switch q {
+	case askBegin:
+		s.begin = beginArgs{Seat: seat}
+		return append(calls, engine.Call{Bot: s.bots[seat], Method: "new", Args: &s.begin})
+	case askStart:
+		// The game's own throws and scores: they stay as they are until the reply.
+		s.start = startArgs{Throws: s.g.throws, Scores: s.g.scores, Last: s.g.last}
+		return append(calls, engine.Call{Bot: s.bots[seat], Method: "start", Args: &s.start})
+	case askNext:
+		s.next = nextArgs{Throws: s.g.throws}
+		return append(calls, engine.Call{Bot: s.bots[seat], Method: "next", Args: &s.next})
+	}
+	// The game is over: every bot forgets its instance, in one tick.
+	s.ending = true
+	for _, b := range s.bots {
+		calls = append(calls, engine.Call{Bot: b, Method: "end"})
+	}
+	return calls
+}
+
+// decide reads a bot's reply to a decision: throw again or not, or its fault (died: its
+// process, and the instance with it, is gone).
+func decide(r engine.Reply) (more, died bool, err error) {
+	if r.Fault != nil {
+		return false, r.Fault.ProcessDied, r.Fault
 	}
 	switch {
 	case bytes.Equal(r.Result, []byte("true")):
-		return true, nil
+		return true, false, nil
 	case bytes.Equal(r.Result, []byte("false")):
-		return false, nil
+		return false, false, nil
 	}
-	return false, &engine.Fault{Outcome: engine.BadOutput, Detail: "harness reply is not a boolean"}
+	return false, false, &engine.Fault{Outcome: engine.BadOutput, Detail: "harness reply is not a boolean"}
 }
-
-func (s *remoteSeat) Begin(seat int) error {
-	s.lost = false
-	s.begin = beginArgs{Seat: seat}
-	_, err := s.call("new", &s.begin)
-	return err
-}
-
-func (s *remoteSeat) Start(throws, scores []int, last bool) (bool, error) {
-	s.start = startArgs{Throws: throws, Scores: scores, Last: last}
-	return s.call("start", &s.start)
-}
-
-func (s *remoteSeat) Next(throws []int) (bool, error) {
-	s.next = nextArgs{Throws: throws}
-	return s.call("next", &s.next)
-}
-
-func (s *remoteSeat) Lost() bool { return s.lost }
 
 // The arguments of the harness's methods (harness.py, Handler.call). The json tags give
 // the same encoding through encoding/json, for whoever logs a call.

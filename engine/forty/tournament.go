@@ -103,9 +103,20 @@ func run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts O
 	}
 	fold, playCtx := engine.NewFold(ctx, opts.Batches, first, opts.Games, func(_ int, p played) { t.fold(p.res, p.seats) }, state, sofar)
 	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Progress: opts.Progress, First: first}
-	err = ls.Run(playCtx, opts.Games, func(tb *engine.Table) {
-		res, seats := playOne(tb, n, k, engine.GameSeed(opts.Seed, tb.Game), nil, nil)
-		fold.Add(tb.Game, played{res, seats})
+	var free []*remoteGame // the slots of games that ended, to start the next games in
+	over := func(s *remoteGame) {
+		fold.Add(s.game, played{s.g.res, s.bots})
+		free = append(free, s)
+	}
+	err = ls.RunSteps(playCtx, opts.Games, func(game int) engine.Stepper {
+		var s *remoteGame
+		if n := len(free); n > 0 {
+			s, free = free[n-1], free[:n-1]
+		} else {
+			s = &remoteGame{}
+		}
+		s.deal(n, k, game, engine.GameSeed(opts.Seed, game), nil, nil, over)
+		return s
 	})
 	stopped, err := fold.End(err)
 	if err != nil {
@@ -147,28 +158,6 @@ func resume(b *engine.Batches, n, games int) (*Tally, float64, int, error) {
 	return cp.Tally, cp.Seconds, first, nil
 }
 
-// playOne plays one game on a lockstep table: seating and dice from the game's seed.
-func playOne(t *engine.Table, n, k int, seed uint64, bots []engine.Entrant, trace func(string)) (GameResult, []int) {
-	r := engine.NewRand(seed)
-	order := Seating(r, n, k)
-	if trace != nil {
-		for i, b := range order {
-			trace(fmt.Sprintf("seat %d: %s", i, bots[b].Name))
-		}
-	}
-	seats := make([]Seat, k)
-	for i, b := range order {
-		seats[i] = &remoteSeat{t: t, bot: b}
-	}
-	res := PlayTraced(seats, func() int { return r.IntN(6) + 1 }, trace)
-	ends := make([]engine.Call, k)
-	for i, b := range order {
-		ends[i] = engine.Call{Bot: b, Method: "end"}
-	}
-	t.Ask(ends...)
-	return res, order
-}
-
 // Replay plays game number game of a run with master seed seed again, alone, reporting
 // every turn to trace. The seating and the dice are the run's; bots that keep no state
 // across games decide as they did in the run.
@@ -179,8 +168,10 @@ func Replay(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, see
 	}
 	k := GroupSize(n)
 	var res GameResult
-	err := engine.Lockstep{Exchanger: ex, Concurrency: 1}.Run(ctx, 1, func(t *engine.Table) {
-		res, _ = playOne(t, n, k, engine.GameSeed(seed, game), bots, trace)
+	s := &remoteGame{}
+	err := engine.Lockstep{Exchanger: ex, Concurrency: 1}.RunSteps(ctx, 1, func(int) engine.Stepper {
+		s.deal(n, k, game, engine.GameSeed(seed, game), bots, trace, func(s *remoteGame) { res = s.g.res })
+		return s
 	})
 	return res, err
 }

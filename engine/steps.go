@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+)
+
+// Stepper is one game written as a step function, for Lockstep.RunSteps: instead of a
+// goroutine that blocks on each call (Run), the game keeps its own position and is
+// advanced by the tick loop itself, so a decision costs no goroutine hand-off at all.
+type Stepper interface {
+	// Step hands the game the replies to the calls of its previous step, one per call in
+	// the same order (none at its first step), and appends its next calls to calls: one
+	// call, or several that travel in the same tick (simultaneous moves). A step that
+	// appends no call ends the game; the game stores its own result before it does.
+	// The calls' Args must stay untouched until the next Step: the runner may encode them
+	// only when it writes the tick.
+	Step(replies []Reply, calls []Call) []Call
+}
+
+// RunSteps plays games First..games-1 as Run does, ticks, groups and order of delivery
+// included, but with each game a Stepper made by start (start(g) is game g's first state;
+// it may reuse the Stepper of a game that has ended). The calls every bot receives are
+// the ones Run would deliver for the same games: a game's slot is refilled, in game-index
+// order, in the tick where the game ends, and a tick carries its games' calls in game
+// order. start and every Step are called from the goroutine that called RunSteps, one at
+// a time. A Step or start that panics ends its game and is returned as an error once the
+// others have finished; a cancelled ctx starts no new game, as in Run.
+func (l Lockstep) RunSteps(ctx context.Context, games int, start func(game int) Stepper) error {
+	conc := max(l.Concurrency, 1)
+	n := 1
+	if _, ok := l.Exchanger.(Pipeliner); ok {
+		n = min(pipelineGroups, conc)
+	}
+	r := &stepRun{l: l, ctx: ctx, games: games, start: start, next: l.First, done: l.First}
+	groups := make([]*stepGroup, n)
+	for i := range groups {
+		size := conc / n
+		if i < conc%n {
+			size++
+		}
+		groups[i] = &stepGroup{size: size}
+	}
+	for _, g := range groups {
+		r.refill(g)
+	}
+	for r.live > 0 {
+		for _, g := range groups {
+			if g.receive != nil {
+				r.answer(g)
+			}
+			if len(g.calls) > 0 {
+				g.receive = Send(ctx, l.Exchanger, g.calls)
+			}
+		}
+	}
+	if r.panic == nil && r.next < games {
+		return fmt.Errorf("stopped after %d of %d games: %w", r.done, games, context.Cause(ctx))
+	}
+	return r.panic
+}
+
+// stepRun is the state of one RunSteps.
+type stepRun struct {
+	l                Lockstep
+	ctx              context.Context
+	games            int
+	start            func(game int) Stepper
+	next, live, done int
+	panic            error // the first
+}
+
+// stepGroup is a share of the games in flight, ticked together (see group).
+type stepGroup struct {
+	size    int
+	games   []stepGame // in game order: a refill's game numbers are above every other's
+	calls   []Call     // the tick being built or answered
+	receive func() []Reply
+}
+
+// stepGame is a game in flight and how many calls it has in the group's tick.
+type stepGame struct {
+	s     Stepper
+	game  int
+	calls int
+}
+
+// answer waits for g's tick to be answered, steps each of its games with its replies into
+// g's next tick, and refills the slots of the games that ended.
+func (r *stepRun) answer(g *stepGroup) {
+	replies := g.receive()
+	g.receive = nil
+	if len(replies) != len(g.calls) {
+		replies = padReplies(replies, len(g.calls))
+	}
+	// The Exchanger is done with the tick's calls once it has answered them: the next tick
+	// is built in the same slice.
+	g.calls = g.calls[:0]
+	off, kept := 0, 0
+	for _, sg := range g.games {
+		rs := replies[off : off+sg.calls : off+sg.calls]
+		off += sg.calls
+		if r.step(&sg, rs, g) {
+			g.games[kept] = sg
+			kept++
+		}
+	}
+	clear(g.games[kept:])
+	g.games = g.games[:kept]
+	r.refill(g)
+}
+
+// refill starts new games in g's free slots, stepping each to its first calls; a game
+// that ends at once frees its slot again.
+func (r *stepRun) refill(g *stepGroup) {
+	for len(g.games) < g.size && r.next < r.games && r.ctx.Err() == nil {
+		sg := stepGame{game: r.next}
+		r.next++
+		r.live++
+		if r.begin(&sg) && r.step(&sg, nil, g) {
+			g.games = append(g.games, sg)
+		}
+	}
+}
+
+// begin makes game sg.game's Stepper; false (after ending the game) if start panicked.
+func (r *stepRun) begin(sg *stepGame) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.end(sg, fmt.Errorf("game %d: engine panic: %v\n%s", sg.game, p, debug.Stack()))
+		}
+	}()
+	sg.s = r.start(sg.game)
+	return true
+}
+
+// step advances one game with its replies, appending its next calls to g's tick. It
+// reports whether the game goes on; a game that appends no call, or panics, has ended.
+func (r *stepRun) step(sg *stepGame, replies []Reply, g *stepGroup) (more bool) {
+	before := len(g.calls)
+	defer func() {
+		if p := recover(); p != nil {
+			g.calls = g.calls[:before]
+			r.end(sg, fmt.Errorf("game %d: engine panic: %v\n%s", sg.game, p, debug.Stack()))
+			more = false
+		}
+	}()
+	g.calls = sg.s.Step(replies, g.calls)
+	sg.calls = len(g.calls) - before
+	if sg.calls == 0 {
+		r.end(sg, nil)
+		return false
+	}
+	for i := before; i < len(g.calls); i++ {
+		g.calls[i].Game = sg.game
+	}
+	return true
+}
+
+// end counts a game as finished.
+func (r *stepRun) end(sg *stepGame, panicked error) {
+	r.live--
+	r.done++
+	if panicked != nil && r.panic == nil {
+		r.panic = panicked
+	}
+	if r.l.Progress != nil {
+		r.l.Progress(r.done, r.games)
+	}
+}

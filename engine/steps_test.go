@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// stepPlay is play (lockstep_test.go) as a Stepper: the same calls, asked the same way.
+type stepPlay struct {
+	game  int
+	r     *rand.Rand
+	turn  int
+	turns int
+}
+
+func newStepPlay(game int) *stepPlay {
+	r := NewRand(GameSeed(7, game))
+	return &stepPlay{game: game, r: r}
+}
+
+func (p *stepPlay) Step(replies []Reply, calls []Call) []Call {
+	if len(replies) == 1 && string(replies[0].Result) != fmt.Sprint(p.game) {
+		panic("reply for another game")
+	}
+	// play draws the loop bound before each turn: 3+r.IntN(10) is evaluated at every test.
+	if p.turn >= 3+p.r.IntN(10) {
+		return calls
+	}
+	p.turn++
+	if p.r.IntN(4) == 0 {
+		return append(calls, Call{Bot: p.r.IntN(5), Method: "a"}, Call{Bot: p.r.IntN(5), Method: "b"})
+	}
+	return append(calls, Call{Bot: p.r.IntN(5), Method: "c"})
+}
+
+// The step-function scheduler delivers every bot the very calls, in the very order, that
+// the goroutine-per-game scheduler delivers for the same games: plain and pipelined, over
+// several concurrencies, and for a run resumed after its first games.
+func TestRunStepsDeliversAsRun(t *testing.T) {
+	for _, pipelined := range []bool{false, true} {
+		for _, conc := range []int{1, 5, 64} {
+			for _, first := range []int{0, 17} {
+				if first > 0 && conc != 5 {
+					continue
+				}
+				name := fmt.Sprintf("pipelined=%v conc=%d first=%d", pipelined, conc, first)
+				ex := func(run int) (Exchanger, *recorder) {
+					rec := &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(uint64(run), 3))}
+					if pipelined {
+						return &pipe{recorder: rec}, rec
+					}
+					return rec, rec
+				}
+				a, recA := ex(1)
+				doneA := 0
+				if err := (Lockstep{Exchanger: a, Concurrency: conc, First: first, Progress: func(d, _ int) { doneA = d }}).Run(context.Background(), 50, play); err != nil {
+					t.Fatal(err)
+				}
+				b, recB := ex(2)
+				doneB := 0
+				err := Lockstep{Exchanger: b, Concurrency: conc, First: first, Progress: func(d, _ int) { doneB = d }}.RunSteps(context.Background(), 50, func(g int) Stepper { return newStepPlay(g) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(recA.seen, recB.seen) {
+					t.Errorf("%s: the bots received other calls from RunSteps than from Run", name)
+				}
+				if recA.batches != recB.batches {
+					t.Errorf("%s: %d ticks from Run, %d from RunSteps", name, recA.batches, recB.batches)
+				}
+				if doneA != 50 || doneB != 50 {
+					t.Errorf("%s: progress reached %d (Run) and %d (RunSteps)", name, doneA, doneB)
+				}
+			}
+		}
+	}
+}
+
+// RunSteps calls start and Step from its own goroutine only: a Stepper needs no lock.
+// (The race detector would see a second goroutine; here a plain counter must add up.)
+func TestRunStepsStepsGamesOneAtATime(t *testing.T) {
+	steps := 0
+	rec := &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(4, 4))}
+	err := Lockstep{Exchanger: &pipe{recorder: rec}, Concurrency: 8}.RunSteps(context.Background(), 30, func(g int) Stepper {
+		return stepFunc(func(_ []Reply, calls []Call) []Call {
+			steps++
+			if steps%5 == 0 {
+				return calls
+			}
+			return append(calls, Call{Bot: 0, Method: "c"})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.seen[0]); steps != n+30 {
+		t.Fatalf("%d steps for %d calls of 30 games", steps, n)
+	}
+}
+
+type stepFunc func(replies []Reply, calls []Call) []Call
+
+func (f stepFunc) Step(replies []Reply, calls []Call) []Call { return f(replies, calls) }
+
+func TestRunStepsReportsEnginePanic(t *testing.T) {
+	rec := &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(1, 1))}
+	ended := 0
+	err := Lockstep{Exchanger: rec, Concurrency: 4, Progress: func(d, _ int) { ended = d }}.RunSteps(context.Background(), 10, func(g int) Stepper {
+		if g == 6 {
+			panic("bust at start")
+		}
+		asked := false
+		return stepFunc(func(_ []Reply, calls []Call) []Call {
+			if asked {
+				if g == 3 {
+					panic("boom")
+				}
+				return calls
+			}
+			asked = true
+			return append(calls, Call{Bot: 0, Method: "x"})
+		})
+	})
+	if err == nil || !strings.Contains(err.Error(), "game 3") || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("err = %v", err)
+	}
+	if ended != 10 {
+		t.Fatalf("%d of 10 games ended", ended)
+	}
+	if n := len(rec.seen[0]); n != 9 {
+		t.Fatalf("%d calls, want one from each game but the one whose start panicked", n)
+	}
+}
+
+func TestRunStepsStartsNoGameAfterCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ex := &cancelAfter{after: 5, cancel: cancel}
+	started := 0
+	err := Lockstep{Exchanger: ex, Concurrency: 8}.RunSteps(ctx, 100_000, func(int) Stepper {
+		started++
+		n := 0
+		return stepFunc(func(_ []Reply, calls []Call) []Call {
+			if n++; n > 3 {
+				return calls
+			}
+			return append(calls, Call{Bot: 0, Method: "c"})
+		})
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunSteps returned %v, want the cancellation", err)
+	}
+	if started > 5*8 {
+		t.Fatalf("%d games started after a cancellation at batch 5 (want at most 40)", started)
+	}
+}
