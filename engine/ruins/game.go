@@ -93,12 +93,22 @@ func (g *Game) Over() bool {
 
 // State builds seat i's view of the game (§1.2).
 func (g *Game) State(i int) State {
+	s := g.view(i)
+	s.Treasures = slices.Clone(s.Treasures)
+	s.Inventory = slices.Clone(s.Inventory)
+	return s
+}
+
+// view is State(i) whose Treasures and Inventory are the game's own lists, not copies:
+// for a call that is encoded before the game moves on (playGame waits for the replies
+// before the next Turn), so that a decision does not cost two copies.
+func (g *Game) view(i int) State {
 	a := g.Advs[i]
 	s := State{
 		Room:      a.Room,
-		Treasures: slices.Clone(g.Room(a.Room)),
-		Players:   []string{},
-		Inventory: slices.Clone(a.Inventory),
+		Treasures: g.Room(a.Room),
+		Players:   make([]string, 0, max(len(g.Advs)-1, 0)),
+		Inventory: a.Inventory,
 		Stamina:   a.Stamina,
 	}
 	if s.Treasures == nil {

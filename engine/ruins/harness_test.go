@@ -366,3 +366,23 @@ func TestWireFormat(t *testing.T) {
 		t.Errorf("refs %s, want %s", got, want)
 	}
 }
+
+// The runner writes new and end calls with their own AppendJSON: it must be what
+// encoding/json makes of their fields.
+func TestArgsAppendJSON(t *testing.T) {
+	for _, a := range []interface {
+		AppendJSON([]byte) []byte
+	}{
+		newArgs{S: 3, Seed: "123456789012345678901234567890", Name: "Ken the Wizard"},
+		newArgs{S: 0, Seed: "0", Name: `Zoë "<the>" \ odd` + "\n"},
+		endArgs{S: 7},
+	} {
+		want, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.AppendJSON(nil); string(got) != string(want) {
+			t.Errorf("AppendJSON %s, encoding/json %s", got, want)
+		}
+	}
+}

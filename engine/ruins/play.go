@@ -27,6 +27,18 @@ type newArgs struct {
 	Name string `json:"name"`
 }
 
+// AppendJSON appends {"s":…,"seed":"…","name":"…"} (for a runner that writes requests
+// without encoding/json).
+func (a newArgs) AppendJSON(b []byte) []byte {
+	b = append(b, `{"s":`...)
+	b = strconv.AppendInt(b, int64(a.S), 10)
+	b = append(b, `,"seed":`...)
+	b = appendString(b, a.Seed)
+	b = append(b, `,"name":`...)
+	b = appendString(b, a.Name)
+	return append(b, '}')
+}
+
 type actArgs struct {
 	S int `json:"s"`
 	State
@@ -123,6 +135,13 @@ func treasureK(name string) (int, bool) {
 
 type endArgs struct {
 	S int `json:"s"`
+}
+
+// AppendJSON appends {"s":…} (for a runner that writes requests without encoding/json).
+func (a endArgs) AppendJSON(b []byte) []byte {
+	b = append(b, `{"s":`...)
+	b = strconv.AppendInt(b, int64(a.S), 10)
+	return append(b, '}')
 }
 
 // GameResult is one game's outcome.
@@ -242,7 +261,7 @@ func playGame(t *engine.Table, seats []Seat, seed *big.Int, log func(string), ho
 				continue
 			}
 			who = append(who, i)
-			st := g.State(i)
+			st := g.view(i) // encoded before the next Turn: no copies needed
 			if seen[i] == nil {
 				seen[i] = &shown{}
 			}
