@@ -15,7 +15,11 @@ import (
 // class-level state or a process-wide random generator therefore replay identically, and a
 // harness answers a whole tick's worth of decisions per pipe round-trip. Over a Pipeliner
 // the games take turns in two groups, so the bots answer one group's tick while the daemon
-// steps the other's (see Run).
+// steps the other's (see Run). A game is either a function that blocks on each call in a
+// goroutine of its own (Run, over a Table) or a step function the tick loop advances
+// itself (RunSteps, over a Stepper: no goroutine and no hand-off per decision, for games
+// whose decisions are many and cheap, like forty's); both deliver the same calls in the
+// same ticks.
 type Lockstep struct {
 	Exchanger   Exchanger
 	Concurrency int      // games in flight at once; <= 0 means 1

@@ -40,9 +40,16 @@ func (s *remoteGame) deal(n, k, number int, seed uint64, bots []engine.Entrant, 
 		}
 	}
 	s.game, s.bots, s.rand, s.over, s.ending = number, order, r, over, false
-	throws := s.g.throws[:0]
-	s.g = game{k: k, die: s.die, scores: make([]int, k), broken: make([]bool, k), lost: make([]bool, k),
-		res: GameResult{Seats: make([]SeatStats, k)}, trace: trace, initiator: -1, throws: throws}
+	// The result and the seating go to the tally with the game; the rest is the slot's.
+	old := s.g
+	if old.die == nil || len(old.scores) != k {
+		old = *newGame(k, s.die, nil)
+	}
+	clear(old.scores)
+	clear(old.broken)
+	clear(old.lost)
+	s.g = game{k: k, die: old.die, scores: old.scores, broken: old.broken, lost: old.lost,
+		res: GameResult{Seats: make([]SeatStats, k)}, trace: trace, initiator: -1, throws: old.throws[:0]}
 }
 
 func (s *remoteGame) die() int { return s.rand.IntN(6) + 1 }
