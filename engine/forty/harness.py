@@ -104,13 +104,24 @@ class Handler:
             if inst is None:
                 raise LostInstance("no instance for game %d (process restarted)" % game)
             _Module.stream = inst[2]
-            if method == "next":
+            if method == "start":
+                inst[1] = None
                 inst[0].update_state(a["throws"])
-                return self._next(inst)
-            inst[1] = None
-            inst[0].update_state(a["throws"])
-            inst[1] = iter(inst[0].make_throw(a["scores"], bool(a["last"])))
-            return self._next(inst)
+                inst[1] = iter(inst[0].make_throw(a["scores"], bool(a["last"])))
+            else:
+                inst[0].update_state(a["throws"])
+            # The turn's generator is pulled here rather than in a helper: a bot may walk
+            # its stack (CopyCatBot calls inspect.stack() on every call, tens of
+            # microseconds per frame), so no harness frame more than needed sits under it.
+            gen = inst[1]
+            if gen is None:
+                return False
+            try:
+                v = next(gen)
+            except StopIteration:
+                inst[1] = None
+                return False
+            return bool(v)
         if method == "new":
             inst = [None, None, pyclass.Stream("forty %d game %d" % (pyclass.SEED, game))]
             _Module.stream = inst[2]
@@ -125,14 +136,3 @@ class Handler:
                 _Module.stream = inst[2]
             return True
         raise ValueError("unknown method %r" % method)
-
-    @staticmethod
-    def _next(inst):
-        if inst[1] is None:
-            return False
-        try:
-            v = next(inst[1])
-        except StopIteration:
-            inst[1] = None
-            return False
-        return bool(v)

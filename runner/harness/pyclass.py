@@ -320,6 +320,11 @@ def _seed(seed):
 
 
 def main():
+    """Sets the bot up; returns what _serve needs, or None when there is nothing to serve.
+    The module's top level calls _serve itself, so that no frame of main sits under every
+    call: a bot may walk its stack (forty's CopyCatBot calls inspect.stack() on every
+    call, which costs tens of microseconds per frame), and the harness's frames beneath
+    it should be no more than the original controllers' were."""
     challenge, botfile = sys.argv[1:3]
     proto_in, proto_out = _private_stdio()
     lines = _lines(proto_in)
@@ -359,7 +364,7 @@ def main():
     signal.signal(signal.SIGPROF, _on_prof)
     signal.signal(signal.SIGALRM, _on_alarm)
     _send(proto_out, {"ready": True, "classes": [class_name]})
-    _serve(lines, proto_out, handler.call)
+    return lines, proto_out, handler.call
 
 
 _TRUE, _FALSE = '{"r":true}', '{"r":false}'
@@ -458,4 +463,6 @@ def _send_replies(out, replies):
 
 
 if __name__ == "__main__":
-    main()
+    _serving = main()
+    if _serving is not None:
+        _serve(*_serving)
