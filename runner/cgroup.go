@@ -304,12 +304,21 @@ func readCgroupKey(path, key string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	n, err := cgroupKey(data, key)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, nil
+}
+
+// cgroupKey is the value of key in the "key value" lines of a cgroup file's content.
+func cgroupKey(data []byte, key string) (int64, error) {
 	for _, line := range strings.Split(string(data), "\n") {
 		if k, v, ok := strings.Cut(line, " "); ok && k == key {
 			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		}
 	}
-	return 0, fmt.Errorf("%s has no %s", path, key)
+	return 0, fmt.Errorf("no %s", key)
 }
 
 // isBusy reports an rmdir refused because the cgroup still holds tasks.

@@ -179,15 +179,17 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 	if l.slack > 0 {
 		slack = l.slack
 	}
-	before := sandboxUse(lp.p.cmd)
+	before := lp.use()
 	rep, f := lp.exchange(ctx, req, timeout+slack)
 	if f != nil {
 		lp.close()
 		return Launched{Exit: -1, Fault: f}
 	}
+	after := sandboxUse(lp.p.cmd)
+	lp.last, lp.hasLast = after, true
 	l.put(lp)
 	r := rep.launched(timeout, req.Out)
-	r.Fault = before.charge(sandboxUse(lp.p.cmd), l.spec.Limits, r.Fault)
+	r.Fault = before.charge(after, l.spec.Limits, r.Fault)
 	if r.Fault == nil {
 		r.Fault = overDisk(l.spec)
 	}
@@ -315,6 +317,20 @@ func (l *Launcher) start(ctx context.Context) (*launcherProc, error) {
 type launcherProc struct {
 	p         *lineProc
 	isolation string // "pidns" or "group"
+	// last is what the sandbox had used when the last decision was reported: nothing of
+	// a decision outlives its report and the launcher only waits for the next request,
+	// so it is also what the sandbox has used when the next one starts, and each
+	// decision reads its sandbox's cgroup once instead of twice.
+	last    use
+	hasLast bool
+}
+
+// use is what the launcher's sandbox has used so far (see last).
+func (lp *launcherProc) use() use {
+	if lp.hasLast {
+		return lp.last
+	}
+	return sandboxUse(lp.p.cmd)
 }
 
 func (lp *launcherProc) close() { lp.p.close() }

@@ -43,6 +43,7 @@ size) were set on the launcher by the sandbox and are inherited.
 import base64
 import ctypes
 import errno
+import gc
 import json
 import os
 import resource
@@ -316,6 +317,19 @@ class Launcher:
     def kill_decision(self, d):
         """Kill every process of the decision and reap them all."""
         if self.isolation == "pidns":
+            # Every process of the namespace is the server's child or descends from one
+            # (orphans are re-parented to pid 1; nothing can join from outside without
+            # privilege over the launcher's user namespace, which no bot holds). So once
+            # no child is left, reaped or not, nothing of the decision is: the usual end
+            # of a decision, and kill(-1), which scans every process of the host, is
+            # spared.
+            while True:
+                try:
+                    pid, _ = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    return
+                if pid == 0:
+                    break
             # pid 1's kill(-1) reaches every other process of the namespace; forks racing
             # with it fail, as their parents have a fatal signal pending.
             kill(-1)
@@ -468,6 +482,10 @@ def main():
     _call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)
 
     if isolation == "pidns":
+        # The server shares the first process's pages until it writes to them; a garbage
+        # collection touching every object would copy them all (each copy a page fault
+        # and a TLB flush). Frozen objects are never collected, so never touched.
+        gc.freeze()
         server = os.fork()  # pid 1 of the new namespace
         if server != 0:
             # The first process stays, so that the sandbox (which ends when its first
