@@ -81,3 +81,29 @@ func TestLedgerDropsDiscardedGames(t *testing.T) {
 		t.Errorf("bot 0: %d OK, want 3 (games 0-2); bot 1: %d crashes, want 1 (game 1)", ok, crash)
 	}
 }
+
+// Games pending between folds keep a first fault only while the run has none for the bot:
+// a bot that faults on every call (out of its time budget) must not keep one per game (a
+// million-game forty run peaked at 135 MB). The first fault in game order is unchanged.
+func TestLedgerKeepsOneFirstFaultPerBot(t *testing.T) {
+	ctx := context.Background()
+	l := newLedger(faultyEx{}, 2, nil)
+	for _, g := range []int{5, 3, 1} { // bot 1 crashes in odd games
+		l.Exchange(ctx, []engine.Call{{Bot: 0, Game: g}, {Bot: 1, Game: g}})
+	}
+	if at2 := l.fold(2); at2[1].First == nil || at2[1].First.Detail != "game 1" {
+		t.Fatalf("first fault after game 1 folded: %+v", at2[1].First)
+	}
+	for _, g := range []int{7, 9, 11} {
+		l.Exchange(ctx, []engine.Call{{Bot: 1, Game: g}})
+	}
+	for g, tallies := range l.pending {
+		if f := tallies[1].first; f != nil && g > 5 {
+			t.Errorf("game %d keeps a first fault (%q) though game 1's is folded", g, f.Detail)
+		}
+	}
+	st := l.final(&engine.Result{})
+	if s := st[1].State(); s.Counts[engine.Crash] != 6 || s.First.Detail != "game 1" {
+		t.Errorf("bot 1 at the end: %+v", s)
+	}
+}

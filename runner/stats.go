@@ -44,9 +44,22 @@ func (s *Stats) Record(f *engine.Fault, input any) {
 	}
 	s.add(f.Outcome, 1)
 	if s.first == nil {
-		in, _ := json.Marshal(input)
-		s.first = &FirstFault{Outcome: f.Outcome, Detail: truncate(f.Detail, 2000), Input: truncate(string(in), 2000)}
+		s.first = NewFirstFault(f, input)
 	}
+}
+
+// NewFirstFault is f on input as a first fault is kept: detail and input (as JSON) cut to
+// 2,000 bytes each.
+func NewFirstFault(f *engine.Fault, input any) *FirstFault {
+	in, _ := json.Marshal(input)
+	return &FirstFault{Outcome: f.Outcome, Detail: truncate(f.Detail, 2000), Input: truncate(string(in), 2000)}
+}
+
+// HasFirst says whether a fault has been counted (a cheaper First() != nil).
+func (s *Stats) HasFirst() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.first != nil
 }
 
 func (s *Stats) record(f *engine.Fault, c engine.Call) { s.Record(f, c) }
