@@ -169,7 +169,10 @@ func Replay(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, see
 	k := GroupSize(n)
 	var res GameResult
 	s := &remoteGame{}
-	err := engine.Lockstep{Exchanger: ex, Concurrency: 1}.RunSteps(ctx, 1, func(int) engine.Stepper {
+	// The game keeps its number (First): the harness keys each game's stream of the bots'
+	// random module by the number its calls carry, so a replay sent as game 0 would draw
+	// from another stream than the run's game did.
+	err := engine.Lockstep{Exchanger: ex, Concurrency: 1, First: game}.RunSteps(ctx, game+1, func(int) engine.Stepper {
 		s.deal(n, k, game, engine.GameSeed(seed, game), bots, trace, func(s *remoteGame) { res = s.g.res })
 		return s
 	})
