@@ -58,7 +58,7 @@ func Play(seats []Seat, die Dice) GameResult { return PlayTraced(seats, die, nil
 
 // PlayTraced is Play that reports every turn to trace (nil: no trace). It drives the
 // rules' step function (game) with the seats' answers, one decision at a time; a
-// tournament drives the same step function from the lockstep's ticks (table.go's
+// tournament drives the same step function from the lockstep's ticks (remote.go's
 // remoteGame). Each seat gets its own copy of throws and scores: a Seat may keep them.
 func PlayTraced(seats []Seat, die Dice, trace func(string)) GameResult {
 	g := newGame(len(seats), die, trace)
