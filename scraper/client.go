@@ -81,6 +81,7 @@ type Client struct {
 	quota        Quota
 	requests     int
 	counts       map[int64]counted // question → its answer_count from the last Probe
+	filter       string            // the body_markdown filter, once created (edit.go)
 }
 
 type counted struct {

@@ -36,7 +36,7 @@ func (c *Client) get(ctx context.Context, method, path string, q url.Values) ([]
 		if err := c.wait(ctx, method); err != nil {
 			return nil, nil, err
 		}
-		body, p, err := c.attempt(ctx, method, u)
+		body, p, err := c.attempt(ctx, method, u, nil)
 		if err == nil {
 			return body, p, nil
 		}
@@ -80,14 +80,22 @@ var defaultHTTP = httpclient.New(httpclient.Default)
 // maxBody bounds what the client reads (compressed) and inflates.
 const maxBody = 64 << 20
 
-// attempt makes one HTTP request and interprets the response.
-func (c *Client) attempt(ctx context.Context, method, u string) ([]byte, *Page, error) {
+// attempt makes one HTTP request and interprets the response: a GET, or a POST of form
+// when form is not nil (the write methods; see edit.go).
+func (c *Client) attempt(ctx context.Context, method, u string, form url.Values) ([]byte, *Page, error) {
 	timeout := durOr(c.Timeout, time.Minute)
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodGet, u, nil)
+	verb, payload := http.MethodGet, io.Reader(nil)
+	if form != nil {
+		verb, payload = http.MethodPost, strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(actx, verb, u, payload)
 	if err != nil {
 		return nil, nil, fmt.Errorf("build request: %w", err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	// Setting Accept-Encoding ourselves turns off the transport's transparent gunzip: the
 	// body is decoded below by sniffing, whatever the Content-Encoding header says.

@@ -1,6 +1,7 @@
 // Package fakeapi is a stand-in for the Stack Exchange API 2.3 in tests: an httptest server
-// that speaks the real wire format for the two methods kothd uses,
-// /questions/{ids}/answers and /questions/{ids}. It pages (pagesize, page, has_more),
+// that speaks the real wire format for the methods kothd uses: /questions/{ids}/answers,
+// /questions/{ids}, and for the question's own leaderboard /filters/create and the write
+// method POST /questions/{id}/edit (edit.go). It pages (pagesize, page, has_more),
 // sorts by creation, compresses its bodies (gzip like the real API, or deflate, or
 // nothing, with or without a Content-Encoding header), counts requests, spends a daily
 // quota and answers throttle_violation when it is gone, and plays scripted faults: error
@@ -64,6 +65,8 @@ type Server struct {
 	faults         []Fault
 	requests       []string
 	endless        string
+	accessToken    string // the one valid access token of edits ("" accepts none)
+	edits          []Edit
 }
 
 // Ways SetEndless makes has_more lie.
@@ -82,6 +85,9 @@ func (s *Server) SetEndless(mode string) {
 
 type question struct {
 	title        string
+	body         string   // body_markdown as its author typed it (sent encoded)
+	tags         []string // sent as they are
+	lastEdit     int64
 	lastActivity int64 // question-level activity on top of its answers'
 	answers      map[int64]json.RawMessage
 	created      map[int64]int64

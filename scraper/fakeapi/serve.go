@@ -85,15 +85,32 @@ func (s *Server) respond(r *http.Request) (any, int, time.Duration) {
 		return []byte(f.Body), or(f.Status, 200), f.Delay
 	}
 	q := r.URL.Query()
-	if q.Get("site") != s.site {
+	if method == "edit" {
+		if r.Method != http.MethodPost {
+			return apiError(404, "no_method", "this method must be called with POST"), 400, 0
+		}
+		if err := r.ParseForm(); err != nil {
+			return apiError(400, "bad_parameter", "unreadable form"), 400, 0
+		}
+		q = r.PostForm
+	}
+	if q.Get("site") != s.site && method != "filter" {
 		return apiError(400, "bad_parameter", "site is required"), 400, 0
 	}
 	var env map[string]any
 	var err error
-	if method == "answers" {
+	switch method {
+	case "answers":
 		env, err = s.answers(ids, q)
-	} else {
-		env, err = s.questionsInfo(ids)
+	case "filter":
+		env, err = s.createFilter(q)
+	case "edit":
+		var e *errorEnvelope
+		if env, e = s.edit(ids[0], q); e != nil {
+			return apiError(e.id, e.name, e.msg), 400, 0
+		}
+	default:
+		env, err = s.questionsInfo(ids, q.Get("filter"))
 	}
 	if err != nil {
 		return apiError(400, "bad_parameter", err.Error()), 400, 0
@@ -112,6 +129,9 @@ func (s *Server) respond(r *http.Request) (any, int, time.Duration) {
 
 func route(path string) (method string, ids []int64, ok bool) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if len(parts) == 2 && parts[0] == "filters" && parts[1] == "create" {
+		return "filter", nil, true
+	}
 	if len(parts) < 2 || parts[0] != "questions" || len(parts) > 3 {
 		return "", nil, false
 	}
@@ -127,6 +147,8 @@ func route(path string) (method string, ids []int64, ok bool) {
 		return "questions", ids, true
 	case parts[2] == "answers":
 		return "answers", ids, true
+	case parts[2] == "edit" && len(ids) == 1:
+		return "edit", ids, true
 	}
 	return "", nil, false
 }
@@ -201,7 +223,7 @@ func (s *Server) answers(ids []int64, q map[string][]string) (map[string]any, er
 	return map[string]any{"items": items, "has_more": more}, nil
 }
 
-func (s *Server) questionsInfo(ids []int64) (map[string]any, error) {
+func (s *Server) questionsInfo(ids []int64, filter string) (map[string]any, error) {
 	items := []map[string]any{}
 	for _, id := range ids {
 		q := s.questions[id]
@@ -212,11 +234,15 @@ func (s *Server) questionsInfo(ids []int64) (map[string]any, error) {
 		for _, a := range q.activity {
 			last = max(last, a)
 		}
-		items = append(items, map[string]any{
+		item := map[string]any{
 			"question_id": id, "title": q.title, "answer_count": len(q.answers),
 			"last_activity_date": last, "is_answered": len(q.answers) > 0,
 			"link": fmt.Sprintf("https://codegolf.stackexchange.com/questions/%d", id),
-		})
+		}
+		if filter == BodyFilter {
+			s.withMarkdown(item, q)
+		}
+		items = append(items, item)
 	}
 	return map[string]any{"items": items, "has_more": false}, nil
 }
