@@ -254,6 +254,8 @@ var migrations = []string{
 	// replay must seat them as the run did.
 	`ALTER TABLE run_bots ADD COLUMN heading TEXT NOT NULL DEFAULT '';`,
 	checkpointSchema, // checkpoint.go
+	// What kothd last did about each challenge's question table (question.go).
+	questionBoardSchema,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// The question's own leaderboard (cron/question.go): one row per challenge that has one,
+// saying what kothd last did about it, so `kothd status` can show it and the next cycle
+// knows what the question holds.
+const questionBoardSchema = `CREATE TABLE question_boards (
+	challenge  TEXT PRIMARY KEY,
+	edited_at  INTEGER NOT NULL DEFAULT 0,  -- last successful edit (Unix seconds); 0: never
+	edited_run INTEGER NOT NULL DEFAULT 0,  -- the run that edit showed
+	ranking    TEXT NOT NULL DEFAULT '',    -- JSON (publisher.Ranking) of the table the question holds
+	checked_at INTEGER NOT NULL DEFAULT 0,  -- last time kothd looked
+	outcome    TEXT NOT NULL DEFAULT '',    -- what it did then (QuestionBoard.Outcome)
+	detail     TEXT NOT NULL DEFAULT '',    -- why, in words, with what the host must do
+	owed_run   INTEGER NOT NULL DEFAULT 0   -- a run whose table is still to go in; 0: none
+);`
+
+// QuestionBoard is what kothd knows of a challenge's question table.
+type QuestionBoard struct {
+	EditedAt  int64
+	EditedRun int64
+	Ranking   []byte // JSON; nil when never edited
+	CheckedAt int64
+	Outcome   string // edited, unchanged, waiting, failed, no-markers, too-long
+	Detail    string
+	OwedRun   int64
+}
+
+// QuestionBoard returns the state of a challenge's question table, nil when kothd never
+// looked at it.
+func (s *Store) QuestionBoard(ctx context.Context, challenge string) (*QuestionBoard, error) {
+	var q QuestionBoard
+	var ranking string
+	err := s.db.QueryRowContext(ctx, `SELECT edited_at, edited_run, ranking, checked_at, outcome, detail, owed_run FROM question_boards WHERE challenge = ?`, challenge).
+		Scan(&q.EditedAt, &q.EditedRun, &ranking, &q.CheckedAt, &q.Outcome, &q.Detail, &q.OwedRun)
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("question table of %s: %w", challenge, err)
+	}
+	if ranking != "" {
+		q.Ranking = []byte(ranking)
+	}
+	return &q, nil
+}
+
+// RecordQuestionEdit notes a successful edit: the table the question now holds, of run.
+func (s *Store) RecordQuestionEdit(ctx context.Context, challenge string, run int64, ranking []byte, detail string) error {
+	now := s.now().Unix()
+	_, err := s.db.ExecContext(ctx, `INSERT INTO question_boards (challenge, edited_at, edited_run, ranking, checked_at, outcome, detail, owed_run)
+		VALUES (?, ?, ?, ?, ?, 'edited', ?, 0)
+		ON CONFLICT (challenge) DO UPDATE SET edited_at = excluded.edited_at, edited_run = excluded.edited_run, ranking = excluded.ranking,
+			checked_at = excluded.checked_at, outcome = 'edited', detail = excluded.detail, owed_run = 0`,
+		challenge, now, run, string(ranking), now, detail)
+	if err != nil {
+		return fmt.Errorf("record the question table of %s: %w", challenge, err)
+	}
+	return nil
+}
+
+// RecordQuestionCheck notes a look that did not edit: its outcome, why, and the run whose
+// table is still owed (0 when the question holds what it should).
+func (s *Store) RecordQuestionCheck(ctx context.Context, challenge, outcome, detail string, owedRun int64) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO question_boards (challenge, checked_at, outcome, detail, owed_run) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (challenge) DO UPDATE SET checked_at = excluded.checked_at, outcome = excluded.outcome, detail = excluded.detail, owed_run = excluded.owed_run`,
+		challenge, s.now().Unix(), outcome, detail, owedRun)
+	if err != nil {
+		return fmt.Errorf("record the question table of %s: %w", challenge, err)
+	}
+	return nil
+}
