@@ -88,6 +88,8 @@ type Challenge struct {
 	Options     yaml.Node `yaml:"options"` // engine-specific settings, decoded by the engine's adapter
 	// Adaptive, when set, makes a run as long as its order needs, `games` being its budget.
 	Adaptive *Adaptive `yaml:"adaptive"`
+	// QuestionBoard, when enabled, keeps a table of the leaders in the question itself.
+	QuestionBoard *QuestionBoard `yaml:"question_board"`
 
 	lines map[string]int // key → line in the file, for messages about values checked later
 }
@@ -101,6 +103,36 @@ type Adaptive struct {
 	Batch      int     `yaml:"batch"`      // games between two looks at the order; a tenth of the budget
 	MinGames   int     `yaml:"min_games"`  // games played before the run may stop; one batch
 }
+
+// QuestionBoard is a challenge's table in its own question (docs/leaderboard.md, "The
+// question's own table"): kothd edits the text between the host's markers, with the
+// access token in SE_ACCESS_TOKEN (never in this file).
+type QuestionBoard struct {
+	Enabled bool `yaml:"enabled"`
+	Top     int  `yaml:"top"` // rows shown; default DefaultQuestionTop
+	// MinInterval is the least time between two edits (default DefaultQuestionInterval):
+	// every edit bumps the question to the front page of the site.
+	MinInterval Duration `yaml:"min_interval"`
+}
+
+// Defaults and bounds of question_board.
+const (
+	DefaultQuestionTop      = 10
+	MaxQuestionTop          = 50
+	DefaultQuestionInterval = 24 * time.Hour
+	MinQuestionInterval     = time.Hour
+)
+
+// TopRows is the number of rows the question's table shows.
+func (q *QuestionBoard) TopRows() int {
+	if q.Top == 0 {
+		return DefaultQuestionTop
+	}
+	return q.Top
+}
+
+// Interval is the least time between two edits of the question.
+func (q *QuestionBoard) Interval() time.Duration { return q.MinInterval.D(DefaultQuestionInterval) }
 
 // Limits bound every bot process of a challenge.
 type Limits struct {

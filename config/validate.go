@@ -174,6 +174,7 @@ func (c *Config) check() error {
 		}
 		c.checkExtract(ch, at)
 		c.checkAdaptive(ch, at)
+		c.checkQuestionBoard(ch, at)
 	}
 	return errors.Join(errs...)
 }
