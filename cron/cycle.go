@@ -43,6 +43,9 @@ type Cycle struct {
 	// once they have ended and the bots' processes are gone, with each bot's accounting
 	// (nil if the run failed). kothd bench measures a run's CPU and decisions with it.
 	Meter func(challenge string) func(stats []*runner.Stats)
+	// Question edits the questions of challenges with question_board enabled (question.go);
+	// nil: no client for it (a snapshot run), which each such challenge reports.
+	Question *QuestionEditor
 }
 
 // Options adjust one cycle.

@@ -20,5 +20,8 @@ func (c *Cycle) pending(ctx context.Context, ch *config.Challenge) string {
 		c.Log.Error("read pending work; fetching", "challenge", ch.Name, "err", err)
 		return "the store could not say whether work is pending"
 	}
+	if why == "" {
+		why = c.questionOwed(ctx, ch)
+	}
 	return why
 }

@@ -300,6 +300,7 @@ func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report) er
 		rep.Published = append(rep.Published, s.Target())
 		c.printf("%s: leaderboard written to %s\n", b.Challenge, s.Target())
 	}
+	c.publishQuestion(ctx, b) // after the sinks, whatever they did; never fails the cycle
 	return firstErr
 }
 

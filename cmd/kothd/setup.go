@@ -74,6 +74,7 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 		sinks = append(sinks, g)
 	}
 	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
+	cy.Question = questionEditor(cfg, cy.Source, log)
 	return cy, func() { st.Close(); lock.Release() }, nil
 }
 

@@ -100,6 +100,9 @@ func printStatus(ctx context.Context, w io.Writer, st *store.Store, cfg *config.
 			fmt.Fprintf(w, "  published:    %s: ok at %s, run %d%s\n", p.Target, at(p.At), p.RunID, prefixed(", commit ", p.Commit))
 		}
 	}
+	if err := printQuestionBoard(ctx, w, st, ch, at); err != nil {
+		return err
+	}
 	bots, err := st.AnswerBots(ctx, ch.Name)
 	if err != nil {
 		return err

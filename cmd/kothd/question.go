@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/scraper"
+	"github.com/kothd/kothd/store"
+)
+
+// questionEditor is what edits the questions of challenges with question_board enabled: the
+// same API client as the fetches (one backoff and throttle state for both), and the access
+// token from the environment. nil when no challenge has a question table, or the answers
+// come from a snapshot (an offline run edits no live question; each such challenge says so).
+func questionEditor(cfg *config.Config, src scraper.Source, log *slog.Logger) *cron.QuestionEditor {
+	var names []string
+	for _, ch := range cfg.Challenges {
+		if ch.QuestionBoard != nil && ch.QuestionBoard.Enabled {
+			names = append(names, ch.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	api, ok := src.(*scraper.Client)
+	if !ok {
+		log.Warn("question_board: answers come from a snapshot, so no question is edited", "challenges", names)
+		return nil
+	}
+	token := os.Getenv("SE_ACCESS_TOKEN")
+	if token == "" || cfg.APIKey == "" {
+		log.Error("question_board is enabled but SE_ACCESS_TOKEN or SE_API_KEY is not set: the question's table is not kept until both are in the daemon's environment (docs/deploy.md)", "challenges", names)
+	}
+	return &cron.QuestionEditor{API: api, Token: token}
+}
+
+// printQuestionBoard is status's line about the question's own table.
+func printQuestionBoard(ctx context.Context, w io.Writer, st *store.Store, ch *config.Challenge, at func(int64) string) error {
+	enabled := ch.QuestionBoard != nil && ch.QuestionBoard.Enabled
+	q, err := st.QuestionBoard(ctx, ch.Name)
+	if err != nil {
+		return err
+	}
+	switch {
+	case q == nil && !enabled:
+		return nil
+	case q == nil:
+		fmt.Fprintf(w, "  question:     table enabled (top %d, at most every %s), not looked at yet\n", ch.QuestionBoard.TopRows(), ch.QuestionBoard.Interval())
+		return nil
+	}
+	state := ""
+	if !enabled {
+		state = " (question_board is off now)"
+	}
+	last := "never edited"
+	if q.EditedAt != 0 {
+		last = fmt.Sprintf("last edit %s, run %d", at(q.EditedAt), q.EditedRun)
+	}
+	fmt.Fprintf(w, "  question:     %s%s; last look %s: %s: %s\n", last, state, at(q.CheckedAt), q.Outcome, q.Detail)
+	return nil
+}
