@@ -79,7 +79,7 @@ func (c *Cycle) publishQuestion(ctx context.Context, b *publisher.Board) {
 	if look.outcome == QuestionEdited {
 		return // recorded with the ranking by lookAtQuestion
 	}
-	if err := c.Store.RecordQuestionCheck(ctx, ch.Name, look.outcome, look.detail, look.owed); err != nil {
+	if err := c.Store.RecordQuestionCheck(ctx, ch.Name, c.questionNow(), look.outcome, look.detail, look.owed); err != nil {
 		c.Log.Error("question table: record the outcome", "challenge", ch.Name, "err", err)
 	}
 }
@@ -137,7 +137,7 @@ func (c *Cycle) lookAtQuestion(ctx context.Context, ch *config.Challenge, b *pub
 	ranking, _ := json.Marshal(cur)
 	if body == q.BodyMarkdown {
 		// Already there (written by hand, or by an edit whose answer was lost): no edit.
-		if err := c.Store.RecordQuestionEdit(ctx, ch.Name, b.Run.ID, ranking, "the question already shows this table"); err != nil {
+		if err := c.Store.RecordQuestionEdit(ctx, ch.Name, now, b.Run.ID, ranking, "the question already shows this table"); err != nil {
 			return failed(err)
 		}
 		return questionLook{outcome: QuestionEdited, detail: "the question already shows the table of run " + fmt.Sprint(b.Run.ID)}
@@ -147,7 +147,7 @@ func (c *Cycle) lookAtQuestion(ctx context.Context, ch *config.Challenge, b *pub
 		return failed(err)
 	}
 	detail := fmt.Sprintf("wrote the table of run %d (%s)", b.Run.ID, why)
-	if err := c.Store.RecordQuestionEdit(ctx, ch.Name, b.Run.ID, ranking, detail); err != nil {
+	if err := c.Store.RecordQuestionEdit(ctx, ch.Name, now, b.Run.ID, ranking, detail); err != nil {
 		c.Log.Error("question table: record the edit", "challenge", ch.Name, "err", err)
 	}
 	return questionLook{outcome: QuestionEdited, detail: detail}

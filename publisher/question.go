@@ -135,7 +135,8 @@ func (r Ranking) ChangedFrom(prev *Ranking) string {
 	}
 	before, after := index(prev.Rows), index(r.Rows)
 	seen := map[string]bool{}
-	for _, e := range append(append([]RankEntry{}, prev.Rows[:min(prev.Top, len(prev.Rows))]...), r.Rows[:min(r.Top, len(r.Rows))]...) {
+	// The new table's bots first: the reason names what readers will see.
+	for _, e := range append(append([]RankEntry{}, r.Rows[:min(r.Top, len(r.Rows))]...), prev.Rows[:min(prev.Top, len(prev.Rows))]...) {
 		if seen[e.Bot] {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 )
 
 // The question's own leaderboard (cron/question.go): one row per challenge that has one,
@@ -51,8 +52,9 @@ func (s *Store) QuestionBoard(ctx context.Context, challenge string) (*QuestionB
 }
 
 // RecordQuestionEdit notes a successful edit: the table the question now holds, of run.
-func (s *Store) RecordQuestionEdit(ctx context.Context, challenge string, run int64, ranking []byte, detail string) error {
-	now := s.now().Unix()
+// at is the caller's clock (the one min_interval is measured by).
+func (s *Store) RecordQuestionEdit(ctx context.Context, challenge string, at time.Time, run int64, ranking []byte, detail string) error {
+	now := at.Unix()
 	_, err := s.db.ExecContext(ctx, `INSERT INTO question_boards (challenge, edited_at, edited_run, ranking, checked_at, outcome, detail, owed_run)
 		VALUES (?, ?, ?, ?, ?, 'edited', ?, 0)
 		ON CONFLICT (challenge) DO UPDATE SET edited_at = excluded.edited_at, edited_run = excluded.edited_run, ranking = excluded.ranking,
@@ -65,11 +67,11 @@ func (s *Store) RecordQuestionEdit(ctx context.Context, challenge string, run in
 }
 
 // RecordQuestionCheck notes a look that did not edit: its outcome, why, and the run whose
-// table is still owed (0 when the question holds what it should).
-func (s *Store) RecordQuestionCheck(ctx context.Context, challenge, outcome, detail string, owedRun int64) error {
+// table is still owed (0 when the question holds what it should), at the caller's time.
+func (s *Store) RecordQuestionCheck(ctx context.Context, challenge string, at time.Time, outcome, detail string, owedRun int64) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO question_boards (challenge, checked_at, outcome, detail, owed_run) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (challenge) DO UPDATE SET checked_at = excluded.checked_at, outcome = excluded.outcome, detail = excluded.detail, owed_run = excluded.owed_run`,
-		challenge, s.now().Unix(), outcome, detail, owedRun)
+		challenge, at.Unix(), outcome, detail, owedRun)
 	if err != nil {
 		return fmt.Errorf("record the question table of %s: %w", challenge, err)
 	}
