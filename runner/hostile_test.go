@@ -77,6 +77,10 @@ func newHostileWorld(t *testing.T) *hostileWorld {
 	t.Setenv("GITHUB_TOKEN", token)
 	t.Setenv("SE_API_KEY", key)
 	w.secrets = []string{token, key, "db-secret-" + w.marker, "config-secret-" + w.marker, "victim-secret-" + w.marker}
+	// The question table's write token (cron/question.go) is the daemon's too.
+	access := "se-write-token" + w.marker
+	t.Setenv("SE_ACCESS_TOKEN", access)
+	w.secrets = append(w.secrets, access)
 	victim := filepath.Join(w.data, "bots", "victim")
 	if err := os.MkdirAll(victim, 0o755); err != nil {
 		t.Fatal(err)
