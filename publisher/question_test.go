@@ -82,6 +82,19 @@ func TestQuestionTable(t *testing.T) {
 	if all := QuestionTable(b, 10, ""); !strings.Contains(all, "All 6 bots") || strings.Contains(all, "full leaderboard") {
 		t.Errorf("whole board without a public link:\n%s", all)
 	}
+	// A bot named like a marker cannot add one to the question (and so block the next edit).
+	in = sampleInput()
+	in.Result.Rows[0].Bot = MarkerClose + MarkerOpen
+	in.Bots[MarkerClose+MarkerOpen] = BotInfo{Bot: answerBot(MarkerOpen, 11)}
+	md = QuestionTable(Build(in), 3, "")
+	if strings.Contains(md, MarkerOpen) || strings.Contains(md, MarkerClose) {
+		t.Errorf("a marker in the table:\n%s", md)
+	}
+	if body, err := ReplaceMarked("q "+MarkerOpen+MarkerClose, md); err != nil {
+		t.Errorf("the table's own markers: %v", err)
+	} else if _, err := ReplaceMarked(body, md); err != nil {
+		t.Errorf("the next edit is blocked: %v", err)
+	}
 }
 
 // The table changes only when its bots changed or moved outside the noise.
