@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"unicode/utf16"
 )
 
 // The question's own leaderboard: a compact table that kothd writes into the question
@@ -93,8 +93,16 @@ func ReplaceMarked(body, section string) (string, error) {
 	return body[:i] + nl + nl + section + nl + nl + body[j:], nil
 }
 
-// BodyChars is the length of a body as the site counts it (characters).
-func BodyChars(body string) int { return utf8.RuneCountInString(body) }
+// BodyChars is the length of a body as the site counts it: UTF-16 code units (.NET
+// strings), which is at least the number of characters, so the limit is never crossed by
+// an emoji counted once.
+func BodyChars(body string) int {
+	n := 0
+	for _, r := range body {
+		n += max(1, utf16.RuneLen(r))
+	}
+	return n
+}
 
 // Ranking is what the question's table was last made from: every bot of the board with
 // its rank range (tie group) and its answer's content, and how many rows the table shows.

@@ -41,6 +41,13 @@ func TestReplaceMarkedKeepsEveryOtherByte(t *testing.T) {
 	}
 }
 
+// The site counts a body in UTF-16 units: an emoji is two.
+func TestBodyChars(t *testing.T) {
+	if n := BodyChars("é😀\r\n"); n != 5 {
+		t.Errorf("BodyChars = %d, want 5", n)
+	}
+}
+
 // The question's table shows the top rows, with participants' words inert as on the page,
 // the run and a link to the full board; and it renders as one table.
 func TestQuestionTable(t *testing.T) {

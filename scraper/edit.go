@@ -93,7 +93,14 @@ func (c *Client) EditQuestion(ctx context.Context, id int64, e QuestionEdit, acc
 	if err != nil {
 		return nil, fmt.Errorf("edit question %d: %w", id, err)
 	}
-	return questionFrom(id, p)
+	// The edit is done: a response without the question (or without the filter's fields)
+	// is not a failure, which would have the next cycle edit again for nothing.
+	q, err := questionFrom(id, p)
+	if err != nil {
+		c.log().Warn("stack exchange API: the edit's response does not hold the question", "question", id, "err", err)
+		return nil, nil
+	}
+	return q, nil
 }
 
 func questionFrom(id int64, p *Page) (*Question, error) {
