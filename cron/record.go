@@ -190,12 +190,12 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 		Challenge: env.Challenge.Name, Title: env.Challenge.Title, Engine: env.Challenge.Engine, QuestionID: env.Challenge.QuestionID,
 		RunID: rep.RunID, Seed: env.Seed, Date: time.Now(), Sandbox: c.Sandbox.Name(),
 		Result: p.Result, Bots: map[string]publisher.BotInfo{}, NotEntered: rep.Rejected, Changes: changeList(rep.Changes, revs),
-		Ending: p.Ending,
+		Ending: p.Ending, FirstRun: last == nil,
 	}
 	for i, e := range env.Bots {
 		info := publisher.BotInfo{Bot: e}
 		if r, ok := revs[e.AnswerID]; ok && e.AnswerID != 0 {
-			info.Revision, info.ContentHash = r.ID, r.Hash
+			info.ContentHash, info.Versions, info.Revision = r.Hash, r.Versions, int64(r.Site)
 		}
 		if i < len(p.Stats) && p.Stats[i] != nil {
 			info.Faults = publisher.Faults{}
@@ -262,7 +262,7 @@ func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) err
 		return err
 	}
 	b.NotEntered = rep.Rejected
-	b.Changes = append(b.Changes, changeList(rep.Changes, revs)...)
+	b.Changes = append(b.Changes, publisher.FetchChanges(&b, changeList(rep.Changes, revs))...)
 	return c.publish(ctx, &b, rep)
 }
 

@@ -17,28 +17,15 @@ func (r Row) Key() string { return itoa(r.AnswerID) + "\x00" + r.Bot }
 // A first run has nothing to compare with and says so (Board.Since) instead of calling
 // every answer new.
 func compare(b *Board, in Input) []Change {
-	entered := map[int64]bool{}
-	for _, r := range b.Rows {
-		if r.AnswerID != 0 {
-			entered[r.AnswerID] = true
-		}
-	}
 	prev := in.Previous
 	if prev != nil && prev.SchemaVersion != SchemaVersion {
 		prev = nil // a board of another format: its rows may not mean what ours do
 	}
 	b.Since = &Since{FirstRun: in.FirstRun}
-	var out []Change
+	out := FetchChanges(b, in.Changes)
 	explained := map[int64]string{} // answer → the kind of fetch change that covers it
-	for _, c := range in.Changes {
-		if in.FirstRun && c.Kind == "new" {
-			continue // on a first run every answer is new: the page says it is the first instead
-		}
-		if (c.Kind == "new" || c.Kind == "restored") && !entered[c.AnswerID] {
-			c.Kind = "not entered" // new to the site, not to the board: see Not entered
-		}
+	for _, c := range out {
 		explained[c.AnswerID] = c.Kind
-		out = append(out, c)
 	}
 	if prev == nil {
 		return out
@@ -106,6 +93,31 @@ func compare(b *Board, in Input) []Change {
 		}
 		r.Move = &Move{Kind: kind, From: p.Rank, Places: places, Why: why}
 		out = append(out, Change{Kind: kind, AnswerID: r.AnswerID, Bot: r.Bot, Author: r.Author, From: p.Rank, To: r.Rank})
+	}
+	return out
+}
+
+// FetchChanges turns a fetch's changes (answers new, edited, withdrawn, restored on the
+// site) into the board's: an answer new (or restored) on the site that has no bot on the
+// board is "not entered", not "new"; on a first run (b.Since) new answers are left out:
+// the page says it is the first, and the Not entered list has the answers that did not enter. The cycle uses it for a board it publishes again
+// too.
+func FetchChanges(b *Board, changes []Change) []Change {
+	entered := map[int64]bool{}
+	for _, r := range b.Rows {
+		if r.AnswerID != 0 {
+			entered[r.AnswerID] = true
+		}
+	}
+	var out []Change
+	for _, c := range changes {
+		if b.Since != nil && b.Since.FirstRun && c.Kind == "new" {
+			continue // on a first run every answer is new: the page says it is the first instead (and lists what did not enter)
+		}
+		if (c.Kind == "new" || c.Kind == "restored") && !entered[c.AnswerID] {
+			c.Kind = "not entered" // new to the site, not to the board: see Not entered
+		}
+		out = append(out, c)
 	}
 	return out
 }

@@ -254,6 +254,9 @@ var migrations = []string{
 	// replay must seat them as the run did.
 	`ALTER TABLE run_bots ADD COLUMN heading TEXT NOT NULL DEFAULT '';`,
 	checkpointSchema, // checkpoint.go
+	// A revision's number on the site (its answer's edit history) when kothd recorded it;
+	// 0 when not known (a snapshot, or the API did not say).
+	`ALTER TABLE revisions ADD COLUMN site_revision INTEGER NOT NULL DEFAULT 0;`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
