@@ -21,7 +21,8 @@ import (
 // answer whose class has a built-in bot's name hears that; the Revision column is the
 // answer's revision number on the site. Then answer 1001 (GoTo20Bot) is deleted, which
 // lets answer 1002's GoTo20Bot (refused in run 1: the name was taken) enter: it is a new
-// bot, not 1001's moved; and a new answer that does not enter is "not entered", not new.
+// bot, not 1001's moved (on the chart too); and a new answer that does not enter is "not
+// entered", not new.
 func TestBoardContinuityByAnswer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -141,6 +142,18 @@ func TestBoardContinuityByAnswer(t *testing.T) {
 	}
 	if s := b2.Since; s == nil || s.FirstRun || s.PreviousRun != b1.Run.ID || s.Entered != 1 || s.Left != 1 {
 		t.Errorf("since %+v", b2.Since)
+	}
+	// The chart's history follows bots too: run 1's GoTo20Bot (answer 1001) is not the
+	// line of answer 1002's.
+	if h := b2.History; len(h) != 2 {
+		t.Errorf("history %+v", b2.History)
+	} else {
+		_, joined := h[0].Scores["GoTo20Bot"]
+		_, old := h[0].Scores["GoTo20Bot (answer 1001)"]
+		_, now := h[1].Scores["GoTo20Bot"]
+		if joined || !old || !now {
+			t.Errorf("history %+v: run 1's GoTo20Bot must be keyed by its answer", h)
+		}
 	}
 	if strings.Contains(md2, "First run") || !strings.Contains(md2, "The field changed since") || strings.Contains(md2, "from 1 to") {
 		t.Errorf("second run's page:\n%s", md2)

@@ -222,10 +222,28 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 	if err != nil {
 		return nil, err
 	}
+	answerOf := map[string]int64{}
+	for _, e := range env.Bots {
+		answerOf[e.Name] = e.AnswerID
+	}
 	for _, h := range past {
-		in.History = append(in.History, publisher.HistoryRun{Run: h.RunID, Date: time.Unix(h.Finished, 0).UTC(), Scores: h.Scores})
+		in.History = append(in.History, publisher.HistoryRun{Run: h.RunID, Date: time.Unix(h.Finished, 0).UTC(), Scores: pastScores(h, answerOf)})
 	}
 	return publisher.Build(in), nil
+}
+
+// pastScores are a past run's scores for the chart, keyed so that a line follows one bot
+// (answer and name), not a name: a past bot whose name another answer's bot holds now is
+// keyed "Name (answer N)", so the chart does not join the two into one line.
+func pastScores(h store.RunScores, answerOf map[string]int64) map[string]float64 {
+	out := make(map[string]float64, len(h.Scores))
+	for name, score := range h.Scores {
+		if now, ok := answerOf[name]; ok && now != h.Answers[name] {
+			name = fmt.Sprintf("%s (answer %d)", name, h.Answers[name])
+		}
+		out[name] = score
+	}
+	return out
 }
 
 // recordMoves records the board's significant moves as events.

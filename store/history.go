@@ -11,12 +11,13 @@ type RunScores struct {
 	RunID    int64
 	Finished int64              // Unix seconds
 	Scores   map[string]float64 // by bot
+	Answers  map[string]int64   // by bot: the answer it came from (0 for built-in bots)
 }
 
 // ScoreHistory returns the last limit finished runs of a challenge with every bot's
 // score, oldest first. Standings are kept for every run, so this is the whole history.
 func (s *Store) ScoreHistory(ctx context.Context, challenge string, limit int) ([]RunScores, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT r.id, COALESCE(r.finished, r.started), st.bot, st.score
+	rows, err := s.db.QueryContext(ctx, `SELECT r.id, COALESCE(r.finished, r.started), st.bot, st.score, COALESCE(st.answer_id, 0)
 		FROM (SELECT id, finished, started FROM runs WHERE challenge = ? AND state = 'done' ORDER BY id DESC LIMIT ?) r
 		JOIN standings st ON st.run_id = r.id ORDER BY r.id, st.rank`, challenge, limit)
 	if err != nil {
@@ -28,13 +29,15 @@ func (s *Store) ScoreHistory(ctx context.Context, challenge string, limit int) (
 		var id, at int64
 		var bot string
 		var score float64
-		if err := rows.Scan(&id, &at, &bot, &score); err != nil {
+		var answer int64
+		if err := rows.Scan(&id, &at, &bot, &score, &answer); err != nil {
 			return nil, fmt.Errorf("score history of %s: %w", challenge, err)
 		}
 		if len(out) == 0 || out[len(out)-1].RunID != id {
-			out = append(out, RunScores{RunID: id, Finished: at, Scores: map[string]float64{}})
+			out = append(out, RunScores{RunID: id, Finished: at, Scores: map[string]float64{}, Answers: map[string]int64{}})
 		}
 		out[len(out)-1].Scores[bot] = score
+		out[len(out)-1].Answers[bot] = answer
 	}
 	return out, rows.Err()
 }
