@@ -105,6 +105,22 @@ func TestBoardContinuityByAnswer(t *testing.T) {
 		t.Errorf("not entered %+v", b1.NotEntered)
 	}
 
+	// A new answer that does not enter changes no bot: the board is published again, and
+	// lists it as not entered, not as new.
+	api.Put(q, map[string]any{"answer_id": 1007, "question_id": q, "creation_date": 7000, "score": 1, "body": "<p>Words only.</p>",
+		"owner": map[string]any{"user_id": 7, "display_name": "talker3", "user_type": "registered"}})
+	if rep, err = cy.Run(ctx, ch, cron.Options{Games: 60}); err != nil || rep.RunID != 0 {
+		t.Fatalf("republish: %+v, %v", rep, err)
+	}
+	var again publisher.Board
+	raw, _ := os.ReadFile(filepath.Join(cy.Config.OutputDir, "forty.json"))
+	if err := json.Unmarshal(raw, &again); err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Changes) != 1 || again.Changes[0].Kind != "not entered" || again.Changes[0].AnswerID != 1007 {
+		t.Errorf("republished board's changes %+v, want answer 1007 not entered", again.Changes)
+	}
+
 	api.Delete(q, 1001)
 	api.Put(q, map[string]any{"answer_id": 1006, "question_id": q, "creation_date": 6000, "score": 1, "body": "<p>Still no code.</p>",
 		"owner": map[string]any{"user_id": 6, "display_name": "talker2", "user_type": "registered"}})

@@ -280,7 +280,7 @@ func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) err
 		return err
 	}
 	b.NotEntered = rep.Rejected
-	b.Changes = append(b.Changes, publisher.FetchChanges(&b, changeList(rep.Changes, revs))...)
+	b.Changes = append(b.Changes, publisher.FetchChanges(&b, changeList(rep.Changes, revs), false)...)
 	return c.publish(ctx, &b, rep)
 }
 

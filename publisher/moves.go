@@ -22,7 +22,7 @@ func compare(b *Board, in Input) []Change {
 		prev = nil // a board of another format: its rows may not mean what ours do
 	}
 	b.Since = &Since{FirstRun: in.FirstRun}
-	out := FetchChanges(b, in.Changes)
+	out := FetchChanges(b, in.Changes, in.FirstRun)
 	explained := map[int64]string{} // answer → the kind of fetch change that covers it
 	for _, c := range out {
 		explained[c.AnswerID] = c.Kind
@@ -99,10 +99,11 @@ func compare(b *Board, in Input) []Change {
 
 // FetchChanges turns a fetch's changes (answers new, edited, withdrawn, restored on the
 // site) into the board's: an answer new (or restored) on the site that has no bot on the
-// board is "not entered", not "new"; on a first run (b.Since) new answers are left out:
-// the page says it is the first, and the Not entered list has the answers that did not enter. The cycle uses it for a board it publishes again
-// too.
-func FetchChanges(b *Board, changes []Change) []Change {
+// board is "not entered", not "new". On a first run (firstRun) new answers are left out:
+// the page says it is the first, and the Not entered list has the answers that did not
+// enter. The cycle uses it for a board it publishes again too (not a first run then: the
+// answers are new since it).
+func FetchChanges(b *Board, changes []Change, firstRun bool) []Change {
 	entered := map[int64]bool{}
 	for _, r := range b.Rows {
 		if r.AnswerID != 0 {
@@ -111,8 +112,8 @@ func FetchChanges(b *Board, changes []Change) []Change {
 	}
 	var out []Change
 	for _, c := range changes {
-		if b.Since != nil && b.Since.FirstRun && c.Kind == "new" {
-			continue // on a first run every answer is new: the page says it is the first instead (and lists what did not enter)
+		if firstRun && c.Kind == "new" {
+			continue // on a first run every answer is new: the page says it is the first instead
 		}
 		if (c.Kind == "new" || c.Kind == "restored") && !entered[c.AnswerID] {
 			c.Kind = "not entered" // new to the site, not to the board: see Not entered
