@@ -187,6 +187,7 @@ func (c *Cycle) fetch(ctx context.Context, ch *config.Challenge, rep *Report) ([
 	if rep.Changes, err = c.Store.RecordAnswers(ctx, ch.Name, ch.QuestionID, subs); err != nil {
 		return nil, err
 	}
+	c.siteRevisions(ctx, ch, rep.Changes)
 	counts := map[string]int{}
 	for _, ch := range rep.Changes {
 		counts[ch.Kind]++
@@ -194,6 +195,33 @@ func (c *Cycle) fetch(ctx context.Context, ch *config.Challenge, rep *Report) ([
 	c.printf("%s: %d answers (%d new, %d edited, %d deleted, %d unchanged)\n", ch.Name, len(answers),
 		counts["new"], counts["edited"], counts["deleted"], counts["unchanged"])
 	return subs, nil
+}
+
+// siteRevisions asks the source for the revision numbers (on the site) of the answers a
+// fetch found new, edited or restored, and records them for the board. A source that cannot
+// tell (a snapshot) is not asked; a failure costs the board only those numbers, so it is
+// logged and the cycle goes on.
+func (c *Cycle) siteRevisions(ctx context.Context, ch *config.Challenge, changes []store.Change) {
+	rv, ok := c.Source.(scraper.Reviser)
+	if !ok {
+		return
+	}
+	var ids []int64
+	for _, x := range changes {
+		if x.Kind == "new" || x.Kind == "edited" || x.Kind == "restored" {
+			ids = append(ids, x.AnswerID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	numbers, err := rv.RevisionNumbers(ctx, ids)
+	if err == nil {
+		err = c.Store.SetSiteRevisions(ctx, ch.Name, numbers)
+	}
+	if err != nil {
+		c.Log.Warn("answers' revision numbers not recorded; the board shows the versions kothd has seen", "challenge", ch.Name, "err", err)
+	}
 }
 
 // newSeed draws a fresh master seed from the operating system.

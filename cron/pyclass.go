@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"time"
 
 	"github.com/kothd/kothd/engine"
@@ -51,6 +53,9 @@ func (pyclassAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission)
 		return nil, err
 	}
 	if len(classes) == 0 {
+		if n := baselineClass(sub.Dir, env.Game.Baselines); n != "" {
+			return nil, fmt.Errorf("the answer's class %s has the name of a built-in baseline bot of this game, which the game defines itself, so the class does not compete: rename it", n)
+		}
 		return nil, fmt.Errorf("no competing class found in the code: %s", env.Game.Harness.Competes)
 	}
 	var out []engine.Bot
@@ -58,6 +63,27 @@ func (pyclassAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission)
 		out = append(out, engine.Bot{Entrant: engine.Entrant{Name: c, Author: sub.Author, Heading: sub.Heading}, AnswerID: sub.AnswerID, Dir: sub.Dir})
 	}
 	return out, nil
+}
+
+// classLine finds class statements in Python source (their names).
+var classLine = regexp.MustCompile(`(?m)^[ \t]*class[ \t]+([A-Za-z_][A-Za-z_0-9]*)`)
+
+// baselineClass is the name of a class the answer's bot.py defines under the name of one
+// of the game's baselines, or "". The game's namespace already holds its baselines, and a
+// class an answer defines under such a name is not counted as the answer's (forty's rule:
+// only names the answer brought in compete), so the listing finds no class: the answer
+// must hear why, not "no competing class found".
+func baselineClass(dir string, baselines []string) string {
+	src, err := os.ReadFile(filepath.Join(dir, "bot.py"))
+	if err != nil {
+		return ""
+	}
+	for _, m := range classLine.FindAllStringSubmatch(string(src), -1) {
+		if slices.Contains(baselines, m[1]) {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // Builtins prepares the game's baselines (BASELINES in its module) under the data

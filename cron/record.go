@@ -190,12 +190,12 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 		Challenge: env.Challenge.Name, Title: env.Challenge.Title, Engine: env.Challenge.Engine, QuestionID: env.Challenge.QuestionID,
 		RunID: rep.RunID, Seed: env.Seed, Date: time.Now(), Sandbox: c.Sandbox.Name(),
 		Result: p.Result, Bots: map[string]publisher.BotInfo{}, NotEntered: rep.Rejected, Changes: changeList(rep.Changes, revs),
-		Ending: p.Ending,
+		Ending: p.Ending, FirstRun: last == nil,
 	}
 	for i, e := range env.Bots {
 		info := publisher.BotInfo{Bot: e}
 		if r, ok := revs[e.AnswerID]; ok && e.AnswerID != 0 {
-			info.Revision, info.ContentHash = r.ID, r.Hash
+			info.ContentHash, info.Versions, info.Revision = r.Hash, r.Versions, int64(r.Site)
 		}
 		if i < len(p.Stats) && p.Stats[i] != nil {
 			info.Faults = publisher.Faults{}
@@ -222,10 +222,28 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 	if err != nil {
 		return nil, err
 	}
+	answerOf := map[string]int64{}
+	for _, e := range env.Bots {
+		answerOf[e.Name] = e.AnswerID
+	}
 	for _, h := range past {
-		in.History = append(in.History, publisher.HistoryRun{Run: h.RunID, Date: time.Unix(h.Finished, 0).UTC(), Scores: h.Scores})
+		in.History = append(in.History, publisher.HistoryRun{Run: h.RunID, Date: time.Unix(h.Finished, 0).UTC(), Scores: pastScores(h, answerOf)})
 	}
 	return publisher.Build(in), nil
+}
+
+// pastScores are a past run's scores for the chart, keyed so that a line follows one bot
+// (answer and name), not a name: a past bot whose name another answer's bot holds now is
+// keyed "Name (answer N)", so the chart does not join the two into one line.
+func pastScores(h store.RunScores, answerOf map[string]int64) map[string]float64 {
+	out := make(map[string]float64, len(h.Scores))
+	for name, score := range h.Scores {
+		if now, ok := answerOf[name]; ok && now != h.Answers[name] {
+			name = fmt.Sprintf("%s (answer %d)", name, h.Answers[name])
+		}
+		out[name] = score
+	}
+	return out
 }
 
 // recordMoves records the board's significant moves as events.
@@ -262,7 +280,7 @@ func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) err
 		return err
 	}
 	b.NotEntered = rep.Rejected
-	b.Changes = append(b.Changes, changeList(rep.Changes, revs)...)
+	b.Changes = append(b.Changes, publisher.FetchChanges(&b, changeList(rep.Changes, revs), false)...)
 	return c.publish(ctx, &b, rep)
 }
 

@@ -29,7 +29,8 @@ type Board struct {
 	Appendix      string       `json:"appendix_markdown"` // the engine's markdown below it
 	NotEntered    []Rejected   `json:"not_entered"`
 	Changes       []Change     `json:"changes"`
-	History       []HistoryRun `json:"history"` // earlier runs and this one, oldest first
+	Since         *Since       `json:"since,omitempty"` // what this run is compared with
+	History       []HistoryRun `json:"history"`         // earlier runs and this one, oldest first
 }
 
 // RunInfo identifies the run and what it takes to reproduce it.
@@ -69,26 +70,42 @@ const (
 	EndBudget  = "budget"  // the game budget spent first
 )
 
-// Statistics says how the intervals and tie groups were made.
+// Since says what the run is compared with, for the Δ column and the changes: nothing (its
+// first run), or the previous published run and how its field of bots differs from this
+// one's (bots are the same bot when their answer and name are: see Row.Key).
+type Since struct {
+	FirstRun    bool  `json:"first_run"`
+	PreviousRun int64 `json:"previous_run,omitempty"` // 0 on a first run, or when the previous board is unreadable
+	Entered     int   `json:"entered"`                // bots on this board and not on the previous one
+	Left        int   `json:"left"`                   // bots on the previous board and not on this one
+	Edited      int   `json:"edited"`                 // bots on both whose answer's content changed
+}
+
+// FieldChanged says whether any bot entered, left or changed since the previous run.
+func (s *Since) FieldChanged() bool { return s != nil && s.Entered+s.Left+s.Edited > 0 }
+
+// Statistics says how the intervals and rank ranges were made.
 type Statistics struct {
 	Method     string  `json:"method"` // wilson, bootstrap, none
 	Confidence float64 `json:"confidence"`
 	Unit       string  `json:"unit"`  // what is independent: games, tournaments
 	Units      int     `json:"units"` // how many
 	Replicates int     `json:"replicates,omitempty"`
-	Ties       string  `json:"ties"` // the tie-group method in words
+	Ties       string  `json:"ties"` // how ranks are decided, in words (the name is older than rank ranges)
 }
 
 // Row is one bot's line.
 type Row struct {
-	Rank        int       `json:"rank"`      // competition rank by score: equal scores share it
-	TieGroup    [2]int    `json:"tie_group"` // first and last rank the statistics cannot separate
+	Rank        int       `json:"rank"`       // competition rank by score: equal scores share it
+	RankRange   [2]int    `json:"rank_range"` // the ranks the statistics allow it: [1 + bots surely better, n − bots surely worse − bots with its very score]
+	TieGroup    [2]int    `json:"tie_group"`  // deprecated: the same as rank_range (kept for readers of schema 1)
 	Bot         string    `json:"bot"`
 	Baseline    bool      `json:"baseline"`
 	AnswerID    int64     `json:"answer_id,omitempty"`
 	Link        string    `json:"link,omitempty"`
 	Author      string    `json:"author,omitempty"`
-	Revision    int64     `json:"revision,omitempty"`     // the answer's revision played (store id)
+	Revision    int64     `json:"revision,omitempty"`     // the answer's revision number on the site (as its edit history counts), when known
+	Versions    int       `json:"versions,omitempty"`     // distinct contents of the answer kothd has seen, this one included
 	ContentHash string    `json:"content_hash,omitempty"` // sha256 of the answer's extracted files
 	Score       float64   `json:"score"`
 	Interval    *Interval `json:"interval"` // null when a run cannot measure it
@@ -109,13 +126,14 @@ type Interval struct {
 // Faults counts non-OK decisions by outcome.
 type Faults map[engine.Outcome]int
 
-// Move is a bot's change of rank since the previous published run, shown only when the
-// move is outside the noise (the tie groups do not overlap) or the bots changed.
+// Move is a bot's change since the previous published run, shown only when it is the
+// bot's own and outside the noise (see moves): "new" for a bot newly entered, up or down
+// for a rank move.
 type Move struct {
 	Kind   string `json:"kind"` // new, up, down
 	From   int    `json:"from,omitempty"`
 	Places int    `json:"places,omitempty"`
-	Why    string `json:"why"` // new bot, edited, bots changed, significant
+	Why    string `json:"why"` // new bot, edited, significant
 }
 
 // BotInfo is what the board shows of a bot beyond the engine's row: the bot as it was
@@ -125,7 +143,8 @@ type Move struct {
 // which carries what it takes to seat and start a bot: playing needs none of them.
 type BotInfo struct {
 	engine.Bot
-	Revision    int64
+	Revision    int64 // the answer's revision number on the site; 0 when not known
+	Versions    int   // distinct contents of the answer seen, this one included
 	ContentHash string
 	Faults      Faults
 	FirstFault  string
@@ -142,7 +161,7 @@ type Rejected struct {
 
 // Change is one thing that happened since the previous run.
 type Change struct {
-	Kind     string     `json:"kind"` // new, edited, withdrawn, restored, up, down
+	Kind     string     `json:"kind"` // new, not entered, edited, withdrawn, restored, left, up, down
 	AnswerID int64      `json:"answer_id,omitempty"`
 	Bot      string     `json:"bot,omitempty"` // for moves
 	Title    string     `json:"title,omitempty"`
@@ -170,12 +189,13 @@ type Input struct {
 	Bots                     map[string]BotInfo // by leaderboard name
 	NotEntered               []Rejected
 	Changes                  []Change     // answers new, edited, withdrawn since the last run
-	Previous                 *Board       // the last published board, nil if none
+	Previous                 *Board       // the last published board, nil if none (or unreadable)
+	FirstRun                 bool         // the challenge has no earlier run: nothing to compare with
 	History                  []HistoryRun // earlier runs, oldest first (this one is added)
 	Ending                   *Ending      // why an adaptive run stopped; nil for a fixed length
 }
 
-// Build makes the board of a run: ranks, tie groups, intervals, moves and changes.
+// Build makes the board of a run: ranks, rank ranges, intervals, moves and changes.
 func Build(in Input) *Board {
 	res := in.Result
 	b := &Board{
@@ -201,8 +221,8 @@ func Build(in Input) *Board {
 	}
 	for i, r := range res.Rows {
 		info := in.Bots[r.Bot]
-		row := Row{Rank: a.rank[i], TieGroup: a.group[i], Bot: r.Bot, Baseline: r.Baseline,
-			AnswerID: info.AnswerID, Link: answerURL(info.AnswerID), Author: info.Author, Revision: info.Revision, ContentHash: info.ContentHash,
+		row := Row{Rank: a.rank[i], RankRange: a.ranks[i], TieGroup: a.ranks[i], Bot: r.Bot, Baseline: r.Baseline,
+			AnswerID: info.AnswerID, Link: answerURL(info.AnswerID), Author: info.Author, Revision: info.Revision, Versions: info.Versions, ContentHash: info.ContentHash,
 			Score: finite(r.Score), Games: r.Played, Wins: r.Wins, Faults: info.Faults, FirstFault: info.FirstFault, Cells: r.Cells}
 		if !math.IsNaN(a.lo[i]) && !math.IsInf(a.lo[i], 0) && !math.IsInf(a.hi[i], 0) {
 			row.Interval = &Interval{Low: a.lo[i], High: a.hi[i]}
@@ -212,7 +232,7 @@ func Build(in Input) *Board {
 		}
 		b.Rows = append(b.Rows, row)
 	}
-	b.Changes = append(b.Changes, moves(b, in.Previous)...)
+	b.Changes = compare(b, in)
 	b.History = history(in.History, b)
 	// Empty lists are [] in the JSON, not null: the schema says arrays.
 	b.Columns, b.Rows, b.Summary = nonNil(b.Columns), nonNil(b.Rows), nonNil(b.Summary)
@@ -248,14 +268,12 @@ func answerURL(id int64) string {
 	return "https://codegolf.stackexchange.com/a/" + itoa(id)
 }
 
-// tieMethod describes the tie groups for the footer and the JSON.
+// tieMethod describes how ranks are decided, for the footer and the JSON.
 func tieMethod(method string) string {
 	switch method {
-	case MethodWilson:
-		return "adjacent bots compared by a two-sided two-proportion z-test, Holm-corrected over all adjacent pairs; pairs not separated at 95 % form a tie group"
-	case MethodBootstrap:
-		return "adjacent bots compared by a paired bootstrap of their score difference (two-sided), Holm-corrected over all adjacent pairs; pairs not separated at 95 % form a tie group"
+	case MethodWilson, MethodBootstrap:
+		return "simultaneous 95 % intervals (each bot's at 1 − 5 %/n for n bots, Bonferroni); a bot ranks above another only when its interval lies wholly above the other's, and its rank range runs from 1 + the bots above it to n − the bots below it"
 	default:
-		return "one unit of play cannot separate bots: all form one tie group, except that identical scores share a rank"
+		return "one unit of play cannot order bots: every bot's rank range spans the table, except that identical scores share a rank"
 	}
 }

@@ -87,8 +87,28 @@ func table(w *strings.Builder, b *Board) {
 		cells = append(cells, faultCell(r.Faults))
 		w.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
-	if hasTieGroups(b) {
-		w.WriteString("\nA rank like 3–5 is a tie group: the statistics cannot order those bots (see the footer).\n")
+	if hasRankRanges(b) {
+		w.WriteString("\nA rank like 3–5 is a rank range: the ranks the statistics allow the bot. A bot ranks above another only when its interval lies wholly above the other's (see the footer).\n")
+	}
+	if note := sinceNote(b.Since); note != "" {
+		w.WriteString("\n" + note + "\n")
+	}
+}
+
+// sinceNote says what Δ compares with: nothing on a first run; otherwise that a move is
+// shown only when it is the bot's own and outside the noise.
+func sinceNote(s *Since) string {
+	switch {
+	case s == nil:
+		return ""
+	case s.FirstRun:
+		return "First run of this challenge: there is no earlier run to compare with."
+	case s.PreviousRun == 0:
+		return "Δ: the previous run's board could not be read, so nothing is compared with it."
+	case s.FieldChanged():
+		return fmt.Sprintf("Δ compares with run %d. The field changed since (%d entered, %d left, %d edited), which moves every bot's rank and score with it: Δ marks only new bots, and the bot edited when it is the only change.", s.PreviousRun, s.Entered, s.Left, s.Edited)
+	default:
+		return fmt.Sprintf("Δ compares with run %d, the same bots: a move is shown only when it is outside the noise (rank ranges or intervals apart).", s.PreviousRun)
 	}
 }
 
@@ -127,17 +147,18 @@ func thousands(n int) string {
 	return s
 }
 
-// rankCell is "4", or "3–5" for a tie group.
+// rankCell is the rank range: "4", or "3–5" when the statistics allow several ranks.
 func rankCell(r Row) string {
-	if r.TieGroup[0] != r.TieGroup[1] {
-		return fmt.Sprintf("%d–%d", r.TieGroup[0], r.TieGroup[1])
+	g := rangeOf(r)
+	if g[0] != g[1] {
+		return fmt.Sprintf("%d–%d", g[0], g[1])
 	}
-	return fmt.Sprint(r.Rank)
+	return fmt.Sprint(g[0])
 }
 
-func hasTieGroups(b *Board) bool {
+func hasRankRanges(b *Board) bool {
 	for _, r := range b.Rows {
-		if r.TieGroup[0] != r.TieGroup[1] {
+		if g := rangeOf(r); g[0] != g[1] {
 			return true
 		}
 	}
@@ -178,6 +199,9 @@ func changes(w *strings.Builder, b *Board) {
 		return
 	}
 	w.WriteString("\n## Changes since the previous run\n\n")
+	if b.Since != nil && b.Since.FirstRun {
+		w.WriteString("First run: every bot is entered for the first time.\n\n")
+	}
 	for _, c := range b.Changes {
 		who := cell(c.Title)
 		if c.Title == "" {
@@ -196,6 +220,10 @@ func changes(w *strings.Builder, b *Board) {
 		switch c.Kind {
 		case "up", "down":
 			fmt.Fprintf(w, "- %s%s: %s from %d to %d (outside the noise)\n", who, by, c.Kind, c.From, c.To)
+		case "not entered":
+			fmt.Fprintf(w, "- new, not entered: %s%s (see Not entered)\n", who, by)
+		case "left":
+			fmt.Fprintf(w, "- left the table: %s%s\n", who, by)
 		case "edited":
 			when := ""
 			if c.Edited != nil {
@@ -238,11 +266,11 @@ func footer(w *strings.Builder, b *Board) {
 		b.Run.Seed, code(b.Run.EngineVersion), code(b.Run.KothdVersion), text(b.Run.Sandbox))
 	switch s.Method {
 	case MethodWilson:
-		fmt.Fprintf(w, "**Statistics**: 95 %% Wilson score intervals of the win rate over %s %s. Tie groups: %s.\n", itoa(int64(s.Units)), s.Unit, s.Ties)
+		fmt.Fprintf(w, "**Statistics**: Wilson score intervals of the win rate over %s %s. Ranks: %s.\n", itoa(int64(s.Units)), s.Unit, s.Ties)
 	case MethodBootstrap:
-		fmt.Fprintf(w, "**Statistics**: 95 %% percentile bootstrap intervals of the score, %d resamples of the run's %d %s. Tie groups: %s.\n", s.Replicates, s.Units, s.Unit, s.Ties)
+		fmt.Fprintf(w, "**Statistics**: intervals of the score ± a critical value times its bootstrap standard error (%d resamples of the run's %d %s). Ranks: %s.\n", s.Replicates, s.Units, s.Unit, s.Ties)
 	default:
-		fmt.Fprintf(w, "**Statistics**: the run has %d %s, too few to measure its noise: no intervals. Tie groups: %s.\n", s.Units, s.Unit, s.Ties)
+		fmt.Fprintf(w, "**Statistics**: the run has %d %s, too few to measure its noise: no intervals. Ranks: %s.\n", s.Units, s.Unit, s.Ties)
 	}
 	var hashed []Row
 	for _, r := range b.Rows {
@@ -251,13 +279,22 @@ func footer(w *strings.Builder, b *Board) {
 		}
 	}
 	if len(hashed) > 0 {
-		w.WriteString("\n<details><summary>Bots' content hashes (sha256 of each answer's extracted files)</summary>\n\n| Bot | Answer | Revision | Content hash |\n|---|---|---|---|\n")
+		w.WriteString("\n<details><summary>Bots' content hashes (sha256 of each answer's extracted files)</summary>\n\n| Bot | Answer | Revision | Versions seen | Content hash |\n|---|---|---|---|---|\n")
 		for _, r := range hashed {
-			fmt.Fprintf(w, "| %s | %d | %d | `%s` |\n", cell(r.Bot), r.AnswerID, r.Revision, hexOnly(r.ContentHash))
+			fmt.Fprintf(w, "| %s | %d | %s | %s | `%s` |\n", cell(r.Bot), r.AnswerID, countCell(r.Revision), countCell(int64(r.Versions)), hexOnly(r.ContentHash))
 		}
+		w.WriteString("\nRevision: the answer's revision number on the site (its edit history); versions seen: the distinct contents of the answer kothd has fetched, this one included.\n")
 		w.WriteString("\n</details>\n")
 	}
 	w.WriteString("\n*Published by kothd.*\n")
+}
+
+// countCell is a positive count, or "—" when not known.
+func countCell(n int64) string {
+	if n <= 0 {
+		return "—"
+	}
+	return itoa(n)
 }
 
 // code is the board's own text (versions) for a code span, in which backslashes are

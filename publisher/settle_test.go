@@ -8,7 +8,7 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// Unsettled is the board's tie groups at the asked level: what an adaptive run stops on.
+// Unsettled is the board's rank ranges at the asked level: what an adaptive run stops on.
 func TestUnsettled(t *testing.T) {
 	// Bootstrap: A,B equal at 5, C,D equal at 0: two overlapping ranges remain.
 	if got := Unsettled(meanResult([]float64{5, 5, 0, 0}, 200, 7), 1, 0.95); !reflect.DeepEqual(got, [][2]int{{1, 2}, {3, 4}}) {
@@ -24,9 +24,10 @@ func TestUnsettled(t *testing.T) {
 	if got := Unsettled(res, 42, 0.95); !reflect.DeepEqual(got, [][2]int{{2, 3}}) {
 		t.Errorf("sample: unsettled %v, want [2 3]", got)
 	}
-	// The level is the asked one: 30 % against 27.5 % of 4000 games (z = 2.47, p = 0.0135)
-	// is settled at 95 %, not at 99 %.
-	pair := &engine.Result{Games: 4000, WinRate: true, Rows: []engine.Row{{Bot: "a", Score: 30, Wins: 1200, Played: 4000}, {Bot: "b", Score: 27.5, Wins: 1100, Played: 4000}}}
+	// The level is the asked one: 30 % against 26.3 % of 4000 games is settled at 95 %
+	// (two bots' simultaneous Wilson intervals 28.40–31.65 and 24.77–27.89 are apart), not
+	// at 99 % (28.01–32.07 and 24.39–28.30 overlap).
+	pair := &engine.Result{Games: 4000, WinRate: true, Rows: []engine.Row{{Bot: "a", Score: 30, Wins: 1200, Played: 4000}, {Bot: "b", Score: 26.3, Wins: 1052, Played: 4000}}}
 	if got := Unsettled(pair, 1, 0.95); len(got) != 0 {
 		t.Errorf("at 95 %%: unsettled %v, want none", got)
 	}

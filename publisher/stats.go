@@ -3,123 +3,155 @@ package publisher
 import (
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"github.com/kothd/kothd/engine"
 )
 
-// Confidence is the level of every interval and test on the board.
+// Confidence is the level of the board's intervals and rank ranges, taken together: with
+// this probability every interval on the board holds its bot's true score at once.
 const Confidence = 0.95
 
-// bootstrapReplicates is how many resamples an interval and a pairwise test use: enough for
-// a 95 % percentile interval and p-values to about 0.002, cheap for the units runs have.
+// bootstrapReplicates is how many resamples measure a score's spread (its standard
+// error): plenty for a standard error, cheap for the units runs have.
 const bootstrapReplicates = 1000
 
 // Method names how the board measures noise, for the footer and the JSON.
 const (
-	MethodWilson    = "wilson"    // win rates: Wilson score intervals, two-proportion z-tests
-	MethodBootstrap = "bootstrap" // percentile bootstrap over the run's units, paired differences
+	MethodWilson    = "wilson"    // win rates: Wilson score intervals
+	MethodBootstrap = "bootstrap" // bootstrap standard errors over the run's units
 	MethodNone      = "none"      // fewer than two units: nothing to measure the noise with
 )
 
 // analysis is what the statistics say about a table whose rows are sorted best first.
+//
+// The intervals are simultaneous: each bot's is made at level 1 − (1 − Confidence)/n for n
+// bots (Bonferroni over the bots), so all n hold their bots' true scores at once with
+// probability at least Confidence, whatever the dependence between bots (bots seated in
+// one game compete for one win). One bot ranks above another exactly when its interval lies
+// wholly above the other's. While all intervals hold, every such order is true; so the
+// board's orders are all right with probability at least Confidence, the family-wise
+// guarantee a multiplicity correction gives, and a reader can check each rank range
+// against the interval column by eye.
 type analysis struct {
 	method string
 	unit   string    // what was resampled or counted: games, tournaments
 	units  int       // how many of them
-	lo, hi []float64 // per row, the interval of Score; NaN when unknown
-	sepP   []float64 // per adjacent pair (i, i+1): Holm-adjusted p-value of "same strength"
-	rank   []int     // competition rank by Score: identical scores share one
-	group  [][2]int  // per row: first and last rank of its tie group
+	lo, hi []float64 // per row, the simultaneous interval of Score; NaN when unknown
+	rank   []int     // competition rank by score: identical scores share one
+	ranks  [][2]int  // per row: the range of ranks the statistics allow it (see rankRanges)
 }
 
-// analyse measures each row's interval and separates adjacent rows at the board's
-// Confidence. seed makes the bootstrap reproducible: the same run gives the same board.
+// analyse measures the rows' intervals and rank ranges at the board's Confidence. seed
+// makes the bootstrap reproducible: the same run gives the same board.
 func analyse(res *engine.Result, seed uint64) *analysis { return analyseAt(res, seed, Confidence) }
 
-// analyseAt is analyse with the tie groups made at another confidence level (intervals
-// stay at Confidence): an adaptive run's own level for settling its order.
+// analyseAt is analyse at another level: an adaptive run's own, for settling its order.
 func analyseAt(res *engine.Result, seed uint64, level float64) *analysis {
 	n := len(res.Rows)
-	a := &analysis{lo: make([]float64, n), hi: make([]float64, n), sepP: make([]float64, max(n-1, 0)), rank: make([]int, n), group: make([][2]int, n)}
+	a := &analysis{lo: make([]float64, n), hi: make([]float64, n)}
 	for i := range a.lo {
 		a.lo[i], a.hi[i] = math.NaN(), math.NaN()
 	}
-	raw := make([]float64, max(n-1, 0)) // unadjusted p per adjacent pair
-	for i := range raw {
-		raw[i] = 1
-	}
+	z := simultaneousZ(level, n)
 	switch {
 	case res.Resample != nil && res.Units >= 2:
 		a.method, a.unit, a.units = MethodBootstrap, orDefault(res.UnitName, "games"), res.Units
-		bootstrap(res, seed, a, raw)
+		sd := bootstrapSD(res, seed)
+		for i, r := range res.Rows {
+			a.lo[i], a.hi[i] = r.Score-z*sd[i], r.Score+z*sd[i]
+		}
 	case res.WinRate:
 		a.method, a.unit, a.units = MethodWilson, "games", res.Games
 		for i, r := range res.Rows {
-			lo, hi := Wilson(r.Wins, r.Played)
+			lo, hi := wilsonZ(r.Wins, r.Played, z)
 			a.lo[i], a.hi[i] = 100*lo, 100*hi
-		}
-		for i := 0; i+1 < n; i++ {
-			raw[i] = twoProportionP(res.Rows[i].Wins, res.Rows[i].Played, res.Rows[i+1].Wins, res.Rows[i+1].Played)
 		}
 	default:
 		a.method, a.unit, a.units = MethodNone, orDefault(res.UnitName, "games"), res.Units
 	}
-	for i := 0; i+1 < n; i++ {
-		if res.Rows[i].Score == res.Rows[i+1].Score {
-			raw[i] = 1 // identical scores are never separated, whatever the resamples say
-		}
-	}
-	copy(a.sepP, holm(raw))
-	// Competition ranks ("1, 2, 2, 4") by score, then tie groups: maximal runs of rows
-	// whose adjacent pairs the test does not separate.
-	for i := range res.Rows {
-		if i > 0 && res.Rows[i].Score == res.Rows[i-1].Score {
-			a.rank[i] = a.rank[i-1]
-		} else {
-			a.rank[i] = i + 1
-		}
-	}
-	for start := 0; start < n; {
-		end := start
-		for end+1 < n && a.sepP[end] >= 1-level {
-			end++
-		}
-		for i := start; i <= end; i++ {
-			a.group[i] = [2]int{a.rank[start], a.rank[end]} // equal ranks when all scores are equal
-		}
-		start = end + 1
-	}
+	a.rank = competitionRanks(res)
+	a.ranks = rankRanges(res, a.lo, a.hi)
 	return a
 }
 
+// simultaneousZ is the normal critical value that makes n two-sided intervals hold at
+// once with probability at least level (Bonferroni: each at 1 − (1 − level)/n).
+func simultaneousZ(level float64, n int) float64 {
+	alpha := (1 - level) / float64(max(n, 1))
+	return math.Sqrt2 * math.Erfinv(1-alpha)
+}
+
+// competitionRanks are "1, 2, 2, 4" by score.
+func competitionRanks(res *engine.Result) []int {
+	rank := make([]int, len(res.Rows))
+	for i := range res.Rows {
+		if i > 0 && res.Rows[i].Score == res.Rows[i-1].Score {
+			rank[i] = rank[i-1]
+		} else {
+			rank[i] = i + 1
+		}
+	}
+	return rank
+}
+
+// above says the statistics order row i above row j: i's interval lies wholly above j's
+// (and i scored more, which the intervals imply when they hold their scores; a broken
+// engine's score outside its interval must not make an order the table contradicts).
+func above(res *engine.Result, lo, hi []float64, i, j int) bool {
+	return lo[i] > hi[j] && res.Rows[i].Score > res.Rows[j].Score
+}
+
+// rankRanges gives each row the ranks it could hold in any order the statistics allow: from
+// 1 + the bots ordered above it to n − the bots ordered below it − the bots with exactly
+// its score (they share its rank, as the table's competition ranks do: two identical
+// scores are "1, 1", never "1, 2"). No interval (NaN) orders nothing. Nothing is chained:
+// each range counts only the bot's own separations, so bots that plainly differ are never
+// lumped together by way of the bots between them.
+func rankRanges(res *engine.Result, lo, hi []float64) [][2]int {
+	n := len(res.Rows)
+	out := make([][2]int, n)
+	for i := range res.Rows {
+		better, worse, same := 0, 0, 0
+		for j := range res.Rows {
+			switch {
+			case j == i:
+			case res.Rows[j].Score == res.Rows[i].Score:
+				same++
+			case above(res, lo, hi, j, i):
+				better++
+			case above(res, lo, hi, i, j):
+				worse++
+			}
+		}
+		out[i] = [2]int{1 + better, n - worse - same}
+	}
+	return out
+}
+
 // Unsettled returns the rank ranges of a table (rows sorted best first, as engines give
-// them) that the board's statistics cannot order at the given confidence: the tie groups
-// made by the same tests and the same Holm correction as the board's, at that level, which
-// span more than one rank. Identical scores share a rank and are never a range, since no
-// number of games can separate them. None: every pair of adjacent ranks is separated, the
-// order is settled. seed is the run's (the bootstrap's stream), so the answer is
-// reproducible.
+// them) that the board's statistics, made at the given confidence, leave wider than one
+// rank: each distinct range once, best first. Identical scores share a rank and never make
+// a range, since no number of games can separate them. None: every bot's rank is settled.
+// seed is the run's (the bootstrap's stream), so the answer is reproducible.
 func Unsettled(res *engine.Result, seed uint64, confidence float64) [][2]int {
 	a := analyseAt(res, seed, confidence)
 	var out [][2]int
-	for i, g := range a.group {
-		if g[0] != g[1] && (i == 0 || a.group[i-1] != g) {
+	seen := map[[2]int]bool{}
+	for _, g := range a.ranks {
+		if g[0] != g[1] && !seen[g] {
+			seen[g] = true
 			out = append(out, g)
 		}
 	}
 	return out
 }
 
-// bootstrap resamples the run's units with replacement, rescoring every bot each time:
-// the percentile interval of each score, and for each adjacent pair the two-sided p-value
-// that their difference changes sign (paired: both scores come from the same resample).
-func bootstrap(res *engine.Result, seed uint64, a *analysis, raw []float64) {
+// bootstrapSD resamples the run's units with replacement, rescoring every bot each time,
+// and returns each row's standard deviation over the resamples: its score's standard error.
+func bootstrapSD(res *engine.Result, seed uint64) []float64 {
 	n := len(res.Rows)
 	r := rand.New(rand.NewPCG(seed, 0x6b6f746864626f6f)) // "kothdboo": a stream of its own
-	scores := make([][]float64, n)
-	below := make([]int, max(n-1, 0)) // replicates where row i+1 scored at least row i
-	above := make([]int, max(n-1, 0)) // replicates where row i scored at least row i+1
+	sum, sumSq := make([]float64, n), make([]float64, n)
 	idx := make([]int, res.Units)
 	for range bootstrapReplicates {
 		for k := range idx {
@@ -127,47 +159,28 @@ func bootstrap(res *engine.Result, seed uint64, a *analysis, raw []float64) {
 		}
 		s := res.Resample.Rescore(idx)
 		for i, row := range res.Rows {
-			scores[i] = append(scores[i], s[row.Bot])
-		}
-		for i := 0; i+1 < n; i++ {
-			d := s[res.Rows[i].Bot] - s[res.Rows[i+1].Bot]
-			if d <= 0 {
-				below[i]++
-			}
-			if d >= 0 {
-				above[i]++
-			}
+			v := s[row.Bot] - row.Score // centred: no cancellation for large scores
+			sum[i] += v
+			sumSq[i] += v * v
 		}
 	}
-	for i := range scores {
-		sort.Float64s(scores[i])
-		a.lo[i] = quantile(scores[i], (1-Confidence)/2)
-		a.hi[i] = quantile(scores[i], 1-(1-Confidence)/2)
+	sd := make([]float64, n)
+	m := float64(bootstrapReplicates)
+	for i := range sd {
+		mean := sum[i] / m
+		sd[i] = math.Sqrt(math.Max(0, (sumSq[i]-m*mean*mean)/(m-1)))
 	}
-	for i := range raw {
-		raw[i] = math.Min(1, 2*float64(min(below[i], above[i])+1)/float64(bootstrapReplicates+1))
-	}
+	return sd
 }
 
-// quantile of sorted values, linear between order statistics.
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
-	}
-	pos := q * float64(len(sorted)-1)
-	i := int(pos)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
-}
+// Wilson is the 95 % Wilson score interval of a proportion k/n (one bot alone).
+func Wilson(k, n int) (float64, float64) { return wilsonZ(k, n, zCrit) }
 
-// Wilson is the 95 % Wilson score interval of a proportion k/n.
-func Wilson(k, n int) (float64, float64) {
+// wilsonZ is the Wilson score interval of k/n with critical value z.
+func wilsonZ(k, n int, z float64) (float64, float64) {
 	if n == 0 {
 		return 0, 1
 	}
-	z := zCrit
 	p, nf := float64(k)/float64(n), float64(n)
 	d := 1 + z*z/nf
 	c := (p + z*z/(2*nf)) / d
@@ -184,40 +197,6 @@ func Wilson(k, n int) (float64, float64) {
 
 // zCrit is the two-sided 95 % critical value of the normal distribution.
 const zCrit = 1.959963984540054
-
-// twoProportionP is the two-sided p-value of the pooled z-test that k1/n1 and k2/n2 are
-// the same rate.
-func twoProportionP(k1, n1, k2, n2 int) float64 {
-	if n1 == 0 || n2 == 0 {
-		return 1
-	}
-	p := float64(k1+k2) / float64(n1+n2)
-	se := math.Sqrt(p * (1 - p) * (1/float64(n1) + 1/float64(n2)))
-	if se == 0 {
-		return 1
-	}
-	z := math.Abs(float64(k1)/float64(n1)-float64(k2)/float64(n2)) / se
-	return math.Erfc(z / math.Sqrt2)
-}
-
-// holm adjusts p-values for multiplicity (Holm–Bonferroni step-down): the family of
-// adjacent comparisons then errs (separates two equal bots) with at most 5 % probability.
-func holm(p []float64) []float64 {
-	m := len(p)
-	order := make([]int, m)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(i, j int) bool { return p[order[i]] < p[order[j]] })
-	out := make([]float64, m)
-	running := 0.0
-	for k, i := range order {
-		v := math.Min(1, float64(m-k)*p[i])
-		running = math.Max(running, v)
-		out[i] = running
-	}
-	return out
-}
 
 func orDefault(s, d string) string {
 	if s == "" {

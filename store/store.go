@@ -256,6 +256,9 @@ var migrations = []string{
 	checkpointSchema, // checkpoint.go
 	// What kothd last did about each challenge's question table (question.go).
 	questionBoardSchema,
+	// A revision's number on the site (its answer's edit history) when kothd recorded it;
+	// 0 when not known (a snapshot, or the API did not say).
+	`ALTER TABLE revisions ADD COLUMN site_revision INTEGER NOT NULL DEFAULT 0;`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

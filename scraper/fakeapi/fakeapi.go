@@ -12,6 +12,7 @@
 package fakeapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -92,6 +93,13 @@ type question struct {
 	answers      map[int64]json.RawMessage
 	created      map[int64]int64
 	activity     map[int64]int64
+	revisions    map[int64][]revision // each answer's edit history, oldest first
+}
+
+// revision is one entry of an answer's edit history: its number and when it was made.
+type revision struct {
+	number  int
+	created int64
 }
 
 // New starts a fake API for site "codegolf" with gzip bodies and a quota of 10000.
@@ -149,7 +157,7 @@ func (s *Server) AddQuestion(id int64, title string) {
 func (s *Server) q(id int64) *question {
 	q := s.questions[id]
 	if q == nil {
-		q = &question{title: fmt.Sprintf("Question %d", id), answers: map[int64]json.RawMessage{}, created: map[int64]int64{}, activity: map[int64]int64{}}
+		q = &question{title: fmt.Sprintf("Question %d", id), answers: map[int64]json.RawMessage{}, created: map[int64]int64{}, activity: map[int64]int64{}, revisions: map[int64][]revision{}}
 		s.questions[id] = q
 	}
 	return q
@@ -157,6 +165,9 @@ func (s *Server) q(id int64) *question {
 
 // Put adds or replaces answers of a question. Each answer is any JSON-marshalable value
 // with at least answer_id and creation_date (a scraper.Answer, a map, a json.RawMessage).
+// Its edit history (/posts/{ids}/revisions) follows: a new answer has revision 1, and a
+// second when it carries a last_edit_date; replacing an answer with different JSON is one
+// more edit.
 func (s *Server) Put(questionID int64, answers ...any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -170,10 +181,23 @@ func (s *Server) Put(questionID int64, answers ...any) error {
 			AnswerID     int64 `json:"answer_id"`
 			CreationDate int64 `json:"creation_date"`
 			LastActivity int64 `json:"last_activity_date"`
+			LastEdit     int64 `json:"last_edit_date"`
 		}
 		if err := json.Unmarshal(raw, &k); err != nil || k.AnswerID == 0 {
 			return fmt.Errorf("fakeapi: answer without answer_id: %s", raw)
 		}
+		old, had := q.answers[k.AnswerID]
+		revs := q.revisions[k.AnswerID]
+		switch {
+		case !had:
+			revs = []revision{{1, k.CreationDate}}
+			if k.LastEdit > k.CreationDate {
+				revs = append(revs, revision{2, k.LastEdit})
+			}
+		case !bytes.Equal(old, raw):
+			revs = append(revs, revision{len(revs) + 1, max(k.LastEdit, k.LastActivity, revs[len(revs)-1].created)})
+		}
+		q.revisions[k.AnswerID] = revs
 		q.answers[k.AnswerID] = raw
 		q.created[k.AnswerID] = k.CreationDate
 		q.activity[k.AnswerID] = max(k.CreationDate, k.LastActivity)
@@ -190,6 +214,7 @@ func (s *Server) Delete(questionID int64, answerIDs ...int64) {
 		delete(q.answers, id)
 		delete(q.created, id)
 		delete(q.activity, id)
+		delete(q.revisions, id)
 	}
 }
 

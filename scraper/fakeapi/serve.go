@@ -109,6 +109,8 @@ func (s *Server) respond(r *http.Request) (any, int, time.Duration) {
 		if env, e = s.edit(ids[0], q); e != nil {
 			return apiError(e.id, e.name, e.msg), 400, 0
 		}
+	case "revisions":
+		env, err = s.postRevisions(ids, q)
 	default:
 		env, err = s.questionsInfo(ids, q.Get("filter"))
 	}
@@ -132,7 +134,7 @@ func route(path string) (method string, ids []int64, ok bool) {
 	if len(parts) == 2 && parts[0] == "filters" && parts[1] == "create" {
 		return "filter", nil, true
 	}
-	if len(parts) < 2 || parts[0] != "questions" || len(parts) > 3 {
+	if len(parts) < 2 || len(parts) > 3 || parts[0] != "questions" && !(parts[0] == "posts" && len(parts) == 3 && parts[2] == "revisions") {
 		return "", nil, false
 	}
 	for _, p := range strings.Split(parts[1], ";") {
@@ -145,6 +147,8 @@ func route(path string) (method string, ids []int64, ok bool) {
 	switch {
 	case len(parts) == 2:
 		return "questions", ids, true
+	case parts[0] == "posts":
+		return "revisions", ids, true
 	case parts[2] == "answers":
 		return "answers", ids, true
 	case parts[2] == "edit" && len(ids) == 1:
@@ -221,6 +225,45 @@ func (s *Server) answers(ids []int64, q map[string][]string) (map[string]any, er
 		}
 	}
 	return map[string]any{"items": items, "has_more": more}, nil
+}
+
+// postRevisions is /posts/{ids}/revisions: the answers' edit histories, newest first, as
+// the API's revision objects (an answer's every revision is a single_user edit here).
+func (s *Server) postRevisions(ids []int64, q map[string][]string) (map[string]any, error) {
+	size, page := 30, 1
+	if v := q["pagesize"]; len(v) > 0 {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 0 || n > 100 {
+			return nil, fmt.Errorf("pagesize")
+		}
+		size = n
+	}
+	if v := q["page"]; len(v) > 0 {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("page")
+		}
+		page = n
+	}
+	var all []map[string]any
+	for _, id := range ids {
+		for _, qq := range s.questions {
+			for _, r := range qq.revisions[id] {
+				all = append(all, map[string]any{
+					"revision_guid": fmt.Sprintf("%08X-0000-0000-0000-%012X", id, r.number), "revision_number": r.number,
+					"revision_type": "single_user", "post_type": "answer", "post_id": id, "creation_date": r.created,
+					"is_rollback": false, "set_community_wiki": false,
+				})
+			}
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i]["creation_date"].(int64) > all[j]["creation_date"].(int64) })
+	items := []map[string]any{}
+	start := (page - 1) * size
+	for i := start; i < len(all) && i < start+size; i++ {
+		items = append(items, all[i])
+	}
+	return map[string]any{"items": items, "has_more": start+size < len(all)}, nil
 }
 
 func (s *Server) questionsInfo(ids []int64, filter string) (map[string]any, error) {
