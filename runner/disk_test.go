@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -276,5 +278,87 @@ func TestBotDirUnsandboxed(t *testing.T) {
 	}
 	if f := overDisk(ProcSpec{Dir: dst, Limits: diskLimits}, nil); f == nil || f.Outcome != engine.OutputLimit {
 		t.Errorf("17 MiB in a plain 16 MB directory: %v", f)
+	}
+}
+
+// TestBotDirUnprivileged: the daemon run unprivileged (as in production: systemd
+// DynamicUser) bounds directories too, through a holder in a user namespace of its own.
+// Run as root, the test runs itself again as uid 65534 (without cgroups, which that user
+// cannot make on a host whose cgroup tree is root's).
+func TestBotDirUnprivileged(t *testing.T) {
+	if os.Getenv("KOTHD_BOTFS_CHILD") == "1" {
+		sb, err := NewSandboxCgroups("bwrap", CgroupsOff, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := sb.(*Bwrap)
+		if b.root || b.botfs == nil {
+			t.Fatalf("root %v, bounded directories %v", b.root, b.botfs != nil)
+		}
+		dir, host := boundBotDir(t, b, diskLimits)
+		l := NewLauncher(sb, ProcSpec{Dir: dir, Argv: []string{"/usr/bin/python3", "bot.py"}, Limits: diskLimits})
+		defer l.Close()
+		for _, mode := range []string{"keep", "fill", "clean", "fallocate", "keep"} {
+			stop := make(chan struct{})
+			done := sampleDisk(t, dir, host, stop)
+			r := l.Launch(context.Background(), Job{Args: []string{mode}, Timeout: time.Minute})
+			close(stop)
+			used, _, hostBytes, _ := done()
+			t.Logf("%-9s %s; fault %v; at most %d KiB in use; host directory %d B", mode, strings.TrimSpace(r.Stdout), r.Fault, used>>10, hostBytes)
+			if used > 16<<20 || hostBytes > inodeBytes {
+				t.Errorf("%s: %d bytes in the bot's filesystem, %d on the host's", mode, used, hostBytes)
+			}
+			switch mode {
+			case "fill":
+				if !strings.Contains(r.Stdout, `"error": "ENOSPC"`) || r.Fault == nil || r.Fault.Outcome != engine.OutputLimit {
+					t.Errorf("fill: %s %v", r.Stdout, r.Fault)
+				}
+			case "fallocate":
+				if strings.Count(r.Stdout, `"ENOSPC"`) != 2 {
+					t.Errorf("fallocate: %s", r.Stdout)
+				}
+			default:
+				if r.Fault != nil {
+					t.Errorf("%s: %v", mode, r.Fault)
+				}
+			}
+		}
+		if data, err := os.ReadFile(filepath.Join(dir, "state")); err != nil || strings.Count(string(data), "\n") != 2 {
+			t.Errorf("the bot's state across decisions: %d lines, %v", strings.Count(string(data), "\n"), err)
+		}
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("already unprivileged: the other TestBotDir tests cover this")
+	}
+	needBwrap(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp("", "kothd-botfs-child-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := filepath.Join(tmp, "runner.test")
+	if err := os.WriteFile(child, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(child, "-test.run", "^TestBotDirUnprivileged$", "-test.v", "-test.count", "1")
+	cmd.Dir = tmp
+	cmd.Env = []string{"KOTHD_BOTFS_CHILD=1", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + tmp, "TMPDIR=/tmp"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	t.Logf("as uid 65534:\n%s", out)
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestBotDirUnprivileged") {
+		t.Fatalf("unprivileged run: %v", err)
 	}
 }
