@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -172,4 +173,38 @@ func selfCPU() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkBotDir is the making and removal of one bot's run copy (20 files of 3 KB):
+// "plain" copies onto the host's disk, "bounded" mounts a tmpfs through the holder and
+// copies into it. Paid once per bot per run (per tournament unit for Bank Heist).
+func BenchmarkBotDir(b *testing.B) {
+	sb := needBwrap(b)
+	src := b.TempDir()
+	for i := range 20 {
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("state%d", i)), make([]byte, 3000), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		sb   Sandbox
+	}{{"plain", Unsandboxed{}}, {"bounded", sb}} {
+		b.Run(c.name, func(b *testing.B) {
+			base := b.TempDir()
+			n := 0
+			for b.Loop() {
+				n++
+				dst := filepath.Join(base, strconv.Itoa(n))
+				_, _, release, err := BotDir(c.sb, dst, src, Limits{DirMB: 16})
+				if err != nil {
+					b.Fatal(err)
+				}
+				release()
+				if err := os.RemoveAll(dst); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
