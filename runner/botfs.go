@@ -270,11 +270,17 @@ func BotDir(sb Sandbox, dst, src string, lim Limits) (dir string, bounded bool, 
 		bytes = max(bytes, used+1<<20)
 		inodes = max(inodes, entries+256)
 	}
-	host, err := filepath.Abs(dst)
-	if err != nil {
-		return "", false, nil, err
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return "", false, nil, fmt.Errorf("bot directory: %w", err)
 	}
-	if err := os.MkdirAll(host, 0o755); err != nil {
+	// The view must name no symbolic link: an absolute one met under /proc/<holder>/root
+	// would be followed from the daemon's root, where the mount is not (systemd's
+	// StateDirectory under DynamicUser is such a link).
+	host, err := filepath.EvalSymlinks(dst)
+	if err == nil {
+		host, err = filepath.Abs(host)
+	}
+	if err != nil {
 		return "", false, nil, fmt.Errorf("bot directory: %w", err)
 	}
 	if err := h.request(map[string]any{"op": "mount", "path": host, "bytes": bytes, "inodes": inodes}); err != nil {

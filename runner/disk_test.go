@@ -362,3 +362,35 @@ func TestBotDirUnprivileged(t *testing.T) {
 		t.Fatalf("unprivileged run: %v", err)
 	}
 }
+
+// TestBotDirThroughSymlink: a scratch space reached through an absolute symbolic link (as
+// systemd's StateDirectory is under DynamicUser) still puts the files on the bounded
+// filesystem, not on the host's disk beneath it.
+func TestBotDirThroughSymlink(t *testing.T) {
+	sb := needBwrap(t)
+	base := t.TempDir()
+	real := filepath.Join(base, "private", "data")
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "data")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	dir, bounded, release, err := BotDir(sb, filepath.Join(link, "bot"), src, diskLimits)
+	if err != nil || !bounded {
+		t.Fatalf("BotDir: bounded %v, %v", bounded, err)
+	}
+	defer release()
+	if err := os.WriteFile(filepath.Join(dir, "state"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil || st.Type != 0x01021994 { // TMPFS_MAGIC
+		t.Errorf("%s is not on a tmpfs (type %#x, %v)", dir, st.Type, err)
+	}
+	if _, err := os.Stat(filepath.Join(real, "bot", "state")); err == nil {
+		t.Error("the file reached the host's disk under the mount")
+	}
+}
