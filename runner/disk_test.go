@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -392,5 +394,39 @@ func TestBotDirThroughSymlink(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(real, "bot", "state")); err == nil {
 		t.Error("the file reached the host's disk under the mount")
+	}
+}
+
+// TestBotDirHolderDied: if the mount holder dies (an administrator's kill, the OOM
+// killer), the bots' directories are gone: every later decision is a host fault, never
+// the bot's, and the next directory made gets a new holder.
+func TestBotDirHolderDied(t *testing.T) {
+	needBwrap(t)
+	sb, err := NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil))) // a holder of its own: the others' directories stay
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := sb.(*Bwrap)
+	dir, _ := boundBotDir(t, b, diskLimits)
+	spec := ProcSpec{Dir: dir, Argv: []string{"/usr/bin/python3", "bot.py"}, Limits: diskLimits}
+	running := NewLauncher(sb, spec)
+	defer running.Close()
+	if _, f := running.Run(context.Background(), []string{"keep"}, time.Minute); f != nil {
+		t.Fatal(f)
+	}
+	old := boundDirOf(dir).holder
+	_ = old.cmd.Process.Kill()
+	for i := 0; i < 100 && old.alive(); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	fresh := NewLauncher(sb, spec)
+	defer fresh.Close()
+	for name, l := range map[string]*Launcher{"running launcher": running, "new launcher": fresh} {
+		if _, f := l.Run(context.Background(), []string{"keep"}, time.Minute); f == nil || f.Outcome != engine.HostFault {
+			t.Errorf("%s after the holder died: %v, want a host fault", name, f)
+		}
+	}
+	if dir2, _ := boundBotDir(t, b, diskLimits); boundDirOf(dir2).holder == old {
+		t.Error("a new directory was given to the dead holder")
 	}
 }

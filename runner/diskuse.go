@@ -18,12 +18,19 @@ import (
 // files. A plain directory (a host where bounded directories are unavailable) is walked,
 // which only finds after the fact what the bot already wrote on the host's disk.
 func overDisk(spec ProcSpec, f *engine.Fault) *engine.Fault {
-	if spec.Limits.DirMB <= 0 || (f != nil && f.Outcome != engine.Crash) {
+	if f != nil && f.Outcome == engine.HostFault {
 		return f
 	}
 	if bd := boundDirOf(spec.Dir); bd != nil {
 		_, _, full, err := bd.usage()
-		if err != nil || !full {
+		if err != nil {
+			// The directory lives as long as the holder's namespace: if the holder died
+			// (killed by hand, the machine's OOM killer), the bot's files are out of the
+			// daemon's reach, which is the host's failure, not the bot's.
+			return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("the bot's directory is gone (%v): "+
+				"the mount holder of the bots' directories died", err)}
+		}
+		if !full || (f != nil && f.Outcome != engine.Crash) {
 			return f
 		}
 		detail := fmt.Sprintf("its directory is full: it holds its whole %d MB allowance or %d files and directories; "+
@@ -33,7 +40,7 @@ func overDisk(spec ProcSpec, f *engine.Fault) *engine.Fault {
 		}
 		return &engine.Fault{Outcome: engine.OutputLimit, Detail: detail}
 	}
-	if f != nil {
+	if f != nil || spec.Limits.DirMB <= 0 {
 		return f
 	}
 	limit := int64(spec.Limits.DirMB) << 20
