@@ -2,10 +2,10 @@ package runner
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
