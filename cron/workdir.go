@@ -35,7 +35,10 @@ func scratch(env *PlayEnv, kind string, bots []engine.Bot) ([]engine.Bot, func()
 	// Bots that write to their directory (every protocol but pyclass, whose directory is
 	// read-only) get it on a filesystem of disk_mb where the sandbox can make one.
 	writable := env.Game == nil || env.Game.Protocol != engine.PyClass
-	lim := processLimits(env)
+	var lim runner.Limits // no challenge, no allowance: plain copies
+	if env.Challenge != nil {
+		lim = processLimits(env)
+	}
 	var releases []func()
 	cleanup := func() {
 		for _, r := range releases {
