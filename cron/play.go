@@ -210,7 +210,8 @@ func processLimits(env *PlayEnv) runner.Limits {
 		OpenFiles:   l.OpenFiles,
 		OutputBytes: int64(l.OutputKB) << 10,
 		FileSizeMB:  l.DiskMB,
-		DirMB:       l.DiskMB,
+		// Unset, the directory's allowance is the documented default, as the file's is.
+		DirMB: firstPositive(l.DiskMB, runner.DefaultFileSizeMB),
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 // removes them. Bots that share a directory (classes of one answer) share its copy; bots
 // without one (bots the engine plays itself) keep none. A game that names its
 // bots' directories (Game.DirNames: bots that learn their name from it) gets them so
-// named.
+// named. A bot that writes to its directory gets its copy on a filesystem of the
+// challenge's disk_mb (runner.BotDir), and then reaches it by another path than root's.
 func scratch(env *PlayEnv, kind string, bots []engine.Bot) ([]engine.Bot, func(), error) {
 	var names []string
 	if env.Game != nil && env.Game.DirNames != nil {
@@ -31,7 +32,20 @@ func scratch(env *PlayEnv, kind string, bots []engine.Bot) ([]engine.Bot, func()
 	if err != nil {
 		return nil, nil, fmt.Errorf("create work directory: %w", err)
 	}
-	cleanup := func() { _ = os.RemoveAll(root) }
+	// Bots that write to their directory (every protocol but pyclass, whose directory is
+	// read-only) get it on a filesystem of disk_mb where the sandbox can make one.
+	writable := env.Game == nil || env.Game.Protocol != engine.PyClass
+	var lim runner.Limits // no challenge, no allowance: plain copies
+	if env.Challenge != nil {
+		lim = processLimits(env)
+	}
+	var releases []func()
+	cleanup := func() {
+		for _, r := range releases {
+			r()
+		}
+		_ = os.RemoveAll(root)
+	}
 	copies := map[string]string{}
 	out := make([]engine.Bot, len(bots))
 	for i, b := range bots {
@@ -46,7 +60,17 @@ func scratch(env *PlayEnv, kind string, bots []engine.Bot) ([]engine.Bot, func()
 			} else {
 				dst = filepath.Join(root, fmt.Sprintf("%d-%s", len(copies), filepath.Base(b.Dir)))
 			}
-			if err := runner.CopyBotDir(dst, b.Dir); err != nil {
+			var err error
+			if writable {
+				var release func()
+				dst, _, release, err = runner.BotDir(env.Sandbox, dst, b.Dir, lim)
+				if release != nil {
+					releases = append(releases, release)
+				}
+			} else {
+				err = runner.CopyBotDir(dst, b.Dir)
+			}
+			if err != nil {
 				cleanup()
 				return nil, nil, fmt.Errorf("copy %s for the %s: %w", b.Name, kind, err)
 			}

@@ -51,6 +51,9 @@ type Bwrap struct {
 	setpriv, unshare, prlimitPath string
 	// cgroups makes each sandbox's cgroup (cgroup.go); nil when the host opted out.
 	cgroups *cgroupTree
+	// botfs holds bot directories on filesystems of their own (botfs.go); nil when the
+	// host cannot.
+	botfs *botfsState
 }
 
 // DefaultReadOnly is what every bot may read. Globs are expanded when the sandbox is made;
@@ -117,6 +120,19 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error) {
 			return nil, fmt.Errorf("sandbox bwrap: hand %s to uid %d: %w", dir, b.UID, err)
 		}
 	}
+	// A bounded directory (botfs.go) is mounted in the holder's namespace: the sandbox is
+	// started there, and binds it by its path there.
+	var enter []string
+	if bd := boundDirOf(dir); bd != nil && b.botfs != nil {
+		enter = bd.holder.nsenter(b.botfs.nsenter)
+		spec.Argv = slices.Clone(spec.Argv)
+		for i, arg := range spec.Argv {
+			if arg == dir || strings.HasPrefix(arg, dir+"/") {
+				spec.Argv[i] = bd.hostPath(dir) + strings.TrimPrefix(arg, dir)
+			}
+		}
+		dir = bd.hostPath(dir)
+	}
 	// bwrap writes {"exit-code": n} to fd 3 once its command has run and ended; a file
 	// that lacks it after a normal exit means the sandbox itself failed (sandboxFailed).
 	status, err := unlinkedTemp(statusPrefix, nil)
@@ -137,7 +153,11 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("sandbox bwrap: argument file: %w", err)
 	}
 	sealInheritedFDs()
-	cmd := exec.Command(b.Path, append([]string{"--args", "4", "--"}, command...)...)
+	bw := append([]string{b.Path, "--args", "4", "--"}, command...)
+	if enter != nil {
+		bw = append(enter, bw...)
+	}
+	cmd := exec.Command(bw[0], bw[1:]...)
 	cmd.Dir = "/"
 	cmd.Env = append(BaseEnv(mountPoint(spec)), spec.Env...)
 	if !spec.ReadOnlyDir {

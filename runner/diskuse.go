@@ -9,12 +9,39 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// overDisk is an output-limit fault when the bot's directory uses more than
-// spec.Limits.DirMB, else nil. Bots write there with the host's disk underneath; without
-// this a bot could fill it with many files, each under the per-file limit.
-func overDisk(spec ProcSpec) *engine.Fault {
-	if spec.Limits.DirMB <= 0 {
-		return nil
+// overDisk judges the bot's directory after a decision: an output-limit fault when it is
+// over spec.Limits.DirMB, else nil.
+//
+// A bounded directory (botfs.go) cannot be over: writes past the allowance failed inside
+// the sandbox. It is judged full when no block or inode is left (one statfs), so a bot
+// that filled it is told why its writes failed, decision after decision, until it deletes
+// files. A plain directory (a host where bounded directories are unavailable) is walked,
+// which only finds after the fact what the bot already wrote on the host's disk.
+func overDisk(spec ProcSpec, f *engine.Fault) *engine.Fault {
+	if f != nil && f.Outcome == engine.HostFault {
+		return f
+	}
+	if bd := boundDirOf(spec.Dir); bd != nil {
+		_, _, full, err := bd.usage()
+		if err != nil {
+			// The directory lives as long as the holder's namespace: if the holder died
+			// (killed by hand, the machine's OOM killer), the bot's files are out of the
+			// daemon's reach, which is the host's failure, not the bot's.
+			return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("the bot's directory is gone (%v): "+
+				"the mount holder of the bots' directories died", err)}
+		}
+		if !full || (f != nil && f.Outcome != engine.Crash) {
+			return f
+		}
+		detail := fmt.Sprintf("its directory is full: it holds its whole %d MB allowance or %d files and directories; "+
+			"writes past it fail with ENOSPC", bd.bytes>>20, bd.inodes)
+		if f != nil {
+			detail += "; the process " + f.Detail
+		}
+		return &engine.Fault{Outcome: engine.OutputLimit, Detail: detail}
+	}
+	if f != nil || spec.Limits.DirMB <= 0 {
+		return f
 	}
 	limit := int64(spec.Limits.DirMB) << 20
 	if n := dirBytes(spec.Dir, limit); n > limit {
@@ -22,11 +49,6 @@ func overDisk(spec ProcSpec) *engine.Fault {
 	}
 	return nil
 }
-
-// inodeBytes is the least an entry of any kind is charged: one filesystem block. An empty
-// file, a directory or a short symbolic link uses no data block of its own but does use
-// an inode and a directory entry, and 400,000 of them are not free.
-const inodeBytes = 4096
 
 // dirBytes is what the tree under dir (dir included) uses, without following links,
 // stopping once the total passes stop. Every entry counts, whatever its kind (files,

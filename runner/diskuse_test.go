@@ -25,7 +25,7 @@ func TestHostileDiskAllowance(t *testing.T) {
 	if used < 15<<20 {
 		t.Errorf("counted %d bytes for 3,000 long links, 500 directories and 500 empty files; want at least 15 MiB", used)
 	}
-	if f := overDisk(spec); f == nil || f.Outcome != engine.OutputLimit {
+	if f := overDisk(spec, nil); f == nil || f.Outcome != engine.OutputLimit {
 		t.Errorf("the allowance let the tree through: %v", f)
 	}
 	w.checkAftermath(t)

@@ -133,10 +133,7 @@ type Launched struct {
 func (l *Launcher) Run(ctx context.Context, args []string, timeout time.Duration) (string, *engine.Fault) {
 	if l.direct {
 		out, f := RunArgv(ctx, l.sb, l.spec, args, timeout)
-		if f == nil {
-			f = overDisk(l.spec)
-		}
-		return out, f
+		return out, overDisk(l.spec, f)
 	}
 	r := l.Launch(ctx, Job{Args: args, Timeout: timeout})
 	if r.Fault != nil {
@@ -189,10 +186,7 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 	lp.last, lp.hasLast = after, true
 	l.put(lp)
 	r := rep.launched(timeout, req.Out)
-	r.Fault = before.charge(after, l.spec.Limits, r.Fault)
-	if r.Fault == nil {
-		r.Fault = overDisk(l.spec)
-	}
+	r.Fault = overDisk(l.spec, before.charge(after, l.spec.Limits, r.Fault))
 	return r
 }
 

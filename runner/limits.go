@@ -60,7 +60,8 @@ func (l Limits) withDefaults() Limits {
 //     charges the total (sandboxCgroup.watchCPU).
 //   - Processes are RLIMIT_NPROC (threads count too), counted per sandbox.
 //   - Open files are RLIMIT_NOFILE; file size is RLIMIT_FSIZE (SIGXFSZ, an output limit).
-//     The bot's directory, the only writable place, has a total allowance (diskuse.go).
+//     The bot's directory, the only writable place, has a total allowance: a filesystem
+//     of its own (botfs.go), or a check after each decision (diskuse.go).
 //
 // The cgroup adds what per-process limits cannot: MemoryMB and Procs for the sandbox as
 // a whole.

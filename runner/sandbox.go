@@ -39,9 +39,11 @@ type Limits struct {
 	OpenFiles   int           // RLIMIT_NOFILE
 	OutputBytes int64         // bytes the runner reads from stdout before cutting the bot off
 	FileSizeMB  int           // largest file the bot may write (RLIMIT_FSIZE)
-	// DirMB bounds what a one-shot bot keeps in its directory, checked after each decision
-	// (RLIMIT_FSIZE bounds one file, not how many): over it, the decision is an output
-	// limit fault until the bot deletes files.
+	// DirMB bounds what a one-shot bot keeps in its directory (RLIMIT_FSIZE bounds one
+	// file, not how many). A directory made by BotDir on a bwrap host is a filesystem of
+	// that size, where writes past it fail with ENOSPC; a decision that ends with it full
+	// is an output-limit fault. Elsewhere it is checked after each decision: over it, the
+	// decision is an output-limit fault until the bot deletes files.
 	DirMB int
 }
 
@@ -101,8 +103,13 @@ func NewSandboxCgroups(kind, cgroups string, log *slog.Logger) (Sandbox, error) 
 				"(kernel.unprivileged_userns_clone, user.max_user_namespaces, an AppArmor user-namespace restriction); "+
 				"refusing to run untrusted bots (set `sandbox: none` to run them unisolated, not advised)", err)
 		}
+		if err := b.enableBotfs(LauncherPython); err != nil {
+			log.Error("DISK ALLOWANCE NOT HELD DURING DECISIONS: bot directories cannot be put on filesystems of "+
+				"their own, so a bot can fill the host's disk while it runs; disk_mb is only checked after each decision",
+				"reason", err)
+		}
 		log.Info("sandbox ready", "sandbox", "bwrap", "path", b.Path, "root_daemon", b.root, "bot_uid", b.UID,
-			"cgroups", b.cgroupsName())
+			"cgroups", b.cgroupsName(), "bot_directories", b.botfsName())
 		return b, nil
 	}
 	return nil, fmt.Errorf("unknown sandbox %q (bwrap or none)", kind)
@@ -138,6 +145,14 @@ func (b *Bwrap) probe() error {
 		return fmt.Errorf("`true` in the sandbox: %v: %s", err, out.String())
 	}
 	return nil
+}
+
+// botfsName says how bot directories are bounded, for the log.
+func (b *Bwrap) botfsName() string {
+	if b.botfs == nil {
+		return "checked after each decision"
+	}
+	return "tmpfs of disk_mb each"
 }
 
 // cgroupsName says how sandboxes are limited as a whole, for the log.
