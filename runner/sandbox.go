@@ -28,6 +28,15 @@ type ProcSpec struct {
 	// such a bot can neither fill the host's disk nor leave state for its next run.
 	ReadOnlyDir bool
 	Limits      Limits
+	// Prefixes are installation prefixes outside the sandbox's usual binds that the
+	// process needs although its command does not name them: the interpreter a Mafia
+	// bot's `run` script execs (/root/.pyenv/versions/2.7.18). Bwrap binds those under
+	// /root/.pyenv/versions and /usr/local only (see namedPrefixes).
+	Prefixes []string
+	// Launcher marks kothd's launcher (launcher.go): it enters a user namespace of its
+	// own before it runs any bot code, so its sandbox's seccomp filter allows that, and
+	// it applies the bots' full filter itself.
+	Launcher bool
 }
 
 // Limits bound one bot process. Zero means "no limit of this kind" except where a sandbox
