@@ -196,7 +196,7 @@ func TestSandboxChannelsClosed(t *testing.T) {
 		{"flock", syscall.EPERM, true},
 		{"fcntl", syscall.EPERM, true},
 		{"ofd", syscall.EPERM, true},
-		{"cache", syscall.EPERM, true},   // fadvise evicts, preadv2(RWF_NOWAIT) probes
+		{"cache", syscall.EPERM, true}, // fadvise evicts, preadv2(RWF_NOWAIT) probes
 		// fadvise evicts, mincore probes. Since Linux 5.0 mincore reports every page of a
 		// file the caller may not write as cached, so this one is closed without the
 		// filter too; the filter denies the call all the same.
