@@ -104,8 +104,8 @@ func NewBwrap() (*Bwrap, error) {
 	tools := map[string]*string{"prlimit": &b.prlimitPath}
 	if b.root {
 		tools["setpriv"] = &b.setpriv
-		if mappedRange(DefaultBotUIDBase, DefaultBotUIDCount) {
-			b.uids = newUIDPool(DefaultBotUIDBase, DefaultBotUIDCount)
+		if mappedRange(botUIDs.first, botUIDs.count) {
+			b.uids = newUIDPool(botUIDs.first, botUIDs.count)
 		}
 	}
 	if b.seccomp, err = botSeccomp(); err == nil {

@@ -91,6 +91,14 @@ func NewSandboxCgroups(kind, cgroups string, log *slog.Logger) (Sandbox, error) 
 		if err != nil {
 			return nil, fmt.Errorf("%w; refusing to run untrusted bots (set `sandbox: none` to run them unisolated, not advised)", err)
 		}
+		if b.seccomp == nil {
+			log.Error("NO SECCOMP FILTER: " + errSeccompArch.Error() + "; sandboxes can pass each other data through " +
+				"file locks, the page cache and keyrings, and bots may create user namespaces")
+		}
+		if b.root && b.uids == nil {
+			log.Error("BOT UIDS SHARED: the daemon's user namespace lacks the uids bot_uid_first/bot_uid_count name; every "+
+				"bot runs as one uid, so one bot's processes count against the others' process limit", "uid", b.UID)
+		}
 		switch cgroups {
 		case "", CgroupsRequired:
 			tree, err := hostCgroups()
@@ -110,8 +118,8 @@ func NewSandboxCgroups(kind, cgroups string, log *slog.Logger) (Sandbox, error) 
 				"(kernel.unprivileged_userns_clone, user.max_user_namespaces, an AppArmor user-namespace restriction); "+
 				"refusing to run untrusted bots (set `sandbox: none` to run them unisolated, not advised)", err)
 		}
-		log.Info("sandbox ready", "sandbox", "bwrap", "path", b.Path, "root_daemon", b.root, "bot_uid", b.UID,
-			"cgroups", b.cgroupsName())
+		log.Info("sandbox ready", "sandbox", "bwrap", "path", b.Path, "root_daemon", b.root, "bot_uids", b.uidsName(),
+			"seccomp", b.seccomp != nil, "cgroups", b.cgroupsName())
 		return b, nil
 	}
 	return nil, fmt.Errorf("unknown sandbox %q (bwrap or none)", kind)

@@ -35,6 +35,20 @@ const (
 	DefaultBotUIDCount = 1 << 16
 )
 
+// botUIDs is the pool NewBwrap uses: SetBotUIDs.
+var botUIDs = struct{ first, count int }{DefaultBotUIDBase, DefaultBotUIDCount}
+
+// SetBotUIDs sets the pool of host uids the sandboxes a root daemon makes from now on run
+// as (the config's bot_uid_first and bot_uid_count); zero keeps the default.
+func SetBotUIDs(first, count int) {
+	if first > 0 {
+		botUIDs.first = first
+	}
+	if count > 0 {
+		botUIDs.count = count
+	}
+}
+
 type uidPool struct {
 	base, count int
 
@@ -147,4 +161,15 @@ func rangeIn(mapFile string, base, count int) bool {
 		}
 	}
 	return false
+}
+
+// uidsName says which uids bots run as, for the log.
+func (b *Bwrap) uidsName() string {
+	switch {
+	case !b.root:
+		return "the daemon's"
+	case b.uids == nil:
+		return strconv.Itoa(b.UID)
+	}
+	return fmt.Sprintf("%d-%d", b.uids.base, b.uids.base+b.uids.count-1)
 }

@@ -5,7 +5,7 @@
  *                                      the first errno a system call returned, 0 if none)
  * A sender of a lasting channel (locks, keys) prints "ready" once set and holds its
  * state until its stdin closes. A receiver of inotify prints "ready" once it watches.
- * Also: chan userns|ptrace|status probe   and the timing channel:
+ * Also: chan userns|ptrace probe 0;  chan loop N (CPU ns per system call);  the timing channel:
  *   chan timing send SLOT_US START_NS BITS      chan timing recv SLOT_US START_NS NBITS
  */
 #define _GNU_SOURCE
@@ -81,6 +81,23 @@ int main(int argc, char **argv) {
 	int send = !strcmp(role, "send");
 
 	if (!strcmp(ch, "timing")) return timing(role, atol(argv[3]), atoll(argv[4]), argv[5]);
+	if (!strcmp(ch, "loop")) {
+		/* VALUE system calls (getppid, never cached by libc; then 1-byte preads): the CPU
+		 * time per call, in ns, for the filter's cost. */
+		struct timespec a, b;
+		char c;
+		int fd = open("/dev/zero", O_RDONLY);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		for (unsigned i = 0; i < value; i++) syscall(SYS_getppid);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		double getppid_ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / value;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		for (unsigned i = 0; i < value; i++) pread(fd, &c, 1, 0);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		double pread_ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / value;
+		printf("%.1f %.1f\n", getppid_ns, pread_ns);
+		return 0;
+	}
 
 	if (!strcmp(ch, "flock") || !strcmp(ch, "fcntl") || !strcmp(ch, "ofd")) {
 		int getlk = !strcmp(ch, "fcntl") ? F_GETLK : F_OFD_GETLK;
