@@ -60,6 +60,8 @@ type Bwrap struct {
 	// seccomp is the bots' filter program, launcherSeccomp the launcher's (seccomp.go);
 	// nil on an architecture without a system call table.
 	seccomp, launcherSeccomp []byte
+	// masked are the files of maskedProc this host has.
+	masked []string
 	// util-linux tools run inside the sandbox before the bot (absolute paths under /usr).
 	setpriv, prlimitPath string
 	// cgroups makes each sandbox's cgroup (cgroup.go); nil when the host opted out.
@@ -74,6 +76,22 @@ var DefaultReadOnly = []string{
 	"/usr/*", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 	"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
 	"/etc/localtime", "/etc/java-*", "/etc/python*",
+}
+
+// maskedProc are files of /proc that count what every process of the machine does; each
+// is a channel between sandboxes with a precise tally (a bot opening 100 files moves
+// file-nr by 100, starting 50 threads moves loadavg's count by 50) and none is needed by
+// the interpreters and compilers bots use. Each is unreadable (EACCES): /dev/null is bound
+// over it, and bwrap's binds do not allow devices. What remains readable (meminfo, stat)
+// is in docs/trust.md.
+var maskedProc = []string{
+	"/proc/loadavg", "/proc/locks", "/proc/key-users", "/proc/keys", "/proc/vmstat", "/proc/zoneinfo",
+	"/proc/buddyinfo", "/proc/pagetypeinfo", "/proc/diskstats", "/proc/interrupts", "/proc/softirqs",
+	"/proc/schedstat", "/proc/timer_list", "/proc/sched_debug", "/proc/kallsyms",
+	"/proc/pressure/cpu", "/proc/pressure/io", "/proc/pressure/memory", "/proc/pressure/irq",
+	"/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/inode-state", "/proc/sys/fs/dentry-state",
+	"/proc/sys/fs/aio-nr", "/proc/sys/kernel/random/entropy_avail", "/proc/sys/kernel/random/boot_id",
+	"/proc/sys/kernel/ns_last_pid", "/proc/sys/kernel/tainted",
 }
 
 // hiddenPaths are left out of DefaultReadOnly's glob matches.
@@ -99,6 +117,11 @@ func NewBwrap() (*Bwrap, error) {
 			if !slices.Contains(hiddenPaths, m) {
 				b.ReadOnly = append(b.ReadOnly, m)
 			}
+		}
+	}
+	for _, p := range maskedProc {
+		if _, err := os.Stat(p); err == nil {
+			b.masked = append(b.masked, p)
 		}
 	}
 	tools := map[string]*string{"prlimit": &b.prlimitPath}
@@ -299,8 +322,11 @@ func (b *Bwrap) args(dir string, spec ProcSpec, uid, gid int) (options, command 
 	// No tmpfs at /tmp: a tmpfs bounds bytes but not inodes (bwrap cannot pass nr_inodes),
 	// and 400,000 empty files there held 330 MB of kernel memory. /tmp is an empty,
 	// read-only directory; TMPDIR names the bot's own directory when it is writable.
+	a = append(a, "--proc", "/proc")
+	for _, p := range b.masked {
+		a = append(a, "--ro-bind", "/dev/null", p)
+	}
 	a = append(a,
-		"--proc", "/proc",
 		"--dev", "/dev",
 		"--dir", "/tmp")
 	ro := b.ReadOnly

@@ -392,3 +392,19 @@ func TestSandboxHidesInterpretersNotNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxMasksGlobalCounters: the files of /proc that tally the whole machine's open
+// files, threads, locks and keys cannot be read (maskedProc); the sandbox's own /proc
+// entries can.
+func TestSandboxMasksGlobalCounters(t *testing.T) {
+	sb := needBwrap(t)
+	script := `for f in /proc/sys/fs/file-nr /proc/loadavg /proc/locks /proc/key-users /proc/vmstat /proc/pressure/cpu; do
+		[ -e "$f" ] || continue; cat "$f" >/dev/null 2>&1 && echo "read $f"; done; grep -c . /proc/self/status`
+	out, err := runIn(t, sb, t.TempDir(), Limits{}, script)
+	if err != nil || strings.Contains(out, "read ") || strings.TrimSpace(out) == "" {
+		t.Errorf("%v: %s", err, out)
+	}
+	if len(sb.masked) == 0 {
+		t.Error("no file of maskedProc exists on this host")
+	}
+}
