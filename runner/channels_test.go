@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // Two bots in different sandboxes try to pass a 16-bit value through state the sandboxes
@@ -407,4 +410,115 @@ func TestSandboxMasksGlobalCounters(t *testing.T) {
 	if len(sb.masked) == 0 {
 		t.Error("no file of maskedProc exists on this host")
 	}
+}
+
+// BenchmarkTimingChannel measures what remains open: CPU contention. The sender spins
+// through a slot for a 1 and sleeps for a 0; the receiver, pinned to the same CPU, counts
+// loop turns per slot and reads a 1 where it got fewer. Both run in real sandboxes with the
+// filter and their cgroups, on slots of the shared monotonic clock. Reported: the raw rate
+// (bits/s), the bit error rate after a 16-bit preamble sets the threshold, and the capacity
+// of a binary symmetric channel with that error rate (bits/s). KOTHD_TIMING_UNSANDBOXED=1
+// runs the same bots without a sandbox, for comparison.
+func BenchmarkTimingChannel(b *testing.B) {
+	var sb Sandbox = needBwrap(b)
+	if os.Getenv("KOTHD_TIMING_UNSANDBOXED") != "" {
+		sb = Unsandboxed{}
+	}
+	bin := needChan(b)
+	const nbits = 128
+	for _, slot := range []time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
+		b.Run(slot.String(), func(b *testing.B) {
+			var errs, total int
+			for b.Loop() {
+				bits := make([]byte, 16+nbits)
+				for i := range bits {
+					bits[i] = '0' + byte(i&1^1)
+					if i >= 16 {
+						bits[i] = '0' + byte(rand.IntN(2))
+					}
+				}
+				// Both ends start on the same slot boundary, far enough ahead for two
+				// sandboxes to start on a loaded machine.
+				us, start := strconv.FormatInt(slot.Microseconds(), 10), strconv.FormatInt(monotonicNow()+int64(3*time.Second), 10)
+				recv := startChanB(b, sb, bin, "timing", "recv", us, start, strconv.Itoa(len(bits)))
+				send := startChanB(b, sb, bin, "timing", "send", us, start, string(bits))
+				counts := make([]float64, 0, len(bits))
+				for range bits {
+					l, err := recv.out.ReadString('\n')
+					if err != nil {
+						b.Fatalf("receiver: %v", err)
+					}
+					c, _ := strconv.ParseFloat(strings.TrimSpace(l), 64)
+					counts = append(counts, c)
+				}
+				_ = send.cmd.Wait()
+				_ = recv.cmd.Wait()
+				var one, zero float64
+				for i := range 16 {
+					if bits[i] == '1' {
+						one += counts[i] / 8
+					} else {
+						zero += counts[i] / 8
+					}
+				}
+				threshold := (one + zero) / 2
+				for i := 16; i < len(bits); i++ {
+					got := byte('0')
+					if (counts[i] < threshold) == (one < zero) {
+						got = '1'
+					}
+					if got != bits[i] {
+						errs++
+					}
+					total++
+				}
+			}
+			p := float64(errs) / float64(total)
+			rate := 1 / slot.Seconds()
+			h := 0.0
+			if p > 0 && p < 1 {
+				h = -p*math.Log2(p) - (1-p)*math.Log2(1-p)
+			}
+			b.ReportMetric(rate, "raw-bits/s")
+			b.ReportMetric(p, "bit-error-rate")
+			b.ReportMetric(rate*(1-h), "capacity-bits/s")
+		})
+	}
+}
+
+// monotonicNow is CLOCK_MONOTONIC in nanoseconds, the clock the channel bots share.
+func monotonicNow() int64 {
+	var ts syscall.Timespec
+	_, _, _ = syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 1, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Nano()
+}
+
+// startChanB is startChan for benchmarks: the bot's stdout is read by the caller.
+func startChanB(b *testing.B, sb Sandbox, bin string, args ...string) *chanProc {
+	b.Helper()
+	dir := b.TempDir()
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "chan"), data, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: append([]string{"./chan"}, args...)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		KillGroup(cmd)
+		_ = cmd.Wait()
+		releaseSandbox(cmd)
+	})
+	return &chanProc{cmd: cmd, out: bufio.NewReader(stdout)}
 }

@@ -46,6 +46,11 @@ static int64_t now_ns(void) {
 
 static int timing(const char *role, long slot_us, int64_t start, const char *arg) {
 	int64_t slot = (int64_t)slot_us * 1000;
+	/* Both ends on the same CPU, as an attacker would place them (allowed to any bot). */
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	sched_setaffinity(0, sizeof one, &one);
 	if (!strcmp(role, "send")) {
 		int n = strlen(arg);
 		for (int i = 0; i < n; i++) {
