@@ -25,10 +25,14 @@ type Config struct {
 	// MinQuota: below this many remaining requests the client stops for the day and the
 	// last good data stays (default 10).
 	MinQuota int    `yaml:"min_quota"`
-	Sandbox  string `yaml:"sandbox"`  // "bwrap" (default) or "none"
-	Cgroups  string `yaml:"cgroups"`  // per-sandbox limits: "required" (default) or "off" (logged as an error)
-	Python   string `yaml:"python"`   // interpreter for pyclass harnesses
-	Schedule string `yaml:"schedule"` // default cron expression for every challenge
+	Sandbox  string `yaml:"sandbox"` // "bwrap" (default) or "none"
+	Cgroups  string `yaml:"cgroups"` // per-sandbox limits: "required" (default) or "off" (logged as an error)
+	// BotUIDFirst and BotUIDCount are the host uids a root daemon's sandboxes run as, one
+	// per bot directory (default 2,000,000,000 and 65,536); unused by a non-root daemon.
+	BotUIDFirst int    `yaml:"bot_uid_first"`
+	BotUIDCount int    `yaml:"bot_uid_count"`
+	Python      string `yaml:"python"`   // interpreter for pyclass harnesses
+	Schedule    string `yaml:"schedule"` // default cron expression for every challenge
 	// Timezone is the IANA zone schedules are read in ("Europe/Paris"); empty = the
 	// machine's. A schedule may still name its own with a CRON_TZ= prefix.
 	Timezone string `yaml:"timezone"`

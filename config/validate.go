@@ -112,6 +112,11 @@ func (c *Config) check() error {
 	if c.Cgroups != "" && c.Cgroups != "required" && c.Cgroups != "off" {
 		bad(c.lines["cgroups"], "cgroups must be required or off, not %q", c.Cgroups)
 	}
+	if c.BotUIDFirst < 0 || c.BotUIDCount < 0 || (c.BotUIDFirst > 0 && c.BotUIDFirst < 1000) ||
+		int64(c.BotUIDFirst)+int64(c.BotUIDCount) > 1<<32-2 {
+		bad(c.lines["bot_uid_first"], "bot_uid_first (%d, at least 1000) and bot_uid_count (%d) must name uids below 4294967294",
+			c.BotUIDFirst, c.BotUIDCount)
+	}
 	if c.Sandbox != "bwrap" && c.Sandbox != "none" {
 		bad(c.lines["sandbox"], "sandbox must be bwrap or none, not %q", c.Sandbox)
 	}

@@ -369,7 +369,7 @@ func TestBwrapInterpreterPrefix(t *testing.T) {
 	if err := os.MkdirAll(botDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if opts, _ := sb.args(botDir, ProcSpec{Dir: botDir, Argv: []string{filepath.Join(prefix, "bin", "interp")}}); slices.Contains(opts, prefix) {
+	if opts, _ := sb.args(botDir, ProcSpec{Dir: botDir, Argv: []string{filepath.Join(prefix, "bin", "interp")}}, 0, 0); slices.Contains(opts, prefix) {
 		t.Errorf("prefix %s of the bot's own directory would be bound: %v", prefix, opts)
 	}
 	if p := sb.interpreterPrefix("/opt/interp"); p != "" {

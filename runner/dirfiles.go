@@ -89,7 +89,35 @@ func NewDirPool(sb Sandbox, cfg DirConfig, bots []engine.Bot) *DirPool {
 func (p *DirPool) launcher(i int, argv []string) *Launcher {
 	b := p.bots[i]
 	// Mafia bots know their name by their directory (spec §1.1): keep it visible.
-	return NewLauncher(p.sb, ProcSpec{Dir: b.Dir, Mount: "/players/" + filepath.Base(b.Dir), Argv: argv, Env: []string{"PATH=" + ShimPath()}, Limits: p.cfg.Limits})
+	return NewLauncher(p.sb, ProcSpec{Dir: b.Dir, Mount: "/players/" + filepath.Base(b.Dir), Argv: argv, Env: []string{"PATH=" + ShimPath()},
+		Limits: p.cfg.Limits, Prefixes: shimTargets(b.Dir)})
+}
+
+// shimTargets lists the interpreters the shims InstallShims wrote name, read when the pool
+// is made (before any decision of the bot): the sandbox binds their prefixes, which the
+// bot's `run` script names but its command (./run) does not. A bot's build could add a
+// shim of its own; the sandbox binds only prefixes under /root/.pyenv/versions and
+// /usr/local, another interpreter at most.
+func shimTargets(dir string) []string {
+	entries, err := os.ReadDir(filepath.Join(dir, ShimDir))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, ShimDir, e.Name()))
+		if err != nil || len(b) > 4096 {
+			continue
+		}
+		rest, ok := strings.CutPrefix(string(b), "#!/bin/sh\nexec '")
+		if !ok {
+			continue
+		}
+		if target, _, ok := strings.Cut(rest, "'"); ok && filepath.IsAbs(target) {
+			out = append(out, filepath.Dir(filepath.Dir(filepath.Clean(target))))
+		}
+	}
+	return out
 }
 
 // Close stops the bots' launchers.

@@ -94,11 +94,9 @@ const (
 func NewLauncher(sb Sandbox, spec ProcSpec) *Launcher {
 	l := &Launcher{sb: sb, spec: spec, python: LauncherPython}
 	// Bwrap binds the installation prefix of an interpreter named by absolute path
-	// outside its usual binds (/opt/python3.12/bin/python3) only when the sandbox's
-	// command starts with it; a launcher's command starts with LauncherPython.
-	if b, ok := sb.(*Bwrap); ok && len(spec.Argv) > 0 && b.interpreterPrefix(spec.Argv[0]) != "" {
-		l.direct = true
-	}
+	// outside its usual binds (/opt/python3.12/bin/python3) when the sandbox's command
+	// starts with it or is a launcher wrapping such a command (namedPrefixes), so the
+	// launcher serves those bots too.
 	return l
 }
 
@@ -257,6 +255,7 @@ func (l *Launcher) start(ctx context.Context) (*launcherProc, error) {
 		isolation = "auto"
 	}
 	spec.Argv = append([]string{l.python, "-I", "-S", "-c", launcherBoot, "--isolation=" + isolation}, l.spec.Argv...)
+	spec.Launcher = true
 	// CPU time is per decision (set by the launcher on each one); the launcher's own
 	// processes must not eat into the bot's process budget.
 	spec.Limits.CPUTime = 0

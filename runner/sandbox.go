@@ -28,6 +28,15 @@ type ProcSpec struct {
 	// such a bot can neither fill the host's disk nor leave state for its next run.
 	ReadOnlyDir bool
 	Limits      Limits
+	// Prefixes are installation prefixes outside the sandbox's usual binds that the
+	// process needs although its command does not name them: the interpreter a Mafia
+	// bot's `run` script execs (/root/.pyenv/versions/2.7.18). Bwrap binds those under
+	// /root/.pyenv/versions and /usr/local only (see namedPrefixes).
+	Prefixes []string
+	// Launcher marks kothd's launcher (launcher.go): it enters a user namespace of its
+	// own before it runs any bot code, so its sandbox's seccomp filter allows that, and
+	// it applies the bots' full filter itself.
+	Launcher bool
 }
 
 // Limits bound one bot process. Zero means "no limit of this kind" except where a sandbox
@@ -84,6 +93,14 @@ func NewSandboxCgroups(kind, cgroups string, log *slog.Logger) (Sandbox, error) 
 		if err != nil {
 			return nil, fmt.Errorf("%w; refusing to run untrusted bots (set `sandbox: none` to run them unisolated, not advised)", err)
 		}
+		if b.seccomp == nil {
+			log.Error("NO SECCOMP FILTER: " + errSeccompArch.Error() + "; sandboxes can pass each other data through " +
+				"file locks, the page cache and keyrings, and bots may create user namespaces")
+		}
+		if b.root && b.uids == nil {
+			log.Error("BOT UIDS SHARED: the daemon's user namespace lacks the uids bot_uid_first/bot_uid_count name; every "+
+				"bot runs as one uid, so one bot's processes count against the others' process limit", "uid", b.UID)
+		}
 		switch cgroups {
 		case "", CgroupsRequired:
 			tree, err := hostCgroups()
@@ -108,8 +125,8 @@ func NewSandboxCgroups(kind, cgroups string, log *slog.Logger) (Sandbox, error) 
 				"their own, so a bot can fill the host's disk while it runs; disk_mb is only checked after each decision",
 				"reason", err)
 		}
-		log.Info("sandbox ready", "sandbox", "bwrap", "path", b.Path, "root_daemon", b.root, "bot_uid", b.UID,
-			"cgroups", b.cgroupsName(), "bot_directories", b.botfsName())
+		log.Info("sandbox ready", "sandbox", "bwrap", "path", b.Path, "root_daemon", b.root, "bot_uids", b.uidsName(),
+			"seccomp", b.seccomp != nil, "cgroups", b.cgroupsName(), "bot_directories", b.botfsName())
 		return b, nil
 	}
 	return nil, fmt.Errorf("unknown sandbox %q (bwrap or none)", kind)

@@ -50,6 +50,7 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	} else if n > 0 {
 		log.Info("removed work copies a previous process left", "count", n)
 	}
+	runner.SetBotUIDs(cfg.BotUIDFirst, cfg.BotUIDCount)
 	sb, err := runner.NewSandboxCgroups(cfg.Sandbox, cfg.Cgroups, log) // refuses a host without bwrap or cgroups unless opted out
 	if err != nil {
 		return nil, nil, err

@@ -57,6 +57,8 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
 PR_SET_CHILD_SUBREAPER = 36
 STDERR_TAIL = 2048
 CHUNK = 65536
@@ -91,6 +93,25 @@ def enter_namespaces():
     _write_file("/proc/self/setgroups", "deny")
     _write_file("/proc/self/uid_map", "%d %d 1" % (uid, uid))
     _write_file("/proc/self/gid_map", "%d %d 1" % (gid, gid))
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def apply_seccomp():
+    """Apply the bots' seccomp filter, which the runner passes in KOTHD_SECCOMP (base64 of
+    a struct sock_filter array): the sandbox's own filter let us make our user namespace,
+    this one forbids the bots another (runner/seccomp.go). Filters stack: every process
+    started from here on is under both. Without the variable (no sandbox) nothing."""
+    data = os.environ.pop("KOTHD_SECCOMP", None)
+    if data is None:
+        return
+    prog = base64.b64decode(data)
+    buf = ctypes.create_string_buffer(prog, len(prog))
+    fprog = _SockFprog(len(prog) // 8, ctypes.addressof(buf))
+    # no_new_privs is set already (bwrap, setpriv), as the kernel requires.
+    _call("prctl", PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.c_void_p(ctypes.addressof(fprog)), 0, 0)
 
 
 def write_all(fd, data):
@@ -473,6 +494,13 @@ def main():
             isolation = "pidns"
         except OSError as e:
             why = str(e)
+    # After the namespaces, before anything of a bot runs. A launcher that cannot apply
+    # the filter must not start bots: it fails, and the runner counts a host fault.
+    try:
+        apply_seccomp()
+    except OSError as e:
+        write_all(proto_out, (json.dumps({"error": "seccomp: %s" % e}) + "\n").encode())
+        return 2
     if isolation == "group":
         _call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         sys.stderr.write("launcher: isolation group (%s)\n" % why)
