@@ -52,6 +52,10 @@ type PyConfig struct {
 	Limits       Limits
 	// Memo, if set, remembers class listings (ListClasses) by content across cycles.
 	Memo Memo
+	// FaultStreak benches a bot after that many faulted decisions in a row (0: never);
+	// Decision says which methods are decisions (nil: all but "end"). See streak.go.
+	FaultStreak int
+	Decision    func(method string) bool
 }
 
 // InstallHarness installs the protocol's harness (pyclass.py) and the game's module
@@ -168,6 +172,7 @@ type pyProc struct {
 	proc     *lineProc
 	restarts int // processes started (attempts that failed for the host's reasons not counted)
 	stats    *Stats
+	streak   streak // faulted decisions in a row (streak.go)
 	// Reused from batch to batch: two request lines in turn (one may be in the pipe while
 	// the next is written, pyqueue.go) and the parsed replies.
 	req     [2][]byte
