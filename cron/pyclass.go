@@ -177,10 +177,14 @@ type decisionWatch struct {
 func (w *decisionWatch) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
 	replies := w.Exchanger.Exchange(ctx, calls)
 	for i, c := range calls {
-		if c.Bot != 0 || !w.harness.IsDecision(c.Method) {
-			continue
+		input := func() string { return c.Method + " " + callArgs(c.Args) }
+		switch {
+		case c.Bot != 0:
+		case w.harness.IsDecision(c.Method):
+			w.note(replies[i].Fault, input)
+		default:
+			w.noteSetup(replies[i].Fault, input)
 		}
-		w.note(replies[i].Fault, func() string { return c.Method + " " + callArgs(c.Args) })
 	}
 	return replies
 }

@@ -41,6 +41,17 @@ type decisions struct {
 	ok, faulted int
 	first       *engine.Fault
 	input       string
+	// The first fault of a call that is no decision (setting a game up): a bot that cannot
+	// even be seated is never asked for a decision, and this says why.
+	setup      *engine.Fault
+	setupInput string
+}
+
+// noteSetup notes a call that is no decision.
+func (d *decisions) noteSetup(f *engine.Fault, input func() string) {
+	if f != nil && d.setup == nil {
+		d.setup, d.setupInput = f, input()
+	}
 }
 
 // note counts one decision; input describes it, asked only for the first fault.
@@ -60,6 +71,13 @@ func (d *decisions) note(f *engine.Fault, input func() string) {
 func (d *decisions) verdict() error {
 	if d.ok > 0 {
 		return nil
+	}
+	if d.first == nil && d.setup != nil {
+		if d.setup.Outcome == engine.HostFault {
+			return d.setup
+		}
+		return fmt.Errorf("it could not play a validation game: %s\ninput: %s",
+			clip(d.setup.Error(), reasonDetailMax), clip(d.setupInput, reasonInputMax))
 	}
 	if d.first == nil {
 		return fmt.Errorf("it was never asked for a decision in a validation game")
