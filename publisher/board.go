@@ -94,11 +94,11 @@ type Row struct {
 	Interval    *Interval `json:"interval"` // null when a run cannot measure it
 	Games       int       `json:"games"`
 	Wins        int       `json:"wins"`
-	Faults      Faults    `json:"faults"`      // decisions that did not end well, by outcome
-	FirstFault  string    `json:"first_fault"` // the first of them in full, '' if none
+	Faults      Faults    `json:"faults"`            // decisions that did not end well, by outcome
+	FirstFault  string    `json:"first_fault"`       // the first of them in full, '' if none
 	Benched     *Benched  `json:"benched,omitempty"` // when the run stopped calling the bot
-	Cells       []string  `json:"cells"`       // formatted values, one per Columns
-	Move        *Move     `json:"move"`        // change since the previous run, when shown
+	Cells       []string  `json:"cells"`             // formatted values, one per Columns
+	Move        *Move     `json:"move"`              // change since the previous run, when shown
 }
 
 // Interval is a 95 % interval of a score.
