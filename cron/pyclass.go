@@ -117,6 +117,7 @@ func (pyclassAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) 
 	cfg := pyConfig(env)
 	cfg.MaxRestarts = 1
 	cfg.FaultStreak = 0 // validation counts every decision itself
+	cfg.OwnMethods = true
 	seed := engine.SubSeed(0, e.Name)
 	bots := []engine.Bot{{Entrant: engine.Entrant{Name: e.Name, Seed: seed}, Dir: e.Dir}}
 	ents := []engine.Entrant{bots[0].Entrant}

@@ -155,7 +155,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 			fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
 			return nil
 		}
-		if _, f := proc.handshake(setup(b.Name, b.Seed), pool.cfg.StartTimeout); f != nil {
+		if _, f := proc.handshake(setup(b.Name, b.Seed, pool.cfg.OwnMethods), pool.cfg.StartTimeout); f != nil {
 			proc.close()
 			if err := hostIntact(b.Dir); err != nil {
 				fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
