@@ -158,6 +158,9 @@ type Limits struct {
 	BotsPerChallenge int      `yaml:"bots_per_challenge"` // answers' bots in one run (200)
 	AnswerBudget     Duration `yaml:"answer_budget"`      // time all classes of one answer may spend over a run
 	TotalBudget      Duration `yaml:"total_budget"`       // time all bots together may spend over a run
+	// FaultStreak benches a pyclass bot for the rest of a run after that many faulted
+	// decisions in a row (0: the default in cron, 20; negative: never).
+	FaultStreak int `yaml:"fault_streak"`
 }
 
 // Extract says how an answer becomes bot files.

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/kothd/kothd/config"
-	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/names"
 	"github.com/kothd/kothd/scraper"
 )
@@ -105,13 +104,8 @@ func (c *Cycle) Check(ctx context.Context, ch *config.Challenge, answerID int64)
 		case names.Listed(ch.Exclude, e.Name):
 			b.Status, b.Reason = "excluded", "excluded by the host"
 		default:
-			work, cleanup, err := scratch(env, "validate", []engine.Bot{e})
-			if err != nil {
-				return nil, err
-			}
-			err = a.Validate(ctx, env, work[0])
-			cleanup()
-			if err != nil {
+			// The cycle's own validation (prepare.go), so check says what the cycle will.
+			if err := validateBot(ctx, env, a, e); err != nil {
 				if isHostFault(err) {
 					return nil, fmt.Errorf("validate %s: %w", e.Name, err)
 				}

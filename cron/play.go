@@ -156,7 +156,11 @@ func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
 		return nil, err
 	}
 	if led != nil {
-		stats = led.final(res)
+		final := led.final(res)
+		for i := range final {
+			final[i].SetBench(stats[i].Bench()) // benching is the runner's (runner/streak.go)
+		}
+		stats = final
 	}
 	games := r.Games
 	if env.Game.Planned != nil {

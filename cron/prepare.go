@@ -211,10 +211,5 @@ func (c *Cycle) validate(ctx context.Context, env *PlayEnv, a Adapter, s scraper
 	if status, _ := c.Store.BotStatus(ctx, env.Challenge.Name, s.AnswerID, e.Name); status == "ok" {
 		return nil
 	}
-	work, cleanup, err := scratch(env, "validate", []engine.Bot{e})
-	if err != nil {
-		return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
-	}
-	defer cleanup()
-	return a.Validate(ctx, env, work[0])
+	return validateBot(ctx, env, a, e)
 }

@@ -31,7 +31,24 @@ func pyConfig(env *PlayEnv) runner.PyConfig {
 		TotalBudget:  budgetDefault(l.TotalBudget, l.RunBudget.D(0), totalBudgetTimes),
 		Limits:       processLimits(env),
 		Memo:         env.Memo,
+		FaultStreak:  faultStreak(l.FaultStreak),
+		Decision:     env.Game.Harness.IsDecision,
 	}
+}
+
+// defaultFaultStreak is limits.fault_streak when the challenge sets none: an honest bot
+// that errs in one state of a game answers well again in the next game, long before twenty
+// of its decisions in a row have faulted.
+const defaultFaultStreak = 20
+
+func faultStreak(n int) int {
+	switch {
+	case n == 0:
+		return defaultFaultStreak
+	case n < 0:
+		return 0 // never
+	}
+	return n
 }
 
 func installHarness(env *PlayEnv, dir string) error {
@@ -119,54 +136,81 @@ func (pyclassAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func()
 	return stats, pool.Close, nil
 }
 
-// Validate plays the game's validation between two copies of a freshly prepared bot (its
-// own processes, discarded afterwards) and fails it if it cannot answer at all: no call
-// other than the end-of-game clean-up ended well.
+// Validate plays the game's validation (validate.go): the bot against the game's
+// baselines (a second copy of itself when the game has none), in fresh processes discarded
+// afterwards.
 func (pyclassAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) error {
 	cfg := pyConfig(env)
 	cfg.MaxRestarts = 1
+	cfg.FaultStreak = 0 // validation counts every decision itself
+	cfg.OwnMethods = true
 	seed := engine.SubSeed(0, e.Name)
-	// Both copies run the same class (the pool's Name); the engine tells them apart by name.
-	pool := runner.NewPyPool(env.Sandbox, cfg, []engine.Bot{
-		{Entrant: engine.Entrant{Name: e.Name, Seed: seed}, Dir: e.Dir},
-		{Entrant: engine.Entrant{Name: e.Name, Seed: seed + 1}, Dir: e.Dir},
-	})
+	bots := []engine.Bot{{Entrant: engine.Entrant{Name: e.Name, Seed: seed}, Dir: e.Dir}}
+	ents := []engine.Entrant{bots[0].Entrant}
+	opponents, err := validationOpponents(env, filepath.Dir(e.Dir))
+	if err != nil {
+		return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
+	}
+	if len(opponents) == 0 {
+		// Both copies run the same class (the pool's Name); the engine tells them apart.
+		opponents = []engine.Bot{{Entrant: engine.Entrant{Name: e.Name}, Dir: e.Dir}}
+	}
+	for k, o := range opponents {
+		o.Seed = seed + uint64(k) + 1
+		bots = append(bots, o)
+		ent := o.Entrant
+		if ent.Name == e.Name {
+			ent.Name += "'"
+		}
+		ents = append(ents, ent)
+	}
+	pool := runner.NewPyPool(env.Sandbox, cfg, bots)
 	defer pool.Close()
-	w := &answerWatch{Exchanger: pool}
-	r := engine.Run{Bots: []engine.Entrant{{Name: e.Name, Seed: seed}, {Name: e.Name + "'", Seed: seed + 1}}, Options: env.Options, Concurrency: 1, Calls: w}
+	w := &decisionWatch{Exchanger: pool, harness: env.Game.Harness}
+	r := engine.Run{Bots: ents, Options: env.Options, Concurrency: 1, Calls: w}
 	if err := env.Game.Validate(ctx, r); err != nil {
 		return fmt.Errorf("validation game: %w", err)
 	}
-	if w.answered {
-		return nil
-	}
-	if w.first == nil {
-		return fmt.Errorf("it was never called in a validation game")
-	}
-	if w.first.Outcome == engine.HostFault {
-		return w.first
-	}
-	return fmt.Errorf("it did not answer in a validation game: %s (in %s)", w.first.Error(), w.firstCall)
+	return w.verdict()
 }
 
-// answerWatch notes whether bot 0 answered any real call, and its first fault.
-type answerWatch struct {
+// validationOpponents are the game's baselines, each hosted like an answer with an empty
+// bot.py in its own directory under dir (the validation's scratch directory).
+func validationOpponents(env *PlayEnv, dir string) ([]engine.Bot, error) {
+	var out []engine.Bot
+	for _, n := range env.Game.Baselines {
+		d := filepath.Join(dir, "baseline-"+n)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+		if err := runner.WriteBotFile(d, "bot.py", nil, 0o644); err != nil {
+			return nil, err
+		}
+		if err := installHarness(env, d); err != nil {
+			return nil, err
+		}
+		out = append(out, engine.Bot{Entrant: engine.Entrant{Name: n, Baseline: true}, Dir: d})
+	}
+	return out, nil
+}
+
+// decisionWatch watches bot 0's decisions in a validation game (validate.go).
+type decisionWatch struct {
 	engine.Exchanger
-	answered  bool
-	first     *engine.Fault
-	firstCall string
+	harness *engine.Harness
+	decisions
 }
 
-func (w *answerWatch) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
+func (w *decisionWatch) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
 	replies := w.Exchanger.Exchange(ctx, calls)
 	for i, c := range calls {
-		if c.Bot != 0 || c.Method == "end" {
-			continue
-		}
-		if replies[i].Fault == nil {
-			w.answered = true
-		} else if w.first == nil {
-			w.first, w.firstCall = replies[i].Fault, c.Method
+		input := func() string { return c.Method + " " + callArgs(c.Args) }
+		switch {
+		case c.Bot != 0:
+		case w.harness.IsDecision(c.Method):
+			w.note(replies[i].Fault, input)
+		default:
+			w.noteSetup(replies[i].Fault, input)
 		}
 	}
 	return replies

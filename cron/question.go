@@ -143,7 +143,7 @@ func (c *Cycle) lookAtQuestion(ctx context.Context, ch *config.Challenge, b *pub
 		return questionLook{outcome: QuestionEdited, detail: "the question already shows the table of run " + fmt.Sprint(b.Run.ID)}
 	}
 	comment := fmt.Sprintf("kothd: leaderboard of run %d (seed %d, %d games): %s", b.Run.ID, b.Run.Seed, b.Run.Games, why)
-	if _, err := ed.API.EditQuestion(ctx, ch.QuestionID, scraper.QuestionEdit{Body: body, Title: q.Title, Tags: q.Tags, Comment: clip(comment, 300)}, ed.Token); err != nil {
+	if _, err := ed.API.EditQuestion(ctx, ch.QuestionID, scraper.QuestionEdit{Body: body, Title: q.Title, Tags: q.Tags, Comment: clipChars(comment, 300)}, ed.Token); err != nil {
 		return failed(err)
 	}
 	detail := fmt.Sprintf("wrote the table of run %d (%s)", b.Run.ID, why)
@@ -188,8 +188,8 @@ func (c *Cycle) questionNow() time.Time {
 	return time.Now()
 }
 
-// clip keeps s within n characters.
-func clip(s string, n int) string {
+// clipChars keeps s within n characters (the API counts characters, not bytes).
+func clipChars(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

@@ -207,6 +207,9 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 			if f := p.Stats[i].First(); f != nil {
 				info.FirstFault = fmt.Sprintf("%s: %s\ninput: %s", f.Outcome, f.Detail, f.Input)
 			}
+			if b := p.Stats[i].Bench(); b != nil {
+				info.Benched = &publisher.Benched{Game: b.Game, Streak: b.Streak, Calls: b.Calls}
+			}
 		}
 		in.Bots[e.Name] = info
 	}

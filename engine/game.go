@@ -78,6 +78,24 @@ type Harness struct {
 	// Competes says which classes compete, for the message that rejects an answer that
 	// has none.
 	Competes string
+	// Decisions are the methods that are a bot's decisions (forty's "start" and "next");
+	// the others set a game up or tear it down ("new", "end"). Validation enters a bot
+	// only if one of its decisions ended well, and a run benches a bot after a stretch of
+	// faulted decisions (limits.fault_streak). Empty: every method but "end".
+	Decisions []string
+}
+
+// IsDecision says whether a call of method is one of the bot's decisions.
+func (h *Harness) IsDecision(method string) bool {
+	if h == nil || len(h.Decisions) == 0 {
+		return method != "end"
+	}
+	for _, d := range h.Decisions {
+		if d == method {
+			return true
+		}
+	}
+	return false
 }
 
 // Run is one run of a game: the one signature every engine plays with.

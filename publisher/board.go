@@ -111,16 +111,25 @@ type Row struct {
 	Interval    *Interval `json:"interval"` // null when a run cannot measure it
 	Games       int       `json:"games"`
 	Wins        int       `json:"wins"`
-	Faults      Faults    `json:"faults"`      // decisions that did not end well, by outcome
-	FirstFault  string    `json:"first_fault"` // the first of them in full, '' if none
-	Cells       []string  `json:"cells"`       // formatted values, one per Columns
-	Move        *Move     `json:"move"`        // change since the previous run, when shown
+	Faults      Faults    `json:"faults"`            // decisions that did not end well, by outcome
+	FirstFault  string    `json:"first_fault"`       // the first of them in full, '' if none
+	Benched     *Benched  `json:"benched,omitempty"` // when the run stopped calling the bot
+	Cells       []string  `json:"cells"`             // formatted values, one per Columns
+	Move        *Move     `json:"move"`              // change since the previous run, when shown
 }
 
 // Interval is a 95 % interval of a score.
 type Interval struct {
 	Low  float64 `json:"low"`
 	High float64 `json:"high"`
+}
+
+// Benched says that a bot faulted on a stretch of decisions in a row (limits.fault_streak)
+// and from which game of the run its calls got the rules' default without being sent.
+type Benched struct {
+	Game   int `json:"game"`   // the game (numbered from 0) of its first call not sent
+	Streak int `json:"streak"` // faulted decisions in a row before it
+	Calls  int `json:"calls"`  // calls answered with the default, none sent
 }
 
 // Faults counts non-OK decisions by outcome.
@@ -148,6 +157,7 @@ type BotInfo struct {
 	ContentHash string
 	Faults      Faults
 	FirstFault  string
+	Benched     *Benched
 }
 
 // Rejected is an answer (or one bot of it) that did not enter, with the reason.
@@ -223,7 +233,7 @@ func Build(in Input) *Board {
 		info := in.Bots[r.Bot]
 		row := Row{Rank: a.rank[i], RankRange: a.ranks[i], TieGroup: a.ranks[i], Bot: r.Bot, Baseline: r.Baseline,
 			AnswerID: info.AnswerID, Link: answerURL(info.AnswerID), Author: info.Author, Revision: info.Revision, Versions: info.Versions, ContentHash: info.ContentHash,
-			Score: finite(r.Score), Games: r.Played, Wins: r.Wins, Faults: info.Faults, FirstFault: info.FirstFault, Cells: r.Cells}
+			Score: finite(r.Score), Games: r.Played, Wins: r.Wins, Faults: info.Faults, FirstFault: info.FirstFault, Benched: info.Benched, Cells: r.Cells}
 		if !math.IsNaN(a.lo[i]) && !math.IsInf(a.lo[i], 0) && !math.IsInf(a.hi[i], 0) {
 			row.Interval = &Interval{Low: a.lo[i], High: a.hi[i]}
 		}

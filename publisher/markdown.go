@@ -250,6 +250,9 @@ func faults(w *strings.Builder, b *Board) {
 	w.WriteString("\n## Faults\n\nDecisions that did not end well, and the first one in full so it can be reproduced.\n\n")
 	for _, r := range faulty {
 		fmt.Fprintf(w, "- **%s**: %s\n", cell(r.Bot), faultCell(r.Faults))
+		if r.Benched != nil {
+			fmt.Fprintf(w, "  %s\n", r.Benched.Text())
+		}
 		if r.FirstFault != "" {
 			// HTML-escaped in <pre>, not a ``` fence: the text is the bot's (its
 			// exception message), and a fence it closed itself would let it write the page.

@@ -52,6 +52,13 @@ type PyConfig struct {
 	Limits       Limits
 	// Memo, if set, remembers class listings (ListClasses) by content across cycles.
 	Memo Memo
+	// FaultStreak benches a bot after that many faulted decisions in a row (0: never);
+	// Decision says which methods are decisions (nil: all but "end"). See streak.go.
+	FaultStreak int
+	Decision    func(method string) bool
+	// OwnMethods (validation) has the harness refuse a class that does not define the
+	// decisions its game module names in OWN_METHODS (harness/pyclass.py, _not_own).
+	OwnMethods bool
 }
 
 // InstallHarness installs the protocol's harness (pyclass.py) and the game's module
@@ -100,11 +107,12 @@ func (c PyConfig) argv() []string {
 
 // setup is the harness's first input line: which class to host (empty: list them) and the
 // seed of its random modules.
-func setup(class string, seed uint64) []byte {
+func setup(class string, seed uint64, own bool) []byte {
 	b, _ := json.Marshal(struct {
 		Class string `json:"class"`
 		Seed  uint64 `json:"seed"`
-	}{class, seed})
+		Own   bool   `json:"own,omitempty"`
+	}{class, seed, own})
 	return b
 }
 
@@ -116,7 +124,7 @@ func listClasses(ctx context.Context, sb Sandbox, cfg PyConfig, dir string) ([]s
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
 	defer p.close()
-	classes, f := p.handshake(setup("", 0), cfg.StartTimeout)
+	classes, f := p.handshake(setup("", 0, false), cfg.StartTimeout)
 	if f != nil {
 		if err := hostIntact(dir); err != nil {
 			return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
@@ -168,6 +176,7 @@ type pyProc struct {
 	proc     *lineProc
 	restarts int // processes started (attempts that failed for the host's reasons not counted)
 	stats    *Stats
+	streak   streak // faulted decisions in a row (streak.go)
 	// Reused from batch to batch: two request lines in turn (one may be in the pipe while
 	// the next is written, pyqueue.go) and the parsed replies.
 	req     [2][]byte

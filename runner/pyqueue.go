@@ -134,6 +134,11 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 		stop(&engine.Fault{Outcome: engine.Timeout, Detail: why})
 		return nil
 	}
+	if f := b.benched(pool, calls, idx); f != nil { // streak.go
+		fail(f)
+		return nil
+	}
+	defer b.streak.count(pool.cfg, calls, idx, replies)
 	deadline := pool.cfg.batchDeadline(len(idx))
 	if b.proc == nil {
 		if b.restarts > pool.cfg.MaxRestarts {
@@ -150,7 +155,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 			fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
 			return nil
 		}
-		if _, f := proc.handshake(setup(b.Name, b.Seed), pool.cfg.StartTimeout); f != nil {
+		if _, f := proc.handshake(setup(b.Name, b.Seed, pool.cfg.OwnMethods), pool.cfg.StartTimeout); f != nil {
 			proc.close()
 			if err := hostIntact(b.Dir); err != nil {
 				fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
@@ -257,7 +262,7 @@ func (b *pyProc) write(pool *PyPool, job *pyJob) (*pendingWrite, *engine.Fault) 
 // queue was closed) behind it to the same process, unless it could not be sent now anyway
 // (the run was cancelled, a budget is spent: its own turn settles it).
 func (b *pyProc) writeAhead(pool *PyPool, next *pyJob) {
-	if next == nil || next.ctx.Err() != nil || pool.budgets.exhausted(b.index, b.AnswerID) != "" {
+	if next == nil || next.ctx.Err() != nil || pool.budgets.exhausted(b.index, b.AnswerID) != "" || b.streak.benched {
 		return
 	}
 	if w, f := b.write(pool, next); f == nil {

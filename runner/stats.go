@@ -16,6 +16,7 @@ type Stats struct {
 	counts map[engine.Outcome]int // the other outcomes; nil until the first fault
 	first  *FirstFault
 	host   int
+	bench  *Bench // when the bot was benched (streak.go)
 }
 
 // FirstFault is the first decision of a run that did not end in OK.

@@ -72,21 +72,26 @@ var validationArgs = [2]string{
 	"0 2 143 57 143 75312 41 4 240 69 240 1 1 240 0 240 0 0 0 0 0 0.54 0.488 0.425 0.387 0.324 0.8 1.1 1.3 1.65 1.95",
 }
 
-// validate asks the bot for a bet and a decision; it must answer both (a readable bet in
-// round 1, any exit-0 output in round 2).
+// validate asks the bot for a bet and a decision, the game's validation decisions: it
+// fails a bot that faults on both (an unreadable bet in round 1, no exit-0 output in round
+// 2, a crash, a time-out), naming the first fault and how to reproduce it. A bot that
+// answers one of them well enters: its faults in a run get the rules' default.
 func validate(ctx context.Context, r engine.Run) error {
 	d := newDecider(r)
+	var first error
 	for round, args := range validationArgs {
 		_, f := d.Decide(ctx, Call{Round: round + 1, Args: strings.Fields(args)})
 		if f == nil {
-			continue
+			return nil
 		}
 		if f.Outcome == engine.HostFault {
 			return f
 		}
-		return fmt.Errorf("round %d: %s; reproduce with: %s %s", round+1, f.Error(), r.Launch.Command(0), args)
+		if first == nil {
+			first = fmt.Errorf("round %d: %s; reproduce with: %s %s", round+1, f.Error(), r.Launch.Command(0), args)
+		}
 	}
-	return nil
+	return fmt.Errorf("it faulted on every one of its %d decisions in validation; the first: %w", len(validationArgs), first)
 }
 
 // replay plays game GAME of a past run again and prints that game's log (bets, decisions,

@@ -26,7 +26,8 @@ var Descriptor = &engine.Game{
 	Concurrency: 2048,      // two pipelined groups of 1024 (engine.Lockstep): ticks as large as before pipelining
 	Baselines:   []string{"ThrowTwiceBot", "GoToTenBot"},
 	Harness: &engine.Harness{Module: "forty", Source: harness,
-		Competes: "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)"},
+		Competes:  "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)",
+		Decisions: []string{"start", "next"}},
 	Yardstick: yardstick,
 	Play:      play,
 	Validate:  validate,

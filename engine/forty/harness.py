@@ -62,6 +62,10 @@ class GoToTenBot(Bot):
 # Built-in reference bots a host can switch on; hosted by name with an empty bot.py.
 BASELINES = {"ThrowTwiceBot": ThrowTwiceBot, "GoToTenBot": GoToTenBot}
 
+# A bot must make its own throws: a class without make_throw (misspelt, say) would play
+# Bot's, which never throws again, and be entered as if it played.
+OWN_METHODS = {"make_throw": (Bot, "never throws again")}
+
 
 def get_all_bots():
     return Bot.__subclasses__()

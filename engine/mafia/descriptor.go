@@ -51,15 +51,17 @@ var validationInputs = []string{
 	"It is night. Who would you like to investigate?\n",
 }
 
-// validate runs the bot on a day-0 file and a night prompt. It rejects a bot whose `run`
-// cannot be started (exit status 126 or 127: missing, not executable, or its interpreter
-// not found), that times out, is killed, or writes more than the output limit. Other
-// non-zero exits pass: the original ignored the exit status, and a shell script's last
-// test may well be false.
+// validate runs the bot on a day-0 file and a night prompt, the game's validation
+// decisions. It fails a bot that faults on both: its `run` cannot be started (exit status
+// 126 or 127: missing, not executable, or its interpreter not found), it times out, is
+// killed, or writes more than the output limit; the reason names the first fault and its
+// input. Other non-zero exits pass: the original ignored the exit status, and a shell
+// script's last test may well be false. A bot that answers one of them enters.
 func validate(ctx context.Context, r engine.Run) error {
 	if err := r.Files.Setup(0, NewLineup(names(r.Bots)).Names); err != nil {
 		return err
 	}
+	var first error
 	for _, in := range validationInputs {
 		if err := r.Files.Deliver(0, in); err != nil {
 			return err
@@ -67,15 +69,17 @@ func validate(ctx context.Context, r engine.Run) error {
 		_, f := r.Files.Run(ctx, 0, true)
 		switch {
 		case f == nil:
-			continue
+			return nil
 		case f.Outcome == engine.HostFault:
 			return f
 		case f.Outcome == engine.Crash && !unstartable(r.Files.LastExit(0)):
-			continue
+			return nil
 		}
-		return fmt.Errorf("%s (from_server: %q)", f.Error(), in)
+		if first == nil {
+			first = fmt.Errorf("%s (from_server: %q)", f.Error(), in)
+		}
 	}
-	return nil
+	return fmt.Errorf("it faulted on every one of its %d decisions in validation; the first: %w", len(validationInputs), first)
 }
 
 // unstartable says whether a shell exit status means the command could not be run.

@@ -44,7 +44,7 @@ var Descriptor = &engine.Game{
 	// where Drunkards only fill tables and never score).
 	Baselines: []string{"Drunkard"},
 	Harness: &engine.Harness{Module: "ruins", Source: harness,
-		Competes: "a bot is a class deriving from Adventurer"},
+		Competes: "a bot is a class deriving from Adventurer", Decisions: []string{"act"}},
 	Yardstick: yardstick,
 	Play:      play,
 	Validate:  validate,

@@ -28,7 +28,7 @@ var Descriptor = &engine.Game{
 	Games:       100,
 	Concurrency: 16,
 	Baselines:   []string{"Ten", "Dice"},
-	Harness:     &engine.Harness{Module: "toy", Source: harness, Competes: "a bot is a class deriving from Player"},
+	Harness:     &engine.Harness{Module: "toy", Source: harness, Competes: "a bot is a class deriving from Player", Decisions: []string{"pick"}},
 	Play:        play,
 	Validate: func(ctx context.Context, r engine.Run) error {
 		_, err := games(ctx, r, 1, nil)

@@ -34,7 +34,7 @@ var Descriptor = &engine.Game{
 	Options:     func() any { return new(options) },
 	Baselines:   []string{"RandomBot", "GreedyBot", "NiceBot"},
 	Harness: &engine.Harness{Module: "whiteelephant", Source: harness,
-		Competes: "a bot is a class deriving from WhiteElephantBot"},
+		Competes: "a bot is a class deriving from WhiteElephantBot", Decisions: []string{"turn"}},
 	Yardstick: yardstick,
 	Play:      play,
 	Validate:  validate,

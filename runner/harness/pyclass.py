@@ -9,10 +9,13 @@ The challenge module (forty.py, whiteelephant.py, ruins.py beside this file) pro
   namespace()            -> dict: the globals an answer's code is executed in
   competitors(ns, names) -> list of classes that compete, in definition order
   BASELINES (optional)   -> {name: class}: built-in bots, hosted with an empty bot.py
+  OWN_METHODS (optional) -> {method: (base class, what its method does)}: decisions an
+                            answer's class must define itself (see _not_own)
   Handler(cls)           -> object with call(game, method, args) -> JSON-able result
 
 Protocol (one JSON object per line):
-  engine -> harness, once: {"class": name or "" to list the classes, "seed": seed}
+  engine -> harness, once: {"class": name or "" to list the classes, "seed": seed,
+                            "own": true to refuse a class without OWN_METHODS (validation)}
   harness -> engine, once: {"ready": true, "classes": [...]} or {"error": "..."}
   engine -> harness: {"t": CPU seconds per call, "w": wall seconds per call,
                       "calls": [{"g": game, "m": method, "a": args}]}
@@ -330,6 +333,7 @@ def main():
     lines = _lines(proto_in)
     setup = json.loads(next(lines, b"{}").decode("utf-8") or "{}")
     class_name, seed = str(setup.get("class") or ""), int(setup.get("seed") or 0)
+    own = bool(setup.get("own"))
     # Challenge modules import names from "pyclass": make that this very module, not a
     # second copy whose LostInstance the loop below would not recognise.
     sys.modules.setdefault("pyclass", sys.modules[__name__])
@@ -359,12 +363,32 @@ def main():
     if not chosen:
         _send(proto_out, {"error": "class %s not found among %s" % (class_name, [c.__name__ for c in classes])})
         return
+    missing = own and _not_own(mod, chosen[0], class_name)
+    if missing:
+        _send(proto_out, {"error": missing})
+        return
     _seed(seed)  # again: the answer's import-time code may have drawn numbers
     handler = mod.Handler(chosen[0])
     signal.signal(signal.SIGPROF, _on_prof)
     signal.signal(signal.SIGALRM, _on_alarm)
     _send(proto_out, {"ready": True, "classes": [class_name]})
     return lines, proto_out, handler.call
+
+
+def _not_own(mod, cls, name):
+    """Why an answer's class may not play, or "" (asked in validation only: the runner's
+    own tests host bare classes to test the protocol): the module's OWN_METHODS ({method: base
+    class, what the base's does}) are the decisions a class must make itself. A class
+    whose make_throw is misspelt would play the base's and never throw, and so pass every
+    check while playing nothing of its author's."""
+    if name in getattr(mod, "BASELINES", {}):
+        return ""
+    for method, (base, does) in getattr(mod, "OWN_METHODS", {}).items():
+        if getattr(cls, method, None) is getattr(base, method, None):
+            own = sorted(k for k in vars(cls) if not k.startswith("__"))
+            return "class %s does not define %s: it would only play %s's (%s); it defines %s" % (
+                name, method, base.__name__, does, ", ".join(own) or "nothing")
+    return ""
 
 
 _TRUE, _FALSE = '{"r":true}', '{"r":false}'

@@ -1,0 +1,38 @@
+package publisher
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// A benched bot's row says from which game its calls got the default, in the JSON (by the
+// schema) and in the markdown's faults section; other rows have no "benched" at all.
+func TestBenchedRow(t *testing.T) {
+	in := sampleInput()
+	info := in.Bots["A|B"]
+	info.Benched = &Benched{Game: 812, Streak: 50, Calls: 3900}
+	in.Bots["A|B"] = info
+	b := Build(in)
+	schema := loadSchema(t)
+	var doc any
+	if err := json.Unmarshal(JSON(b), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
+		t.Errorf("board JSON breaks its schema:\n%s", strings.Join(errs, "\n"))
+	}
+	n := 0
+	for _, r := range doc.(map[string]any)["rows"].([]any) {
+		if _, ok := r.(map[string]any)["benched"]; ok {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d rows with benched, want 1", n)
+	}
+	md := string(Markdown(b))
+	if want := "benched from game 812 after 50 faults in a row (3,900 calls got the default without being sent)"; !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md)
+	}
+}
