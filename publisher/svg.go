@@ -5,6 +5,8 @@ import (
 	"html"
 	"math"
 	"strings"
+
+	"github.com/kothd/kothd/publisher/mdtext"
 )
 
 // chartBots is how many of the leading bots the chart follows.
@@ -100,14 +102,15 @@ func axisLabel(v, span float64) string {
 	return fmt.Sprintf("%.*f", d, v)
 }
 
-// esc escapes text for XML, dropping characters XML 1.0 forbids.
+// esc escapes text for XML: controls and format characters made visible as on the page
+// (mdtext.Visible), then what XML 1.0 forbids dropped.
 func esc(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF {
 			return r
 		}
 		return -1
-	}, s)
+	}, mdtext.Visible(s))
 	return html.EscapeString(s)
 }
 
