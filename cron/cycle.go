@@ -43,6 +43,17 @@ type Cycle struct {
 	// once they have ended and the bots' processes are gone, with each bot's accounting
 	// (nil if the run failed). kothd bench measures a run's CPU and decisions with it.
 	Meter func(challenge string) func(stats []*runner.Stats)
+	// NextRun, when set, says when the schedule plays a challenge next, for the board
+	// ("Next run: …"). Serve sets it; nil (kothd once): the board says the host runs it.
+	NextRun func(challenge string) *time.Time
+}
+
+// nextRun is when the challenge is played next, or nil when no schedule plays it.
+func (c *Cycle) nextRun(challenge string) *time.Time {
+	if c.NextRun == nil {
+		return nil
+	}
+	return c.NextRun(challenge)
 }
 
 // Options adjust one cycle.

@@ -17,8 +17,8 @@ import (
 
 // WordJoiner (U+2060) is invisible and joins its neighbours; placed inside "http:",
 // "www." and after "@" it keeps GFM's extended autolinks (bare URLs, www. names, e-mail
-// addresses) from forming, since each needs those characters side by side. After a colon
-// that a word follows it also keeps GitHub's emoji shortcodes (":smile:") from forming.
+// addresses) from forming, since each needs those characters side by side. After the
+// first colon of ":word:" it also keeps GitHub's emoji shortcodes (":smile:") from forming.
 const WordJoiner = "\u2060"
 
 // Text makes a line of participant-controlled text inert: characters that are invisible
@@ -26,7 +26,7 @@ const WordJoiner = "\u2060"
 // dropped (four would start a code block), and backslash escapes where GFM would
 // otherwise act: always before \ ` * [ ] < & | ~ $; before _ unless letters or digits
 // stand on both sides (then it can neither open nor close emphasis); at the start of the
-// text before what starts a block there (# > - + = and the dot or parenthesis of "1.");
+// text before what starts a block there (# > - + = and the dot or parenthesis of "1. ");
 // before a # that closes the text (an ATX heading's closing sequence). Autolinks and
 // emoji shortcodes are broken with a word joiner. The text may be placed anywhere on a
 // line, at its start included, and inside a table cell.
@@ -60,8 +60,8 @@ func Text(s string) string {
 				b.WriteByte('\\')
 			}
 		case '.', ')':
-			if digits > 0 && digits == i {
-				b.WriteByte('\\') // "1\." is not a list item
+			if digits > 0 && digits == i && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t') {
+				b.WriteByte('\\') // "1\. item" is not a list item (an item needs the blank; "2.5" is none)
 			} else if c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www") {
 				b.WriteString(WordJoiner) // "www⁠."
 			}
@@ -78,8 +78,8 @@ func Text(s string) string {
 		b.WriteByte(c)
 		switch c {
 		case ':':
-			if next := firstRune(s[i+1:]); isWord(next) || next == '+' || next == '-' {
-				b.WriteString(WordJoiner) // ":⁠smile:", "a:⁠b"
+			if shortcode(s[i+1:]) {
+				b.WriteString(WordJoiner) // ":⁠smile:"
 			}
 		case '@':
 			if next := firstRune(s[i+1:]); unicode.IsLetter(next) || unicode.IsDigit(next) {
@@ -88,6 +88,21 @@ func Text(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// shortcode says whether s starts with the rest of an emoji shortcode: "smile:", "+1:".
+func shortcode(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ':':
+			return i > 0
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '+', c == '-':
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -18,6 +18,8 @@ func TestTextEscapesOnlyWhatGFMActsOn(t *testing.T) {
 		"# heading":                               `\# heading`,
 		"- item":                                  `\- item`,
 		"12. item":                                `12\. item`,
+		"25.3 (18–35)":                            "25.3 (18–35)",
+		"as on 2026-11-26 06:13 UTC: a:b":         "as on 2026-11-26 06:13 UTC: a:b",
 		"   > quote":                              `\> quote`,
 		"title ##":                                `title \##`,
 		"see http://x.example":                    "see http" + WordJoiner + "://x.example",
