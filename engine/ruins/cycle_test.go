@@ -53,10 +53,10 @@ func TestRuinsCycle(t *testing.T) {
 	for _, want := range []string{
 		publisher.Text("Seed: " + ruins.SeedString(seed) + " (derived from the run seed 5)"), // markdown-escaped
 		"Filled up with 3 Drunkards",
-		"| Score | Mean Score | Finals | 95 % interval | Faults |",
-		"[DeepDiver](https://codegolf.stackexchange.com/a/", ") | Priya Raman |",
-		"[LightFingers](https://codegolf.stackexchange.com/a/", ") | Lena Vogt | 0 | 0\\.000 | 4 |",
-		"[Pickpocket](https://codegolf.stackexchange.com/a/", ") | Diego Salcedo | 0 | 0\\.000 | 4 |",
+		"| Score | Mean Score | Finals | Faults |",
+		"[DeepDiver](https://codegolf.stackexchange.com/a/", ")<br>by Priya Raman |",
+		"[LightFingers](https://codegolf.stackexchange.com/a/", ")<br>by Lena Vogt |", "| LightFingers | 0 | 0.000 | 4 |",
+		"[Pickpocket](https://codegolf.stackexchange.com/a/", ")<br>by Diego Salcedo |", "| Pickpocket | 0 | 0.000 | 4 |",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("leaderboard lacks %q", want)
