@@ -110,7 +110,9 @@ func SVG(b *Board) []byte {
 		case len(upper) > 1:
 			fmt.Fprintf(&s, `<polygon points="%s" fill="%s" fill-opacity="0.1" stroke="none"/>`+"\n", strings.Join(append(upper, lower...), " "), colour)
 		case len(upper) == 1: // one run: an error bar
-			fmt.Fprintf(&s, `<polyline points="%s %s" stroke="%s" stroke-opacity="0.5" stroke-width="6" fill="none"/>`+"\n", upper[0], lower[0], colour)
+			hx, hy, _ := strings.Cut(upper[0], ",")
+			_, ly, _ := strings.Cut(lower[0], ",")
+			fmt.Fprintf(&s, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-opacity="0.3" stroke-width="6"/>`+"\n", hx, hy, hx, ly, colour)
 		}
 		var pts []string
 		for i, h := range hist {
