@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite, with its set-up: installs bubblewrap and numpy if missing, then runs every
+# The test suite, with its set-up: installs bubblewrap, numpy and chromium if missing, then runs every
 # Go test (real SQLite, real bot processes, real bwrap).
 set -euo pipefail
 cd "$(dirname "$0")"

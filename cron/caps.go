@@ -3,10 +3,14 @@ package cron
 import (
 	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/publisher/mdtext"
 )
 
 // Caps on what answers bring (issue 10). An answer's code runs before kothd knows what it
@@ -83,6 +87,46 @@ func (c caps) roomFor(entered int) error {
 	}
 	return nil
 }
+
+// overCap is the one record of an answer's classes beyond classes_per_answer, however
+// many it makes: a loop of type() calls once made 40,000 classes and put 39,991 rows on
+// the board (7.5 MB of markdown, 9.1 MB of JSON) and as many in the store. The record
+// names the first few of them and counts the rest. ok is false when the answer is within
+// the cap.
+func (c caps) overCap(entries []engine.Bot) (name, reason string, ok bool) {
+	over := entries[min(c.classesPerAnswer, len(entries)):]
+	if len(over) == 0 {
+		return "", "", false
+	}
+	const listed = 3
+	var shown []string
+	for _, e := range over[:min(listed, len(over))] {
+		shown = append(shown, mdtext.Cut(e.Name, 32))
+	}
+	name = strings.Join(shown, ", ")
+	if more := len(over) - len(shown); more > 0 {
+		name += fmt.Sprintf(" and %s more", thousands(more))
+	}
+	reason = fmt.Sprintf("%s competing classes; only the first %d may compete (limits.classes_per_answer)", thousands(len(entries)), c.classesPerAnswer)
+	return name, reason, true
+}
+
+// thousands writes n with commas between groups of three digits: 40,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Bounds on the words an answer puts in a not-entered record (the store and the board):
+// a reason quotes the bot's own output (a crash's message, a compiler's errors).
+const (
+	reasonMax = 1000
+	titleMax  = 2 * defaultNameMax
+	authorMax = 100
+)
 
 // shownName is a bot's name as records and boards may carry it: a name refused for its
 // length is cut (at a character boundary), so the refusal itself stays small.

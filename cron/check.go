@@ -93,6 +93,10 @@ func (c *Cycle) Check(ctx context.Context, ch *config.Challenge, answerID int64)
 	if err != nil {
 		return nil, err
 	}
+	overName, overReason, over := cp.overCap(entries)
+	if over {
+		entries = entries[:cp.classesPerAnswer] // the rest: one line, below
+	}
 	for k, e := range entries {
 		b := CheckedBot{Name: shownName(e.Name), Status: WouldEnter}
 		capped := cp.admit(k, e.Name)
@@ -113,6 +117,9 @@ func (c *Cycle) Check(ctx context.Context, ch *config.Challenge, answerID int64)
 			}
 		}
 		rep.Bots = append(rep.Bots, b)
+	}
+	if over {
+		rep.Bots = append(rep.Bots, CheckedBot{Name: overName, Status: "rejected", Reason: overReason})
 	}
 	return rep, nil
 }

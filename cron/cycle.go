@@ -46,6 +46,17 @@ type Cycle struct {
 	// Question edits the questions of challenges with question_board enabled (question.go);
 	// nil: no client for it (a snapshot run), which each such challenge reports.
 	Question *QuestionEditor
+	// NextRun, when set, says when the schedule plays a challenge next, for the board
+	// ("Next run: …"). Serve sets it; nil (kothd once): the board says the host runs it.
+	NextRun func(challenge string) *time.Time
+}
+
+// nextRun is when the challenge is played next, or nil when no schedule plays it.
+func (c *Cycle) nextRun(challenge string) *time.Time {
+	if c.NextRun == nil {
+		return nil
+	}
+	return c.NextRun(challenge)
 }
 
 // Options adjust one cycle.

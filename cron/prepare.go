@@ -12,6 +12,7 @@ import (
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/names"
 	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/publisher/mdtext"
 	"github.com/kothd/kothd/runner"
 	"github.com/kothd/kothd/scraper"
 )
@@ -43,7 +44,10 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 		return int(x.AnswerID - y.AnswerID)
 	})
 	reject := func(s scraper.Submission, name, status, reason string) {
-		rep.Rejected = append(rep.Rejected, publisher.Rejected{AnswerID: s.AnswerID, Author: s.Author, Name: name, Status: status, Reason: reason})
+		// Bounded: the words are the answer's (a heading, a crash's message) and go to the
+		// store and on the board.
+		name, reason = shownName(name), mdtext.Cut(reason, reasonMax)
+		rep.Rejected = append(rep.Rejected, publisher.Rejected{AnswerID: s.AnswerID, Author: mdtext.Cut(s.Author, authorMax), Name: name, Status: status, Reason: reason})
 		if err := c.Store.SetBotStatus(ctx, env.Challenge.Name, s.AnswerID, name, status, reason); err != nil {
 			c.Log.Error("record bot status", "err", err)
 		}
@@ -87,7 +91,12 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 			reject(s, s.Title, failedStatus(p.err), p.err.Error())
 			continue
 		}
-		for k, e := range p.entries {
+		entries := p.entries
+		overName, overReason, over := cp.overCap(entries)
+		if over {
+			entries = entries[:cp.classesPerAnswer] // the rest: one record, below
+		}
+		for k, e := range entries {
 			if err := cp.admit(k, e.Name); err != nil {
 				reject(s, shownName(e.Name), "rejected", err.Error())
 				continue
@@ -114,6 +123,9 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 			if err := c.Store.SetBotStatus(ctx, env.Challenge.Name, s.AnswerID, e.Name, "ok", ""); err != nil {
 				c.Log.Error("record bot status", "err", err)
 			}
+		}
+		if over {
+			reject(s, overName, "rejected", overReason)
 		}
 	}
 	c.printf("%s: %d bots entered (%d built in), %d not entered\n", env.Challenge.Name, len(env.Bots), len(builtins), len(rep.Rejected))

@@ -190,7 +190,7 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 		Challenge: env.Challenge.Name, Title: env.Challenge.Title, Engine: env.Challenge.Engine, QuestionID: env.Challenge.QuestionID,
 		RunID: rep.RunID, Seed: env.Seed, Date: time.Now(), Sandbox: c.Sandbox.Name(),
 		Result: p.Result, Bots: map[string]publisher.BotInfo{}, NotEntered: rep.Rejected, Changes: changeList(rep.Changes, revs),
-		Ending: p.Ending, FirstRun: last == nil,
+		Ending: p.Ending, FirstRun: last == nil, NextRun: c.nextRun(env.Challenge.Name),
 	}
 	for i, e := range env.Bots {
 		info := publisher.BotInfo{Bot: e}
@@ -282,7 +282,8 @@ func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) err
 	if err != nil {
 		return err
 	}
-	b.NotEntered = rep.Rejected
+	b.NotEntered = publisher.BoundNotEntered(rep.Rejected)
+	b.Run.NextRun = c.nextRun(b.Challenge)
 	b.Changes = append(b.Changes, publisher.FetchChanges(&b, changeList(rep.Changes, revs), false)...)
 	return c.publish(ctx, &b, rep)
 }

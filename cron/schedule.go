@@ -39,6 +39,7 @@ func Serve(ctx context.Context, c *Cycle) error {
 		return fmt.Errorf("create scheduler: %w", err)
 	}
 	d := &daemon{c: c, loc: loc, sem: make(chan struct{}, max(1, c.Config.MaxConcurrentRuns)), scheds: map[string]robfigSchedule{}}
+	c.NextRun = d.next // the boards say when the challenge is played next
 	if c.ProgressLog == 0 {
 		c.ProgressLog = time.Minute
 	}
@@ -204,6 +205,16 @@ func (d *daemon) tick(ctx context.Context, names []string, why string) {
 	for _, n := range names {
 		d.logNext(n)
 	}
+}
+
+// next is when a challenge's schedule next fires after now, in UTC; nil if it has none.
+func (d *daemon) next(name string) *time.Time {
+	s := d.scheds[name]
+	if s == nil {
+		return nil
+	}
+	t := s.Next(time.Now().In(d.loc)).UTC()
+	return &t
 }
 
 // logNext says when a challenge's schedule next fires.

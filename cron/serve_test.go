@@ -2,7 +2,10 @@ package cron_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,5 +59,23 @@ func TestServeStartUpAndTicks(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
 		}
+	}
+	// The board says when the schedule plays next (every second here).
+	var b struct {
+		Run struct {
+			Date    time.Time  `json:"date"`
+			NextRun *time.Time `json:"next_run"`
+		} `json:"run"`
+	}
+	raw, err := os.ReadFile(filepath.Join(cy.Config.OutputDir, "forty.json"))
+	if err == nil {
+		err = json.Unmarshal(raw, &b)
+	}
+	if err != nil || b.Run.NextRun == nil || !b.Run.NextRun.After(b.Run.Date) {
+		t.Errorf("board's next run %v after its run of %v (%v)", b.Run.NextRun, b.Run.Date, err)
+	}
+	md, _ := os.ReadFile(filepath.Join(cy.Config.OutputDir, "forty.md"))
+	if want := "Next run: " + b.Run.NextRun.UTC().Format("2006-01-02 15:04") + " UTC"; b.Run.NextRun != nil && !strings.Contains(string(md), want) {
+		t.Errorf("page lacks %q", want)
 	}
 }

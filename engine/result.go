@@ -13,7 +13,10 @@ type Result struct {
 	// engine.Call.Game. Not stored: the board shows only what counted.
 	Discarded []int    `json:"-"`
 	Columns   []string // the challenge's columns after "Bot", e.g. Win%, Wins, Played
-	Rows      []Row
+	// Legend says what each of Columns means, by name, for the board's legend (readers
+	// of a board meet "Throws" and "Success%" without the question at hand).
+	Legend map[string]string `json:",omitempty"`
+	Rows   []Row
 	// Summary holds lines shown above the table (the original controller's header lines).
 	Summary []string
 	// Appendix is markdown shown below the table (e.g. the forty game's percentiles).

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/publisher/mdtext"
 )
 
 // SchemaVersion is the version of the board's JSON (docs/leaderboard-schema.json). It
@@ -16,21 +17,23 @@ const SchemaVersion = 1
 // Board is everything a leaderboard page shows. Its JSON is the published machine-readable
 // board and is what the store keeps to publish the board again without replaying.
 type Board struct {
-	SchemaVersion int          `json:"schema_version"`
-	Challenge     string       `json:"challenge"`
-	Title         string       `json:"title"`
-	QuestionID    int64        `json:"question_id"`
-	QuestionURL   string       `json:"question_url"`
-	Run           RunInfo      `json:"run"`
-	Statistics    Statistics   `json:"statistics"`
-	Columns       []string     `json:"columns"` // the challenge's own columns, as in Row.Cells
-	Rows          []Row        `json:"rows"`
-	Summary       []string     `json:"summary"`           // the engine's lines above the table
-	Appendix      string       `json:"appendix_markdown"` // the engine's markdown below it
-	NotEntered    []Rejected   `json:"not_entered"`
-	Changes       []Change     `json:"changes"`
-	Since         *Since       `json:"since,omitempty"` // what this run is compared with
-	History       []HistoryRun `json:"history"`         // earlier runs and this one, oldest first
+	SchemaVersion int        `json:"schema_version"`
+	Challenge     string     `json:"challenge"`
+	Title         string     `json:"title"`
+	QuestionID    int64      `json:"question_id"`
+	QuestionURL   string     `json:"question_url"`
+	Run           RunInfo    `json:"run"`
+	Statistics    Statistics `json:"statistics"`
+	Columns       []string   `json:"columns"` // the challenge's own columns, as in Row.Cells
+	// Legend is what each of Columns means, by column name (the engine's words).
+	Legend     map[string]string `json:"legend,omitempty"`
+	Rows       []Row             `json:"rows"`
+	Summary    []string          `json:"summary"`           // the engine's lines above the table
+	Appendix   string            `json:"appendix_markdown"` // the engine's markdown below it
+	NotEntered []Rejected        `json:"not_entered"`
+	Changes    []Change          `json:"changes"`
+	Since      *Since            `json:"since,omitempty"` // what this run is compared with
+	History    []HistoryRun      `json:"history"`         // earlier runs and this one, oldest first
 }
 
 // RunInfo identifies the run and what it takes to reproduce it.
@@ -48,6 +51,9 @@ type RunInfo struct {
 	KothdVersion  string `json:"kothd_version"`
 	// Ending says why a run of adaptive length stopped; absent for a run of fixed length.
 	Ending *Ending `json:"ending,omitempty"`
+	// NextRun is when the daemon's schedule next plays the challenge; null when no
+	// schedule plays it (a run of kothd once: the host runs it when they do).
+	NextRun *time.Time `json:"next_run"`
 }
 
 // Ending is why an adaptive run (config `adaptive:`) stopped: its order was settled, or
@@ -186,6 +192,9 @@ type HistoryRun struct {
 	Run    int64              `json:"run"`
 	Date   time.Time          `json:"date"`
 	Scores map[string]float64 `json:"scores"` // by bot
+	// Intervals are the run's 95 % intervals by bot, for the chart's bands (absent for
+	// runs published before boards kept them, and for bots without one).
+	Intervals map[string]Interval `json:"intervals,omitempty"`
 }
 
 // Input is what a finished run hands the publisher.
@@ -203,6 +212,7 @@ type Input struct {
 	FirstRun                 bool         // the challenge has no earlier run: nothing to compare with
 	History                  []HistoryRun // earlier runs, oldest first (this one is added)
 	Ending                   *Ending      // why an adaptive run stopped; nil for a fixed length
+	NextRun                  *time.Time   // when the schedule plays the challenge next; nil: not scheduled
 }
 
 // Build makes the board of a run: ranks, rank ranges, intervals, moves and changes.
@@ -213,11 +223,15 @@ func Build(in Input) *Board {
 		QuestionURL: questionURL(in.QuestionID),
 		Run: RunInfo{ID: in.RunID, Seed: in.Seed, Date: in.Date.UTC(), Games: res.Games, Voided: res.Voided, Sandbox: in.Sandbox,
 			Engine: in.Engine, EngineVersion: in.Engine + "@" + Version(), KothdVersion: Version()},
-		Columns: res.Columns, Summary: res.Summary, Appendix: res.Appendix,
-		NotEntered: in.NotEntered, Changes: in.Changes,
+		Columns: res.Columns, Legend: res.Legend, Summary: res.Summary, Appendix: res.Appendix,
+		NotEntered: BoundNotEntered(in.NotEntered),
 	}
 	if b.Title == "" {
 		b.Title = in.Challenge
+	}
+	if in.NextRun != nil {
+		t := in.NextRun.UTC()
+		b.Run.NextRun = &t
 	}
 	if in.Ending != nil {
 		e := *in.Ending
@@ -232,8 +246,8 @@ func Build(in Input) *Board {
 	for i, r := range res.Rows {
 		info := in.Bots[r.Bot]
 		row := Row{Rank: a.rank[i], RankRange: a.ranks[i], TieGroup: a.ranks[i], Bot: r.Bot, Baseline: r.Baseline,
-			AnswerID: info.AnswerID, Link: answerURL(info.AnswerID), Author: info.Author, Revision: info.Revision, Versions: info.Versions, ContentHash: info.ContentHash,
-			Score: finite(r.Score), Games: r.Played, Wins: r.Wins, Faults: info.Faults, FirstFault: info.FirstFault, Benched: info.Benched, Cells: r.Cells}
+			AnswerID: info.AnswerID, Link: answerURL(info.AnswerID), Author: mdtext.Cut(info.Author, maxAuthor), Revision: info.Revision, Versions: info.Versions, ContentHash: info.ContentHash,
+			Score: finite(r.Score), Games: r.Played, Wins: r.Wins, Faults: info.Faults, FirstFault: mdtext.Cut(info.FirstFault, maxFault), Benched: info.Benched, Cells: r.Cells}
 		if !math.IsNaN(a.lo[i]) && !math.IsInf(a.lo[i], 0) && !math.IsInf(a.hi[i], 0) {
 			row.Interval = &Interval{Low: a.lo[i], High: a.hi[i]}
 		}
@@ -242,8 +256,8 @@ func Build(in Input) *Board {
 		}
 		b.Rows = append(b.Rows, row)
 	}
-	b.Changes = compare(b, in)
-	b.History = history(in.History, b)
+	b.Changes = boundChanges(compare(b, in))
+	b.History = history(in.History, b, in.Previous)
 	// Empty lists are [] in the JSON, not null: the schema says arrays.
 	b.Columns, b.Rows, b.Summary = nonNil(b.Columns), nonNil(b.Rows), nonNil(b.Summary)
 	b.NotEntered, b.Changes = nonNil(b.NotEntered), nonNil(b.Changes)

@@ -2,15 +2,23 @@ package publisher
 
 import (
 	"fmt"
+	"html"
 	"math"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/publisher/mdtext"
 )
 
 // Markdown renders the board for people (GitHub Flavored Markdown). Everything the
 // participants wrote goes through cell/text/preText; the links are the board's own.
+//
+// Layout: the main table has three columns (rank and change, bot and author, headline score
+// with its interval), so it fits GitHub's content column (about 980 px) and a phone's 390 px
+// without scrolling sideways; the challenge's other columns, games and faults follow in a
+// second table inside a <details> block, and a legend says what every column means.
 func Markdown(b *Board) []byte {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# %s: leaderboard\n\n", text(b.Title))
@@ -18,7 +26,12 @@ func Markdown(b *Board) []byte {
 	if b.Run.Voided > 0 {
 		fmt.Fprintf(&w, " (+%d voided by host faults)", b.Run.Voided)
 	}
-	fmt.Fprintf(&w, " · %s · %s UTC\n\n", plural(len(b.Rows), "bot"), b.Run.Date.UTC().Format("2006-01-02 15:04"))
+	fmt.Fprintf(&w, " · %s · %s UTC  \n", plural(len(b.Rows), "bot"), b.Run.Date.UTC().Format("2006-01-02 15:04"))
+	if b.Run.NextRun != nil {
+		fmt.Fprintf(&w, "Next run: %s UTC\n\n", b.Run.NextRun.UTC().Format("2006-01-02 15:04"))
+	} else {
+		w.WriteString("Next run: when the host runs it\n\n")
+	}
 	if e := b.Run.Ending; e != nil {
 		fmt.Fprintf(&w, "%s\n\n", e)
 	}
@@ -29,6 +42,8 @@ func Markdown(b *Board) []byte {
 		w.WriteString("\n")
 	}
 	table(&w, b)
+	legend(&w, b)
+	details(&w, b)
 	if len(b.History) > 1 {
 		fmt.Fprintf(&w, "\n![%s: headline score of the leading bots over the last %d runs](%s)\n", text(b.Title), len(b.History), ChartName(b.Challenge))
 	}
@@ -42,7 +57,11 @@ func Markdown(b *Board) []byte {
 	if len(b.NotEntered) > 0 {
 		w.WriteString("\n## Not entered\n\n| Answer | Author | Bot | Status | Reason |\n|---|---|---|---|---|\n")
 		for _, r := range b.NotEntered {
-			fmt.Fprintf(&w, "| [%d](%s) | %s | %s | %s | %s |\n", r.AnswerID, answerURL(r.AnswerID), cell(r.Author), cell(r.Name), cell(r.Status), cell(r.Reason))
+			answer := "—"
+			if r.AnswerID != 0 {
+				answer = fmt.Sprintf("[%d](%s)", r.AnswerID, answerURL(r.AnswerID))
+			}
+			fmt.Fprintf(&w, "| %s | %s | %s | %s | %s |\n", answer, cell(r.Author), cell(r.Name), cell(r.Status), cell(r.Reason))
 		}
 	}
 	faults(&w, b)
@@ -50,66 +69,179 @@ func Markdown(b *Board) []byte {
 	return []byte(w.String())
 }
 
+// headline is the name of the headline score's column: the engine's first column.
+func headline(b *Board) string {
+	if len(b.Columns) > 0 {
+		return b.Columns[0]
+	}
+	return "Score"
+}
+
+// hasIntervals says whether any row has an interval to show.
+func hasIntervals(b *Board) bool {
+	for _, r := range b.Rows {
+		if r.Interval != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// table is the main table: rank and change, bot and author, score and interval.
 func table(w *strings.Builder, b *Board) {
+	score := text(headline(b))
+	if hasIntervals(b) {
+		score += " (95 % interval)"
+	}
+	fmt.Fprintf(w, "| # | Bot | %s |\n|---|---|---|\n", score)
+	for _, r := range b.Rows {
+		rank := rankCell(r)
+		if m := moveCell(r.Move); m != "" {
+			rank += " " + m
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", rank, botCell(r), scoreCell(r))
+	}
+}
+
+// botCell is the bot's name, linked to its answer, over its author.
+func botCell(r Row) string {
+	name := breakable(r.Bot)
+	if r.Link != "" {
+		name = "[" + name + "](" + r.Link + ")"
+	}
+	if r.Baseline {
+		return name + "<br>*baseline*"
+	}
+	if r.Author != "" {
+		name += "<br>by " + breakable(r.Author)
+	}
+	return name
+}
+
+// scoreCell is the headline score as the engine wrote it, with its interval in brackets.
+func scoreCell(r Row) string {
+	v := ""
+	if len(r.Cells) > 0 {
+		v = cell(r.Cells[0])
+	} else {
+		v = fmt.Sprintf("%.*f", decimals(1), r.Score)
+	}
+	if r.Interval != nil {
+		v += " (" + intervalCell(r.Interval) + ")"
+	}
+	return v
+}
+
+// breakable is cell(s) with places a line may break (<wbr>) inside words too long for a
+// phone's column (over 12 characters): between a lower-case letter and a capital ("Points<wbr>Are<wbr>For"),
+// after an underscore, between letters and digits, and at least every 12 characters. The
+// pieces are escaped one by one, so no escape or word joiner is split; an autolink cannot
+// form across a <wbr> (it needs its characters side by side in one text).
+func breakable(s string) string {
+	r := []rune(mdtext.Cut(mdtext.Visible(s), 300))
+	var out []string
+	from, run, word := 0, 0, 0 // start of the current piece; characters since the last break or blank; of the word
+	for i := range r {
+		if unicode.IsSpace(r[i]) {
+			run, word = 0, 0
+			continue
+		}
+		if word == 0 {
+			for j := i; j < len(r) && !unicode.IsSpace(r[j]); j++ {
+				word++
+			}
+		}
+		if word > 12 && run >= 4 && i > from && i+1 < len(r) && (run >= 12 || wordBreak(r[i-1], r[i])) {
+			out = append(out, cell(string(r[from:i])))
+			from, run = i, 0
+		}
+		run++
+	}
+	if len(out) == 0 {
+		return cell(s)
+	}
+	return strings.Join(append(out, cell(string(r[from:]))), "<wbr>")
+}
+
+// wordBreak: a camel-case hump, the end of an underscore, a change between letters and
+// digits.
+func wordBreak(a, b rune) bool {
+	return unicode.IsLower(a) && unicode.IsUpper(b) || a == '_' && b != '_' ||
+		unicode.IsLetter(a) && unicode.IsDigit(b) || unicode.IsDigit(a) && unicode.IsLetter(b)
+}
+
+// legend says what every column of both tables means.
+func legend(w *strings.Builder, b *Board) {
+	w.WriteString("\n**#**: the bot's rank range: the ranks the statistics allow it (equal scores share a rank). A bot ranks above another only when its interval lies wholly above the other's, so 3–5 means it may be 3rd, 4th or 5th (see the footer). ")
+	w.WriteString("▲2, ▼1: places gained or lost since the previous run, shown only when the move is the bot's own and outside the noise and the field did not change; new: a newly entered bot.  \n")
+	fmt.Fprintf(w, "**%s**: the headline score, best first", text(headline(b)))
+	if note := b.Legend[headline(b)]; note != "" {
+		fmt.Fprintf(w, " (%s)", text(note))
+	}
+	if hasIntervals(b) {
+		w.WriteString("; in brackets its 95 % interval: the bot's true score lies in it with 95 % confidence, and more games narrow it")
+	}
+	w.WriteString(".\n")
+	if note := sinceNote(b.Since); note != "" {
+		w.WriteString("\n" + note + "\n")
+	}
+}
+
+// details is the second table: every column of the challenge, games and faults, with
+// what each means.
+func details(w *strings.Builder, b *Board) {
 	games := "Games"
 	for _, c := range b.Columns {
 		if c == "Played" || c == "Games" || c == "Finals" {
 			games = "" // the challenge's own columns already count them
 		}
 	}
-	head := []string{"#", "Δ", "Bot", "Author"} // Δ: change of rank since the previous run
+	w.WriteString("\n<details><summary>All columns")
+	if len(b.Columns) > 1 {
+		var rest []string
+		for _, c := range b.Columns[1:] {
+			rest = append(rest, html.EscapeString(mdtext.Visible(c)))
+		}
+		w.WriteString(": " + strings.Join(rest, ", "))
+		if games != "" {
+			w.WriteString(", Games")
+		}
+		w.WriteString(", Faults")
+	} else {
+		w.WriteString(": games and faults")
+	}
+	w.WriteString("</summary>\n\n")
+	head := []string{"#", "Bot"}
 	for _, c := range b.Columns {
 		head = append(head, text(c))
 	}
-	head = append(head, "95 % interval")
 	if games != "" {
 		head = append(head, games)
 	}
 	head = append(head, "Faults")
 	w.WriteString("| " + strings.Join(head, " | ") + " |\n|" + strings.Repeat("---|", len(head)) + "\n")
 	for _, r := range b.Rows {
-		name, author := cell(r.Bot), cell(r.Author)
-		if r.Link != "" {
-			name = "[" + name + "](" + r.Link + ")"
-		}
-		if r.Baseline {
-			name += " *(baseline)*"
-			author = "—"
-		}
-		cells := []string{rankCell(r), moveCell(r.Move), name, author}
+		cells := []string{rankCell(r), cell(r.Bot)}
 		for _, c := range r.Cells {
 			cells = append(cells, cell(c)) // engines put bots' own words in cells (a disqualification's reason)
 		}
-		cells = append(cells, intervalCell(r.Interval))
 		if games != "" {
 			cells = append(cells, fmt.Sprint(r.Games))
 		}
 		cells = append(cells, faultCell(r.Faults))
 		w.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
-	if hasRankRanges(b) {
-		w.WriteString("\nA rank like 3–5 is a rank range: the ranks the statistics allow the bot. A bot ranks above another only when its interval lies wholly above the other's (see the footer).\n")
+	w.WriteString("\n")
+	for _, c := range b.Columns {
+		if note := b.Legend[c]; note != "" {
+			fmt.Fprintf(w, "- **%s**: %s\n", text(c), text(note))
+		}
 	}
-	if note := sinceNote(b.Since); note != "" {
-		w.WriteString("\n" + note + "\n")
+	if games != "" {
+		w.WriteString("- **Games**: games the bot played\n")
 	}
-}
-
-// sinceNote says what Δ compares with: nothing on a first run; otherwise that a move is
-// shown only when it is the bot's own and outside the noise.
-func sinceNote(s *Since) string {
-	switch {
-	case s == nil:
-		return ""
-	case s.FirstRun:
-		return "First run of this challenge: there is no earlier run to compare with."
-	case s.PreviousRun == 0:
-		return "Δ: the previous run's board could not be read, so nothing is compared with it."
-	case s.FieldChanged():
-		return fmt.Sprintf("Δ compares with run %d. The field changed since (%d entered, %d left, %d edited), which moves every bot's rank and score with it: Δ marks only new bots, and the bot edited when it is the only change.", s.PreviousRun, s.Entered, s.Left, s.Edited)
-	default:
-		return fmt.Sprintf("Δ compares with run %d, the same bots: a move is shown only when it is outside the noise (rank ranges or intervals apart).", s.PreviousRun)
-	}
+	w.WriteString("- **Faults**: the bot's decisions that did not end well, by kind (crash, timeout, bad output …); the first of each bot is under *Faults* below\n")
+	w.WriteString("\n</details>\n")
 }
 
 // String says why an adaptive run stopped and after how many games, as the page does.
@@ -154,15 +286,6 @@ func rankCell(r Row) string {
 		return fmt.Sprintf("%d–%d", g[0], g[1])
 	}
 	return fmt.Sprint(g[0])
-}
-
-func hasRankRanges(b *Board) bool {
-	for _, r := range b.Rows {
-		if g := rangeOf(r); g[0] != g[1] {
-			return true
-		}
-	}
-	return false
 }
 
 func moveCell(m *Move) string {
@@ -323,4 +446,21 @@ func faultCell(f Faults) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// sinceNote says what Δ compares with: nothing on a first run; otherwise that a move is
+// shown only when it is the bot's own and outside the noise.
+func sinceNote(s *Since) string {
+	switch {
+	case s == nil:
+		return ""
+	case s.FirstRun:
+		return "First run of this challenge: there is no earlier run to compare with."
+	case s.PreviousRun == 0:
+		return "Δ: the previous run's board could not be read, so nothing is compared with it."
+	case s.FieldChanged():
+		return fmt.Sprintf("Δ compares with run %d. The field changed since (%d entered, %d left, %d edited), which moves every bot's rank and score with it: Δ marks only new bots, and the bot edited when it is the only change.", s.PreviousRun, s.Entered, s.Left, s.Edited)
+	default:
+		return fmt.Sprintf("Δ compares with run %d, the same bots: a move is shown only when it is outside the noise (rank ranges or intervals apart).", s.PreviousRun)
+	}
 }

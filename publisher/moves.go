@@ -144,10 +144,20 @@ const maxHistory = 30
 
 // history appends this run's scores to the earlier runs' (oldest first, the last
 // maxHistory runs).
-func history(past []HistoryRun, b *Board) []HistoryRun {
+func history(past []HistoryRun, b *Board, prev *Board) []HistoryRun {
+	// The store keeps each run's scores; its intervals travel from board to board.
+	kept := map[int64]map[string]Interval{}
+	if prev != nil {
+		for _, h := range prev.History {
+			kept[h.Run] = h.Intervals
+		}
+	}
 	out := make([]HistoryRun, 0, len(past)+1)
 	for _, h := range past {
 		if h.Run != b.Run.ID {
+			if h.Intervals == nil {
+				h.Intervals = kept[h.Run]
+			}
 			out = append(out, h)
 		}
 	}
@@ -155,6 +165,12 @@ func history(past []HistoryRun, b *Board) []HistoryRun {
 	now := HistoryRun{Run: b.Run.ID, Date: b.Run.Date, Scores: map[string]float64{}}
 	for _, r := range b.Rows {
 		now.Scores[r.Bot] = r.Score
+		if r.Interval != nil {
+			if now.Intervals == nil {
+				now.Intervals = map[string]Interval{}
+			}
+			now.Intervals[r.Bot] = *r.Interval
+		}
 	}
 	out = append(out, now)
 	if len(out) > maxHistory {

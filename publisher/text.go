@@ -19,15 +19,12 @@ func text(s string) string { return mdtext.Text(s) }
 // table pipes, no markup, at most 300 characters.
 func cell(s string) string { return mdtext.Cell(s, 300) }
 
-// inHTML are characters a markdown renderer might still act on next to raw HTML; as
-// numeric entities they display unchanged (inside raw HTML entities are decoded once, by
-// the browser, so they are not shown as codes).
-var inHTML = strings.NewReplacer("\n", "&#10;", "\r", "", "[", "&#91;", "]", "&#93;", "(", "&#40;", ")", "&#41;",
-	"`", "&#96;", "*", "&#42;", "_", "&#95;", "|", "&#124;", "!", "&#33;", ":", "&#58;", "@", "&#64;", ".", "&#46;")
-
-// preText is multi-line participant text for a one-line <pre> element.
+// preText is multi-line participant text for a one-line <pre> element inside a raw HTML
+// block, where markdown is not parsed: HTML-escaped, invisible characters made visible,
+// and line breaks as &#10; (a blank line would end the HTML block and let markdown in).
 func preText(s string) string {
-	return inHTML.Replace(html.EscapeString(strings.TrimSpace(s)))
+	s = html.EscapeString(mdtext.Visible(strings.TrimSpace(s)))
+	return strings.NewReplacer("\r\n", "&#10;", "\r", "&#10;", "\n", "&#10;").Replace(s)
 }
 
 func plural(n int, noun string) string {

@@ -155,7 +155,11 @@ func table(cfg Config, ts []*tournament) *engine.Result {
 	score := make([]int64, n)
 	wins := make([]int, n)
 	faults := make([]int, n)
-	res := &engine.Result{Columns: []string{"Final Score", "Tournaments Won", "Mean Final Credits"}}
+	res := &engine.Result{Columns: []string{"Final Score", "Tournaments Won", "Mean Final Credits"}, Legend: map[string]string{
+		"Final Score":        "credits at the end of each tournament, summed over the tournaments",
+		"Tournaments Won":    "tournaments ended with the most credits (a tie counts for every tied bot)",
+		"Mean Final Credits": "credits at the end of a tournament, on average",
+	}}
 	var s sat
 	saturated := 0
 	var hostFault string

@@ -12,9 +12,21 @@ import (
 // (Result.WinRate).
 var Columns = []string{"Win%", "Wins", "Played", "Max", "Avg", "Avg win", "Throws", "Success%"}
 
+// Legend says what the columns mean (§6), for the board.
+var Legend = map[string]string{
+	"Win%":     "games won per 100 played",
+	"Wins":     "games won (a tie counts for every tied bot)",
+	"Played":   "games seated in",
+	"Max":      "highest final score in a game",
+	"Avg":      "mean final score per game",
+	"Avg win":  "mean final score in the games won",
+	"Throws":   "mean throws per turn",
+	"Success%": "turns not ending in a 6, per 100 turns",
+}
+
 // Table turns a tally into the leaderboard: rows by Win% descending, then Wins, then name.
 func Table(t *Tally, bots []engine.Entrant, seconds float64) *engine.Result {
-	res := &engine.Result{Games: t.Games, Voided: t.Voided, Columns: Columns, WinRate: true}
+	res := &engine.Result{Games: t.Games, Voided: t.Voided, Columns: Columns, Legend: Legend, WinRate: true}
 	for i, b := range t.Bots {
 		if b.Played == 0 {
 			continue

@@ -13,6 +13,17 @@ import (
 // Columns of the leaderboard after Bot (spec §6); Rank and Faults are the publisher's.
 var Columns = []string{"Score", "Village W/G", "Villager ratio", "Mafia W/G", "Mafia ratio", "Win rate", "Games"}
 
+// Legend says what the columns mean (§6), for the board.
+var Legend = map[string]string{
+	"Score":          "villager ratio and mafia ratio, each less the field's mean",
+	"Village W/G":    "wins and games on the village's side (villager, cop, doctor)",
+	"Villager ratio": "village wins per village game",
+	"Mafia W/G":      "wins and games as mafia",
+	"Mafia ratio":    "mafia wins per mafia game",
+	"Win rate":       "wins per game, either side",
+	"Games":          "games played",
+}
+
 // tally is one listed bot's record over the scored games.
 type tally struct {
 	villageGames, villageWins int
@@ -114,7 +125,7 @@ func (r *resampler) Rescore(units []int) map[string]float64 {
 
 // table scores the tallies and sorts the rows: score, then overall win rate, then name.
 func table(entrants []engine.Entrant, t []tally) *engine.Result {
-	res := &engine.Result{Columns: Columns}
+	res := &engine.Result{Columns: Columns, Legend: Legend}
 	meanV, meanM := means(t)
 	for b, e := range entrants {
 		s := t[b]

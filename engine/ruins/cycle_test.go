@@ -56,9 +56,9 @@ func TestRuinsCycle(t *testing.T) {
 	for _, want := range []string{
 		publisher.Text("Seed: " + ruins.SeedString(seed) + " (derived from the run seed 5)"), // markdown-escaped
 		"Filled up with 4 Drunkards", // six answers and four Drunkards: a table of ten
-		"| Score | Mean Score | Finals | 95 % interval | Faults |",
-		"[DeepDiver](https://codegolf.stackexchange.com/a/", ") | Priya Raman |",
-		"[Pickpocket](https://codegolf.stackexchange.com/a/", ") | Diego Salcedo | 0 | 0\\.000 | 4 |",
+		"| Score | Mean Score | Finals | Faults |",
+		"[DeepDiver](https://codegolf.stackexchange.com/a/", ")<br>by Priya Raman |",
+		"[Pickpocket](https://codegolf.stackexchange.com/a/", ")<br>by Diego Salcedo |", "| Pickpocket | 0 | 0.000 | 4 |",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("leaderboard lacks %q", want)

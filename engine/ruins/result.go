@@ -16,6 +16,12 @@ import (
 // order). Mean Score is Score / final games, three decimals, as the original printed it.
 func (tr *tournament) table(res *engine.Result, pool []int, finalists []Seat, score []int, finals int) {
 	res.Columns = []string{"Score", "Mean Score", "Finals"}
+	res.Legend = map[string]string{
+		"Score":      "points over the final games",
+		"Mean Score": "Score per final game",
+		"Finals":     "final games played",
+		"Pool Score": "points in the pool games, which choose the finalists",
+	}
 	if pool != nil {
 		res.Columns = append(res.Columns, "Pool Score")
 	}

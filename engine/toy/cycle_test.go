@@ -51,7 +51,7 @@ func TestToyGameCycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| Points |", "| Nine |", "| Ten *(baseline)* |", "pick must return a whole number"} {
+	for _, want := range []string{"| Points |", "| Nine |", "| Ten<br>*baseline* |", "pick must return a whole number"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("leaderboard lacks %q:\n%s", want, md)
 		}

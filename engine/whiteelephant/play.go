@@ -152,6 +152,14 @@ func tabulate(bots []engine.Entrant, competitors []int, excluded []string, playe
 		rescore(res, bots, lines, played)
 	}
 
+	res.Legend = map[string]string{
+		"Score":         "value of the present held at the end of each round, summed over the rounds",
+		"Mean score":    "Score per game",
+		"Wins":          "games ended with the highest score",
+		"Games":         "games played",
+		"Rounds played": "rounds the bot took part in",
+		"Disqualified":  "whether, and why, the bot was disqualified",
+	}
 	if multi {
 		res.Columns = []string{"Mean score", "Wins", "Games", "Rounds played", "Disqualified"}
 	} else {
