@@ -122,6 +122,9 @@ type Limits struct {
 	BotsPerChallenge int      `yaml:"bots_per_challenge"` // answers' bots in one run (200)
 	AnswerBudget     Duration `yaml:"answer_budget"`      // time all classes of one answer may spend over a run
 	TotalBudget      Duration `yaml:"total_budget"`       // time all bots together may spend over a run
+	// TotalMemoryMB bounds the memory of all bots of a run together (their run's cgroup);
+	// 0: half of the machine's memory.
+	TotalMemoryMB int `yaml:"total_memory_mb"`
 }
 
 // Extract says how an answer becomes bot files.

@@ -29,6 +29,7 @@ func pyConfig(env *PlayEnv) runner.PyConfig {
 		TotalBudget:  budgetDefault(l.TotalBudget, l.RunBudget.D(0), totalBudgetTimes),
 		Limits:       processLimits(env),
 		Memo:         env.Memo,
+		Shares:       env.Shares,
 	}
 }
 

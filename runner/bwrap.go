@@ -148,7 +148,7 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error) {
 	cmd.ExtraFiles = []*os.File{status, optFile} // fds 3 and 4
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if b.cgroups != nil {
-		cg, err := b.cgroups.newSandbox(spec.Limits.withDefaults())
+		cg, err := b.cgroups.newSandbox(spec.Limits.withDefaults(), spec.Share)
 		if err == nil {
 			if err = cg.enter(cmd); err != nil {
 				cg.release()

@@ -80,7 +80,7 @@ func hostCgroups() (*cgroupTree, error) {
 
 // probe makes and removes one sandbox cgroup with every limit a sandbox gets.
 func (t *cgroupTree) probe() error {
-	cg, err := t.newSandbox(Limits{CPUTime: 1}.withDefaults())
+	cg, err := t.newSandbox(Limits{CPUTime: 1}.withDefaults(), nil)
 	if err != nil {
 		return err
 	}
@@ -286,8 +286,20 @@ func removeStale(parent string) {
 		if _, err := os.Stat("/proc/" + pidText); err == nil {
 			continue // that daemon still runs
 		}
-		_ = syscall.Rmdir(filepath.Join(parent, e.Name()))
+		removeTree(filepath.Join(parent, e.Name()))
 	}
+}
+
+// removeTree removes an empty cgroup and the empty cgroups below it (a run's cgroup holds
+// its answers', which hold sandboxes'), deepest first.
+func removeTree(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			removeTree(filepath.Join(dir, e.Name()))
+		}
+	}
+	_ = syscall.Rmdir(dir)
 }
 
 // writeCgroup writes one control file.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kothd/kothd/engine"
@@ -52,6 +53,9 @@ type PyConfig struct {
 	Limits       Limits
 	// Memo, if set, remembers class listings (ListClasses) by content across cycles.
 	Memo Memo
+	// Shares is the run's cgroup: each bot's sandbox goes under its answer's, so an
+	// answer's classes share one answer's CPU weight (nil: none; cgroup_share.go).
+	Shares *Shares
 }
 
 // InstallHarness installs the protocol's harness (pyclass.py) and the game's module
@@ -85,12 +89,12 @@ const DefaultReplyBytes = 1 << 20
 
 // spec is the process of one harness: only the host's words on its command line, and its
 // reply lines bounded.
-func (c PyConfig) spec(dir string) ProcSpec {
+func (c PyConfig) spec(dir string, share *Share) ProcSpec {
 	l := c.Limits
 	if l.OutputBytes <= 0 {
 		l.OutputBytes = DefaultReplyBytes
 	}
-	return ProcSpec{Dir: dir, ReadOnlyDir: true, Argv: c.argv(), Limits: l}
+	return ProcSpec{Dir: dir, ReadOnlyDir: true, Argv: c.argv(), Limits: l, Share: share}
 }
 
 // argv is the harness's command line: only the host's own words.
@@ -111,7 +115,7 @@ func setup(class string, seed uint64) []byte {
 // listClasses executes an answer (dir/bot.py) in the harness and returns its competing
 // classes in definition order, or the reason it has none (the answer's exception).
 func listClasses(ctx context.Context, sb Sandbox, cfg PyConfig, dir string) ([]string, error) {
-	p, err := startLineProc(ctx, sb, cfg.spec(dir))
+	p, err := startLineProc(ctx, sb, cfg.spec(dir, nil))
 	if err != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
@@ -160,6 +164,9 @@ type PyPool struct {
 	sb      Sandbox
 	bots    []*pyProc
 	budgets *budgets
+	// watchStop ends the budget watcher (pywatch.go); nil when no budget bounds the bots.
+	watchStop chan struct{}
+	watchDone chan struct{}
 }
 
 type pyProc struct {
@@ -173,10 +180,25 @@ type pyProc struct {
 	req     [2][]byte
 	reqTurn int
 	replies []wireReply
-	// The sandbox's CPU time after the process's last batch (or its start), if known.
+	share   *Share // its answer's cgroup in the run (nil: none)
+	// live is the bot's process while it runs (set and cleared by the bot's worker), for
+	// the budget watcher; overBudget is set when the watcher killed it for a spent budget.
+	live       atomic.Pointer[lineProc]
+	overBudget atomic.Bool
+	// What has been charged to the budgets (pywatch.go): the sandbox's CPU time of process
+	// markProc when last read (a new process's sandbox starts at 0: its start-up is
+	// charged too), and when. Guarded by cpuMu: the worker and the watcher both charge.
+	cpuMu    sync.Mutex
+	markProc *lineProc
 	cpuMark  time.Duration
 	cpuKnown bool
-	cpuRead  time.Time // when cpuMark was read
+	cpuRead  time.Time
+	// Read by the worker only: the process's usage at the end of a recent batch (at most
+	// cpuReadEvery before the next one started), to judge its wall-clock timeouts
+	// (starve.go), and the file its harness's schedstat is read through.
+	batchMark usage
+	schedFile liveFile
+	schedPid  int // whose schedstat schedFile reads
 	// The worker answering the bot's batches (pyqueue.go): its queue, and closed when it
 	// has ended. Started by the first batch.
 	jobs    chan *pyJob
@@ -194,7 +216,11 @@ const cpuReadEvery = 20 * time.Millisecond
 func NewPyPool(sb Sandbox, cfg PyConfig, bots []engine.Bot) *PyPool {
 	p := &PyPool{cfg: cfg, sb: sb, budgets: newBudgets(cfg, bots)}
 	for i, b := range bots {
-		p.bots = append(p.bots, &pyProc{Bot: b, index: i, stats: newStats()})
+		p.bots = append(p.bots, &pyProc{Bot: b, index: i, stats: newStats(), share: cfg.Shares.Answer(AnswerKey(b.AnswerID, i))})
+	}
+	if p.budgets.bounded() {
+		p.watchStop, p.watchDone = make(chan struct{}), make(chan struct{})
+		go p.watchBudgets()
 	}
 	return p
 }
@@ -206,13 +232,20 @@ func (p *PyPool) Stats(i int) *Stats { return p.bots[i].stats }
 // waiting for them one after another would make a stop take seconds.
 func (p *PyPool) Close() {
 	p.stopWorkers() // a batch still queued would use its process
+	if p.watchStop != nil {
+		close(p.watchStop)
+		<-p.watchDone
+		p.watchStop = nil
+	}
 	var wg sync.WaitGroup
 	for _, b := range p.bots {
 		if b.proc != nil {
 			wg.Add(1)
 			go func(pr *lineProc) { defer wg.Done(); pr.close() }(b.proc)
 			b.proc = nil
+			b.live.Store(nil)
 		}
+		b.schedFile.close()
 	}
 	wg.Wait()
 }

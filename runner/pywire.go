@@ -68,6 +68,9 @@ type wireReply struct {
 	D string          `json:"d"`
 	// Lost: the call named a game whose instance died with an earlier process.
 	Lost bool `json:"lost"`
+	// Wall: a timeout the harness says the wall clock stopped, the call's CPU time under
+	// its limit. The bot's word: the runner settles whose fault it was (starve.go).
+	Wall bool `json:"wall"`
 }
 
 // The results every boolean reply shares (engine.Reply: read, never written into), and

@@ -28,6 +28,10 @@ type ProcSpec struct {
 	// such a bot can neither fill the host's disk nor leave state for its next run.
 	ReadOnlyDir bool
 	Limits      Limits
+	// Share is the cgroup of the bot's answer in its run (Shares.Answer): the sandbox's
+	// cgroup is made in it, so that the answer's sandboxes share one answer's CPU weight
+	// and the run's memory bound. nil: directly under the daemon's cgroup.
+	Share *Share
 }
 
 // Limits bound one bot process. Zero means "no limit of this kind" except where a sandbox

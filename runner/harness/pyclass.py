@@ -71,6 +71,7 @@ _untimed = 0       # depth of untimed() sections
 _last_cpu = 0.0    # the process's CPU time at the last tick (or the batch's start)
 _call_cpu0 = 0.0   # _last_cpu when the running call started: at most one tick before it
 _call_wall0 = 0.0  # monotonic time when the running call started
+_by_wall = False   # the running call was stopped by the wall clock, not its CPU time
 
 
 def _on_prof(signum, frame):
@@ -88,10 +89,12 @@ def _on_alarm(signum, frame):
     # sets it right when its section ends.
     if not _in_call or _untimed:
         return
+    global _by_wall
     left = _wall - (time.monotonic() - _call_wall0)
     if left > 0:
         signal.setitimer(signal.ITIMER_REAL, left, _wall)
         return
+    _by_wall = True
     raise CallTimeout()
 
 
@@ -414,7 +417,7 @@ def _fault(outcome, detail, lost=False):
 def _serve(lines, proto_out, call):
     """The batch loop: one decode and one write per batch, the timers armed for the batch's
     limits (see Time in the module's docstring)."""
-    global _in_call, _call_cpu0, _call_wall0
+    global _in_call, _call_cpu0, _call_wall0, _by_wall
     monotonic = time.monotonic
     TRUE, FALSE = _TRUE, _FALSE
     try:
@@ -435,6 +438,7 @@ def _serve(lines, proto_out, call):
                             # It ended as its wall limit ran out, before the alarm (which
                             # re-arms for what is left) said so: the limit, not that race,
                             # decides, so a run and its replay agree.
+                            _by_wall = True
                             raise CallTimeout()
                     finally:
                         _in_call = False
@@ -444,7 +448,13 @@ def _serve(lines, proto_out, call):
                     # marked the call over: mark it now, or the armed timers would interrupt
                     # the harness's own work (its read of the next batch) and end the process.
                     _in_call = False
-                    add(_fault("timeout", "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)))
+                    if _by_wall:
+                        # Stopped by the wall clock: the runner decides whether the bot
+                        # waited (its fault) or the host kept it from a CPU (not its fault).
+                        _by_wall = False
+                        add('{"f":"timeout","d":"call exceeded %gs of wall time","wall":true}' % wall)
+                    else:
+                        add(_fault("timeout", "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)))
                 except LostInstance as e:
                     add(_fault("crash", str(e), lost=True))
                 except MemoryError as e:
