@@ -49,12 +49,12 @@ type sandboxCgroup struct {
 	// procsFile is cgroup.procs, read after each reply of a long-lived bot (killStrays);
 	// keep are the processes found to be the sandbox's own: bwrap, its init and the bot's
 	// first process. Guarded by mu.
-	procsFile        liveFile
-	keep             []int
-	botPid           int   // the one of keep that is pid 2 inside
-	strays           []int // processes not its own seen at the last killStrays
-	cpuUsed          time.Duration // final figures, once released
-	ooms             int64
+	procsFile liveFile
+	keep      []int
+	botPid    int           // the one of keep that is pid 2 inside
+	strays    []int         // processes not its own seen at the last killStrays
+	cpuUsed   time.Duration // final figures, once released
+	ooms      int64
 }
 
 // newSandbox makes and limits a fresh cgroup for one sandbox (l with defaults filled),
