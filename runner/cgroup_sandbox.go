@@ -46,7 +46,7 @@ type sandboxCgroup struct {
 	// launcher reads them after every decision, and opening a cgroup file takes several
 	// system calls where a pread takes one. Guarded by mu; closed on release.
 	cpuFile, oomFile liveFile
-	// procsFile is cgroup.procs, read after each reply of a long-lived bot (killStrays);
+	// procsFile is pids.current, read after each reply of a long-lived bot (killStrays);
 	// keep are the processes found to be the sandbox's own: bwrap, its init and the bot's
 	// first process. Guarded by mu.
 	procsFile liveFile
@@ -478,18 +478,28 @@ func sandboxOOMs(cmd *exec.Cmd) int64 {
 // written behind the reply) every stray goes at once; otherwise the bot may already be
 // answering the next request, whose calls' children are not strays yet, so only those
 // that were there at the previous reply go (the bot could not have started on a request
-// after that one before this reply). It reads cgroup.procs once (a pread); only with
-// strays does it look at them, and the three own processes are looked up once by their
-// pid inside the namespace (/proc/<pid>/status NSpid: an orphan the init adopted has
-// another). It returns how many processes it killed.
+// after that one before this reply). It reads pids.current (one pread); only when the
+// sandbox holds more than three tasks does it read cgroup.procs and look at them. The
+// three own processes are looked up once by their pid inside the namespace
+// (/proc/<pid>/status NSpid: an orphan the init adopted has another). It returns how
+// many processes it killed.
 func (cg *sandboxCgroup) killStrays(idle bool) int {
 	cg.mu.Lock()
 	defer cg.mu.Unlock()
 	if cg.released {
 		return 0
 	}
-	var buf [4096]byte
-	data, err := cg.procsFile.read(filepath.Join(cg.dir(cg.tree.pids), "cgroup.procs"), buf[:])
+	// pids.current counts tasks (threads too): the own three alone make 3, and it reads
+	// with one pread. cgroup.procs does not: its content is made on open.
+	var buf [64]byte
+	data, err := cg.procsFile.read(filepath.Join(cg.dir(cg.tree.pids), "pids.current"), buf[:])
+	if err != nil {
+		return 0
+	}
+	if tasks, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && tasks <= 3 && len(cg.strays) == 0 && len(cg.keep) == 3 {
+		return 0
+	}
+	data, err = os.ReadFile(filepath.Join(cg.dir(cg.tree.pids), "cgroup.procs"))
 	if err != nil {
 		return 0
 	}
