@@ -29,14 +29,16 @@ import (
 // many classes, processes or threads it has; each sandbox keeps its own bandwidth cap of
 // one CPU (sandboxCPUs) and memory and task limits.
 //
-// The run's cgroup has the default weight too: against the daemon's own tasks it counts as
-// one peer, as a single sandbox did before, so bots that spin cannot starve the daemon
-// that drives their games.
+// The run's cgroup weighs as much as its answers together (their number times the
+// default weight): against the daemon and the host's other tasks the run's bots count as
+// many peers as there are answers, where each sandbox used to count as one. At the
+// default weight the whole run would count as one process of the host's, and a run on a
+// busy host would crawl.
 
 // answerWeight is every answer's CPU weight, the kernel's default for a new cgroup.
 const (
-	answerWeightV1 = "1024"
-	answerWeightV2 = "100"
+	answerWeightV1 = 1024
+	answerWeightV2 = 100
 )
 
 // Shares is the cgroup of one run's bots. A nil *Shares (no cgroups: sandbox none,
@@ -171,11 +173,14 @@ func (s *Shares) Answer(key string) *Share {
 	a := &Share{node: node{tree: s.tree, rel: filepath.Join(s.rel, key)}}
 	if !s.closed {
 		if err := a.make(); err == nil {
-			weight, file := answerWeightV1, "cpu.shares"
+			file, weight, most := "cpu.shares", answerWeightV1, 262144
 			if s.tree.v2 {
-				weight, file = answerWeightV2, "cpu.weight"
+				file, weight, most = "cpu.weight", answerWeightV2, 10000
 			}
-			_ = writeCgroup(filepath.Join(s.tree.cpu, a.rel), file, weight)
+			_ = writeCgroup(filepath.Join(s.tree.cpu, a.rel), file, strconv.Itoa(weight))
+			// The run weighs as much as its answers together against the daemon's other
+			// tasks: as each sandbox did before, but per answer, not per process.
+			_ = writeCgroup(filepath.Join(s.tree.cpu, s.rel), file, strconv.Itoa(min(weight*(len(s.answers)+1), most)))
 		}
 	}
 	s.answers[key] = a
