@@ -30,10 +30,11 @@ import (
 //
 // cgroup v2 is used when the daemon's own cgroup can delegate the memory, pids and cpu
 // controllers; otherwise the v1 hierarchies of those controllers (and cpuacct), as on
-// hosts that mount only v1 for them. Sandbox cgroups, kothd-<pid>-<n>, are children of the
-// daemon's own cgroup: they stay inside whatever limits the host put on the daemon, and
-// each competes for the CPU as one peer of the daemon's other tasks. (Under a common
-// parent all sandboxes together would weigh as much as one process of the host's.)
+// hosts that mount only v1 for them. Sandbox cgroups, kothd-<pid>-<n>, are made below the
+// daemon's own cgroup: they stay inside whatever limits the host put on the daemon. During
+// a run they sit in their answer's cgroup in the run's (cgroup_share.go: equal CPU weight
+// per answer, one memory bound for the run); outside a run (class listings, validation)
+// directly in the daemon's.
 
 // CgroupsRequired and CgroupsOff are the values of the config's `cgroups` key.
 const (
