@@ -126,8 +126,11 @@ func connect(a Adapter, env *PlayEnv) (engine.Run, []*runner.Stats, func(), erro
 	if err != nil {
 		return r, nil, nil, err
 	}
-	env.Shares = shares
-	stats, closeFn, err := a.open(env, &r)
+	// A copy: the caller's env may serve again after the run (a replay's, a validation)
+	// and must not name cgroups removed with it.
+	withShares := *env
+	withShares.Shares = shares
+	stats, closeFn, err := a.open(&withShares, &r)
 	if err != nil {
 		_ = shares.Close()
 		return r, nil, nil, err

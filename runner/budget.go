@@ -65,15 +65,43 @@ func (b *budgets) exhausted(i int, answer int64) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.bots[i].over(b.perBot) {
-		if b.shared {
-			return fmt.Sprintf("spent its share (%s) of the run's time budget; calls get the default", b.perBot)
-		}
-		return fmt.Sprintf("spent its time budget for this run (%s); calls get the default", b.perBot)
+		return b.botReason()
 	}
 	if a := b.answers[answer]; a != nil && a.over(b.perAnswer) {
-		return fmt.Sprintf("its answer's classes together spent the answer's time budget for this run (%s); calls get the default", b.perAnswer)
+		return b.answerReason()
 	}
 	return ""
+}
+
+// tightest says which budget stops bot i: a spent one, else the one with the least wall
+// time left ("" if none bounds it). A batch cut at the wall time its budgets had left
+// ends before it is charged to them.
+func (b *budgets) tightest(i int, answer int64) string {
+	if why := b.exhausted(i, answer); why != "" {
+		return why
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a := b.answers[answer]
+	answerBound := a != nil && b.perAnswer > 0
+	switch {
+	case b.perBot > 0 && (!answerBound || WallFactor*b.perBot-b.bots[i].wall <= WallFactor*b.perAnswer-a.wall):
+		return b.botReason()
+	case answerBound:
+		return b.answerReason()
+	}
+	return ""
+}
+
+func (b *budgets) botReason() string {
+	if b.shared {
+		return fmt.Sprintf("spent its share (%s) of the run's time budget; calls get the default", b.perBot)
+	}
+	return fmt.Sprintf("spent its time budget for this run (%s); calls get the default", b.perBot)
+}
+
+func (b *budgets) answerReason() string {
+	return fmt.Sprintf("its answer's classes together spent the answer's time budget for this run (%s); calls get the default", b.perAnswer)
 }
 
 // charge books time spent by bot i.

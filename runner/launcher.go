@@ -399,25 +399,6 @@ func sandboxUse(cmd *exec.Cmd) use {
 	return use{cpu: cpu, ooms: sandboxOOMs(cmd), counted: ok}
 }
 
-// starved turns a decision's wall-clock timeout into a host fault when the host kept the
-// bot's main process from a CPU for at least half of the decision's time (starve.go): its
-// wait for a CPU as the launcher read it from the kernel, less the CPU time the rest of the
-// sandbox used meanwhile (the bot's own children and threads can keep it waiting too, and
-// the launcher's own few milliseconds count against the bot). A bot that sleeps past its
-// timeout waits for no CPU: its timeout stays its own.
-func (u use) starved(after use, rep *launchReply, timeout time.Duration, f *engine.Fault) *engine.Fault {
-	if !u.counted || !after.counted || rep.Run == nil || rep.Wait == nil {
-		return f
-	}
-	others := (after.cpu - u.cpu) - time.Duration(*rep.Run)
-	wait := time.Duration(*rep.Wait) - max(others, 0)
-	if wait < timeout/2 {
-		return f
-	}
-	return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("%s; the host kept it from a CPU for %s of it (not the bot's fault)",
-		f.Detail, wait.Round(time.Millisecond))}
-}
-
 // charge judges one decision by what its sandbox consumed between u and after, which
 // RLIMIT_CPU and the launcher's view of its own child miss: forked children that spin
 // together past the CPU limit, or whose memory together made the kernel kill one of them

@@ -35,6 +35,10 @@ type lineProc struct {
 	readDone  chan struct{} // closed when readLines returns
 	// direct: the command is the bot's own process (sandbox none), not bwrap's.
 	direct bool
+	// The sandbox's CPU time charged to budgets so far, and when it was last read
+	// (pywatch.go; guarded by the owner's lock).
+	cpuCharged time.Duration
+	cpuReadAt  time.Time
 }
 
 // alive reports whether the process has not exited yet.

@@ -185,20 +185,9 @@ type pyProc struct {
 	// the budget watcher; overBudget is set when the watcher killed it for a spent budget.
 	live       atomic.Pointer[lineProc]
 	overBudget atomic.Bool
-	// What has been charged to the budgets (pywatch.go): the sandbox's CPU time of process
-	// markProc when last read (a new process's sandbox starts at 0: its start-up is
-	// charged too), and when. Guarded by cpuMu: the worker and the watcher both charge.
-	cpuMu    sync.Mutex
-	markProc *lineProc
-	cpuMark  time.Duration
-	cpuKnown bool
-	cpuRead  time.Time
-	// Read by the worker only: the process's usage at the end of a recent batch (at most
-	// cpuReadEvery before the next one started), to judge its wall-clock timeouts
-	// (starve.go), and the file its harness's schedstat is read through.
-	batchMark usage
-	schedFile liveFile
-	schedPid  int // whose schedstat schedFile reads
+	// cpuMu orders the charging of the bot's processes (pywatch.go settle): the worker and
+	// the watcher both charge.
+	cpuMu sync.Mutex
 	// The worker answering the bot's batches (pyqueue.go): its queue, and closed when it
 	// has ended. Started by the first batch.
 	jobs    chan *pyJob
@@ -245,7 +234,6 @@ func (p *PyPool) Close() {
 			b.proc = nil
 			b.live.Store(nil)
 		}
-		b.schedFile.close()
 	}
 	wg.Wait()
 }

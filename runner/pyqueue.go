@@ -150,11 +150,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 		deadline, cut = max(wall, time.Millisecond), true
 	}
 	started := time.Now()
-	defer func() {
-		if cpu, ok := b.settle(pool, proc, time.Since(started), false); ok && b.proc == proc {
-			b.batchMark = b.usageNow(pool, proc, cpu, true)
-		}
-	}()
+	defer func() { b.settle(pool, proc, time.Since(started), false) }()
 	written := job.written
 	if !sent {
 		var f *engine.Fault
@@ -196,7 +192,6 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 		fail(&engine.Fault{Outcome: engine.BadOutput, Detail: "unreadable reply: " + truncate(string(line), 200), ProcessDied: true})
 		return next
 	}
-	hostWaited := b.hostWaits(pool, proc, wr)
 	b.replies = wr
 	oks := 0
 	for k, r := range wr {
@@ -207,10 +202,6 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 			continue
 		}
 		f := &engine.Fault{Outcome: wireOutcome(r.F), Detail: r.D, ProcessDied: r.Lost}
-		if r.Wall && f.Outcome == engine.Timeout && hostWaited > 0 {
-			hostWaited--
-			f = &engine.Fault{Outcome: engine.HostFault, Detail: r.D + "; the host kept the bot from a CPU for most of it (not the bot's fault)"}
-		}
 		replies[i] = engine.Reply{Fault: f}
 		b.stats.record(f, calls[i])
 	}
@@ -297,26 +288,8 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 	}
 	b.restarts++
 	b.proc = proc
-	// What the answer's code left running as it was executed goes now; this also finds
-	// the harness's pid, to read its schedstat.
+	// What the answer's code left running as it was executed goes now.
 	killStrays(proc.cmd, true)
-	cpu, ok := b.settle(pool, proc, time.Since(began), true)
-	b.batchMark = b.usageNow(pool, proc, cpu, ok)
+	b.settle(pool, proc, time.Since(began), true)
 	return true
-}
-
-// hostWaits is how many of the reply's calls stopped by the wall clock were the host's
-// doing (starve.go): none without such calls, or where the kernel's figures are unknown.
-func (b *pyProc) hostWaits(pool *PyPool, proc *lineProc, wr []wireReply) int {
-	k := 0
-	for i := range wr {
-		if wr[i].Wall && wr[i].F == string(engine.Timeout) {
-			k++
-		}
-	}
-	if k == 0 || !b.batchMark.ok {
-		return 0
-	}
-	now := b.usageNow(pool, proc, 0, false)
-	return hostTimeouts(b.batchMark.hostWait(now), k, pool.cfg.CallTimeout)
 }

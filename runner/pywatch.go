@@ -24,49 +24,30 @@ const (
 	budgetCheckMax = time.Second
 )
 
-// settle charges the budgets with what process proc's sandbox used since the last reading
-// (CPU time by its cgroup; wall time where the host cannot tell), and wall of wall time.
-// Unless force, the cgroup is read at most every cpuReadEvery (its CPU time is charged at
-// the next reading). It returns the reading, if one was taken.
+// settle charges the budgets with what process proc's sandbox used since it was last
+// charged (CPU time by its cgroup, which counts from the sandbox's creation; wall time
+// where the host cannot tell), and wall of wall time. Unless force, the cgroup is read at
+// most every cpuReadEvery (its CPU time is charged at the next reading). It returns the
+// reading, if one was taken. What was charged is kept with the process: the watcher may
+// charge a process the worker has just replaced.
 func (b *pyProc) settle(pool *PyPool, proc *lineProc, wall time.Duration, force bool) (time.Duration, bool) {
 	b.cpuMu.Lock()
 	defer b.cpuMu.Unlock()
 	now := time.Now()
-	if proc != b.markProc {
-		// A new process: its sandbox's cgroup counts from zero.
-		b.markProc, b.cpuMark, b.cpuKnown, b.cpuRead = proc, 0, true, time.Time{}
-	}
 	var used, cpu time.Duration
 	read := false
-	if force || !b.cpuKnown || now.Sub(b.cpuRead) >= cpuReadEvery {
+	if force || now.Sub(proc.cpuReadAt) >= cpuReadEvery {
 		var ok bool
 		cpu, ok = procCPU(proc)
 		used = wall
-		if ok && b.cpuKnown {
-			used = cpu - b.cpuMark
+		if ok {
+			used = cpu - proc.cpuCharged
+			proc.cpuCharged = cpu
 		}
-		b.cpuMark, b.cpuKnown, b.cpuRead = cpu, ok, now
-		read = ok
+		proc.cpuReadAt, read = now, ok
 	}
 	pool.budgets.charge(b.index, b.AnswerID, used, wall)
 	return cpu, read
-}
-
-// usageNow reads what proc's sandbox and its harness's main thread have used (worker only).
-func (b *pyProc) usageNow(pool *PyPool, proc *lineProc, cpu time.Duration, cpuOK bool) usage {
-	if !cpuOK {
-		var ok bool
-		if cpu, ok = procCPU(proc); !ok {
-			return usage{}
-		}
-	}
-	pid := proc.botPid()
-	if pid != b.schedPid {
-		b.schedFile.close()
-		b.schedPid = pid
-	}
-	st, ok := readSchedStat(&b.schedFile, pid)
-	return usage{cpu: cpu, sched: st, ok: ok}
 }
 
 // watchBudgets charges and checks the budgets of every running bot until the pool closes.
@@ -106,7 +87,7 @@ func (p *PyPool) watchBudgets() {
 
 // budgetFault is the fault of a call cut short because its bot spent a budget.
 func (b *pyProc) budgetFault(pool *PyPool) *engine.Fault {
-	why := pool.budgets.exhausted(b.index, b.AnswerID)
+	why := pool.budgets.tightest(b.index, b.AnswerID)
 	if why == "" {
 		why = "spent its time budget for this run; calls get the default"
 	}

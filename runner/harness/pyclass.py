@@ -90,12 +90,43 @@ def _on_alarm(signum, frame):
     if not _in_call or _untimed:
         return
     global _by_wall
-    left = _wall - (time.monotonic() - _call_wall0)
+    # Time the host kept this thread from a CPU is not the bot's waiting: the limit is
+    # pushed back by it (the wait since the batch began, as the kernel counts it), so a
+    # call on a starved host runs on until its CPU limit stops it. The runner's deadline
+    # per batch still bounds it.
+    left = _wall - (time.monotonic() - _call_wall0) + _host_wait()
     if left > 0:
         signal.setitimer(signal.ITIMER_REAL, left, _wall)
         return
     _by_wall = True
     raise CallTimeout()
+
+
+_sched_fd = -1     # /proc/thread-self/schedstat of the thread serving calls, or -1
+_batch_wait0 = 0   # its wait for a CPU (ns) when the running batch began
+
+
+def _open_sched():
+    global _sched_fd
+    try:
+        _sched_fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+    except OSError:
+        _sched_fd = -1
+
+
+def _sched_wait():
+    """The serving thread's time waiting for a CPU so far, in ns (0 if unknown)."""
+    if _sched_fd < 0:
+        return 0
+    try:
+        return int(os.pread(_sched_fd, 128, 0).split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _host_wait():
+    """Seconds the serving thread has waited for a CPU since the batch began."""
+    return max(_sched_wait() - _batch_wait0, 0) / 1e9
 
 
 def _arm(cpu, wall):
@@ -364,6 +395,7 @@ def main():
         return
     _seed(seed)  # again: the answer's import-time code may have drawn numbers
     handler = mod.Handler(chosen[0])
+    _open_sched()
     signal.signal(signal.SIGPROF, _on_prof)
     signal.signal(signal.SIGALRM, _on_alarm)
     _send(proto_out, {"ready": True, "classes": [class_name]})
@@ -417,7 +449,7 @@ def _fault(outcome, detail, lost=False):
 def _serve(lines, proto_out, call):
     """The batch loop: one decode and one write per batch, the timers armed for the batch's
     limits (see Time in the module's docstring)."""
-    global _in_call, _call_cpu0, _call_wall0, _by_wall
+    global _in_call, _call_cpu0, _call_wall0, _by_wall, _batch_wait0
     monotonic = time.monotonic
     TRUE, FALSE = _TRUE, _FALSE
     try:
@@ -426,6 +458,8 @@ def _serve(lines, proto_out, call):
             limit, wall = float(req.get("t") or 0), float(req.get("w") or 0)
             if limit != _limit or wall != _wall:
                 _arm(limit, wall)
+            if wall > 0:
+                _batch_wait0 = _sched_wait()
             replies = []
             add = replies.append
             for c in req["calls"]:
@@ -434,7 +468,7 @@ def _serve(lines, proto_out, call):
                         _call_cpu0, _call_wall0 = _last_cpu, monotonic()
                         _in_call = True
                         r = call(c["g"], c["m"], c.get("a"))
-                        if _wall > 0 and monotonic() - _call_wall0 >= _wall:
+                        if _wall > 0 and monotonic() - _call_wall0 >= _wall and monotonic() - _call_wall0 - _host_wait() >= _wall:
                             # It ended as its wall limit ran out, before the alarm (which
                             # re-arms for what is left) said so: the limit, not that race,
                             # decides, so a run and its replay agree.
