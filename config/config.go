@@ -161,6 +161,9 @@ type Limits struct {
 	// FaultStreak benches a pyclass bot for the rest of a run after that many faulted
 	// decisions in a row (0: the default in cron, 20; negative: never).
 	FaultStreak int `yaml:"fault_streak"`
+	// TotalMemoryMB bounds the memory of all bots of a run together (their run's cgroup);
+	// 0: half of the machine's memory.
+	TotalMemoryMB int `yaml:"total_memory_mb"`
 }
 
 // Extract says how an answer becomes bot files.

@@ -169,6 +169,7 @@ func (c *Config) check() error {
 		}{{"games", int64(ch.Games)}, {"concurrency", int64(ch.Concurrency)},
 			{"limits.call_timeout", int64(ch.Limits.CallTimeout)}, {"limits.start_timeout", int64(ch.Limits.StartTimeout)},
 			{"limits.cpu_seconds", int64(ch.Limits.CPUSeconds)}, {"limits.memory_mb", int64(ch.Limits.MemoryMB)},
+			{"limits.total_memory_mb", int64(ch.Limits.TotalMemoryMB)},
 			{"limits.procs", int64(ch.Limits.Procs)}, {"limits.open_files", int64(ch.Limits.OpenFiles)},
 			{"limits.output_kb", int64(ch.Limits.OutputKB)}, {"limits.disk_mb", int64(ch.Limits.DiskMB)},
 			{"limits.build_timeout", int64(ch.Limits.BuildTimeout)}, {"limits.run_budget", int64(ch.Limits.RunBudget)},

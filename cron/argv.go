@@ -161,10 +161,11 @@ func (a *argvLaunch) unit(k int) *argvUnit {
 		return u
 	}
 	u.cleanup = cleanup
-	for _, b := range work {
+	for i, b := range work {
 		var l *runner.Launcher
 		if len(b.Run) > 0 {
-			l = runner.NewLauncher(a.env.Sandbox, runner.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: processLimits(a.env)})
+			l = runner.NewLauncher(a.env.Sandbox, runner.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: processLimits(a.env),
+				Share: a.env.Shares.Answer(runner.AnswerKey(b.AnswerID, i))})
 		}
 		u.launchers = append(u.launchers, l)
 	}

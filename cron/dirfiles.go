@@ -119,6 +119,7 @@ func (dirfilesAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(
 		Timeout:   l.CallTimeout.D(10 * time.Second),
 		MaxOutput: int64(l.OutputKB) << 10,
 		Limits:    processLimits(env),
+		Shares:    env.Shares,
 	}, env.Bots)
 	r.Files = pool
 	stats := make([]*runner.Stats, len(env.Bots))

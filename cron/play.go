@@ -28,6 +28,10 @@ type PlayEnv struct {
 	Log       *slog.Logger
 	// Checkpoints, when set, commits the run batch by batch and resumes it (checkpoint.go).
 	Checkpoints *Checkpoints
+	// Shares is the cgroup of the run's bots while it plays (connect): each answer's
+	// sandboxes share one answer's CPU weight, and all of them limits.total_memory_mb.
+	// nil outside a run (validation, class listing) and without cgroups.
+	Shares *runner.Shares
 }
 
 // Played is a run's outcome: the table, and the fault accounting of each bot (same order
@@ -118,12 +122,26 @@ func (env *PlayEnv) run() engine.Run {
 // itself to their accounting.
 func connect(a Adapter, env *PlayEnv) (engine.Run, []*runner.Stats, func(), error) {
 	r := env.run()
-	stats, closeFn, err := a.open(env, &r)
+	shares, err := runner.NewShares(env.Sandbox, env.Challenge.Limits.TotalMemoryMB)
 	if err != nil {
 		return r, nil, nil, err
 	}
+	// A copy: the caller's env may serve again after the run (a replay's, a validation)
+	// and must not name cgroups removed with it.
+	withShares := *env
+	withShares.Shares = shares
+	stats, closeFn, err := a.open(&withShares, &r)
+	if err != nil {
+		_ = shares.Close()
+		return r, nil, nil, err
+	}
 	r.Fault = func(bot int, f *engine.Fault, input any) { stats[bot].Record(f, input) }
-	return r, stats, closeFn, nil
+	return r, stats, func() {
+		closeFn()
+		if err := shares.Close(); err != nil {
+			env.Log.Warn("the run's cgroups stay behind", "err", err)
+		}
+	}, nil
 }
 
 // playRun plays env's run in scratch copies of the bots' directories.

@@ -33,6 +33,7 @@ func pyConfig(env *PlayEnv) runner.PyConfig {
 		Memo:         env.Memo,
 		FaultStreak:  faultStreak(l.FaultStreak),
 		Decision:     env.Game.Harness.IsDecision,
+		Shares:       env.Shares,
 	}
 }
 

@@ -53,7 +53,9 @@ func TestAnswerBudgetIsShared(t *testing.T) {
 	many := pyAnswer(t, slowClasses)
 	one := pyAnswer(t, strings.Replace(slowClasses, `("SlowA", "SlowB", "SlowC", "SlowD")`, `("Lone",)`, 1))
 	cfg := fortyConfig(2 * time.Second)
-	cfg.AnswerBudget = time.Second
+	// Start-ups are charged too (a few hundred ms each under bwrap): four of them must
+	// leave the answer some calls.
+	cfg.AnswerBudget = 2 * time.Second
 	bots := []engine.Bot{{Entrant: engine.Entrant{Name: "SlowA"}, Dir: many, AnswerID: 1}, {Entrant: engine.Entrant{Name: "SlowB"}, Dir: many, AnswerID: 1},
 		{Entrant: engine.Entrant{Name: "SlowC"}, Dir: many, AnswerID: 1}, {Entrant: engine.Entrant{Name: "SlowD"}, Dir: many, AnswerID: 1},
 		{Entrant: engine.Entrant{Name: "Lone"}, Dir: one, AnswerID: 2}}
@@ -79,7 +81,9 @@ func TestTotalBudgetShares(t *testing.T) {
 	dir := pyAnswer(t, slowClasses)
 	cfg := fortyConfig(2 * time.Second)
 	cfg.Budget = time.Hour
-	cfg.TotalBudget = 900 * time.Millisecond // 300 ms each
+	// 800 ms each: its start-up (charged too, a few hundred ms under bwrap) and some of the
+	// 30 calls of 50 ms.
+	cfg.TotalBudget = 2400 * time.Millisecond
 	bots := []engine.Bot{{Entrant: engine.Entrant{Name: "SlowA"}, Dir: dir, AnswerID: 1}, {Entrant: engine.Entrant{Name: "SlowB"}, Dir: dir, AnswerID: 2}, {Entrant: engine.Entrant{Name: "SlowC"}, Dir: dir, AnswerID: 3}}
 	pool := NewPyPool(sb, cfg, bots)
 	defer pool.Close()

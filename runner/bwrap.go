@@ -258,7 +258,7 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error) {
 	cmd.ExtraFiles = files
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if b.cgroups != nil {
-		cg, err := b.cgroups.newSandbox(spec.Limits.withDefaults())
+		cg, err := b.cgroups.newSandbox(spec.Limits.withDefaults(), spec.Share)
 		if err == nil {
 			if err = cg.enter(cmd); err != nil {
 				cg.release()

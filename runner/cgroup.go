@@ -30,10 +30,11 @@ import (
 //
 // cgroup v2 is used when the daemon's own cgroup can delegate the memory, pids and cpu
 // controllers; otherwise the v1 hierarchies of those controllers (and cpuacct), as on
-// hosts that mount only v1 for them. Sandbox cgroups, kothd-<pid>-<n>, are children of the
-// daemon's own cgroup: they stay inside whatever limits the host put on the daemon, and
-// each competes for the CPU as one peer of the daemon's other tasks. (Under a common
-// parent all sandboxes together would weigh as much as one process of the host's.)
+// hosts that mount only v1 for them. Sandbox cgroups, kothd-<pid>-<n>, are made below the
+// daemon's own cgroup: they stay inside whatever limits the host put on the daemon. During
+// a run they sit in their answer's cgroup in the run's (cgroup_share.go: equal CPU weight
+// per answer, one memory bound for the run); outside a run (class listings, validation)
+// directly in the daemon's.
 
 // CgroupsRequired and CgroupsOff are the values of the config's `cgroups` key.
 const (
@@ -80,7 +81,7 @@ func hostCgroups() (*cgroupTree, error) {
 
 // probe makes and removes one sandbox cgroup with every limit a sandbox gets.
 func (t *cgroupTree) probe() error {
-	cg, err := t.newSandbox(Limits{CPUTime: 1}.withDefaults())
+	cg, err := t.newSandbox(Limits{CPUTime: 1}.withDefaults(), nil)
 	if err != nil {
 		return err
 	}
@@ -286,8 +287,20 @@ func removeStale(parent string) {
 		if _, err := os.Stat("/proc/" + pidText); err == nil {
 			continue // that daemon still runs
 		}
-		_ = syscall.Rmdir(filepath.Join(parent, e.Name()))
+		removeTree(filepath.Join(parent, e.Name()))
 	}
+}
+
+// removeTree removes an empty cgroup and the empty cgroups below it (a run's cgroup holds
+// its answers', which hold sandboxes'), deepest first.
+func removeTree(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			removeTree(filepath.Join(dir, e.Name()))
+		}
+	}
+	_ = syscall.Rmdir(dir)
 }
 
 // writeCgroup writes one control file.

@@ -32,7 +32,7 @@ const releaseWait = 5 * time.Second
 // directory.
 type sandboxCgroup struct {
 	tree *cgroupTree
-	name string
+	name string // relative to the tree's directories: under a Share, its path first
 	dirs []string
 	fd   *os.File      // v2: the directory, for CLONE_INTO_CGROUP
 	stop chan struct{} // ends the CPU watchdog
@@ -46,20 +46,28 @@ type sandboxCgroup struct {
 	// launcher reads them after every decision, and opening a cgroup file takes several
 	// system calls where a pread takes one. Guarded by mu; closed on release.
 	cpuFile, oomFile liveFile
-	cpuUsed          time.Duration // final figures, once released
-	ooms             int64
+	// procsFile is pids.current, read after each reply of a long-lived bot (killStrays);
+	// keep are the processes found to be the sandbox's own: bwrap, its init and the bot's
+	// first process. Guarded by mu.
+	procsFile liveFile
+	keep      []int
+	botPid    int           // the one of keep that is pid 2 inside
+	strays    []int         // processes not its own seen at the last killStrays
+	cpuUsed   time.Duration // final figures, once released
+	ooms      int64
 }
 
-// newSandbox makes and limits a fresh cgroup for one sandbox (l with defaults filled).
-func (t *cgroupTree) newSandbox(l Limits) (*sandboxCgroup, error) {
+// newSandbox makes and limits a fresh cgroup for one sandbox (l with defaults filled),
+// under its answer's cgroup in its run's (share), or directly under the daemon's (nil).
+func (t *cgroupTree) newSandbox(l Limits, share *Share) (*sandboxCgroup, error) {
 	cg := &sandboxCgroup{tree: t, name: sandboxPrefix() + strconv.FormatUint(t.seq.Add(1), 10)}
-	var bases []string
-	for _, b := range []string{t.mem, t.pids, t.cpu, t.acct} {
-		if !slices.Contains(bases, b) {
-			bases = append(bases, b)
+	if share != nil {
+		if share.tree != t {
+			return nil, errors.New("make cgroup: the answer's cgroup is another sandbox's")
 		}
+		cg.name = filepath.Join(share.rel, cg.name)
 	}
-	for _, b := range bases {
+	for _, b := range t.bases() {
 		d := filepath.Join(b, cg.name)
 		if err := os.Mkdir(d, 0o755); err != nil {
 			cg.release()
@@ -356,6 +364,7 @@ func (cg *sandboxCgroup) release() error {
 		cg.released = true
 		cg.cpuFile.close()
 		cg.oomFile.close()
+		cg.procsFile.close()
 		for _, d := range slices.Backward(cg.dirs) {
 			for {
 				e := syscall.Rmdir(d)
@@ -459,4 +468,119 @@ func sandboxOOMs(cmd *exec.Cmd) int64 {
 		return cg.ooms
 	}
 	return cg.liveOOM()
+}
+
+// killStrays kills the processes of the sandbox that are not its own three – bwrap
+// outside the sandbox's PID namespace, bwrap's init (pid 1 inside) and the command it
+// started (pid 2 inside: a harness) – once they are known to have outlived the call that
+// started them. A long-lived bot's runner calls it after each reply: children that spin
+// on after a reply are charged to no call and slow everyone's. With idle (no request
+// written behind the reply) every stray goes at once; otherwise the bot may already be
+// answering the next request, whose calls' children are not strays yet, so only those
+// that were there at the previous reply go (the bot could not have started on a request
+// after that one before this reply). It reads pids.current (one pread); only when the
+// sandbox holds more than three tasks does it read cgroup.procs and look at them. The
+// three own processes are looked up once by their pid inside the namespace
+// (/proc/<pid>/status NSpid: an orphan the init adopted has another). It returns how
+// many processes it killed.
+func (cg *sandboxCgroup) killStrays(idle bool) int {
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return 0
+	}
+	// pids.current counts tasks (threads too): the own three alone make 3, and it reads
+	// with one pread. cgroup.procs does not: its content is made on open.
+	var buf [64]byte
+	data, err := cg.procsFile.read(filepath.Join(cg.dir(cg.tree.pids), "pids.current"), buf[:])
+	if err != nil {
+		return 0
+	}
+	if tasks, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && tasks <= 3 && len(cg.strays) == 0 && len(cg.keep) == 3 {
+		return 0
+	}
+	data, err = os.ReadFile(filepath.Join(cg.dir(cg.tree.pids), "cgroup.procs"))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	prev := cg.strays
+	cg.strays = cg.strays[:0:0]
+	for _, f := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid == os.Getpid() || slices.Contains(cg.keep, pid) {
+			continue
+		}
+		if len(cg.keep) < 3 {
+			if ns := nsPid(pid); ns != "" {
+				cg.keep = append(cg.keep, pid)
+				if ns == "2" {
+					cg.botPid = pid
+				}
+				continue
+			}
+		}
+		if idle || slices.Contains(prev, pid) {
+			killPid(pid)
+			n++
+			continue
+		}
+		cg.strays = append(cg.strays, pid)
+	}
+	return n
+}
+
+// nsPid says which of a sandbox's own processes pid is: "-" outside its PID namespace
+// (bwrap), "1" or "2" inside it; "" for any other.
+func nsPid(pid int) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
+			switch ns := strings.Fields(rest); {
+			case len(ns) == 1:
+				return "-"
+			case ns[1] == "1" || ns[1] == "2":
+				return ns[1]
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// killSandbox kills every process of cmd's sandbox (its cgroup's, wherever they moved
+// their process group), or its process group without a cgroup.
+func killSandbox(cmd *exec.Cmd) {
+	if cg := cgroupOf(cmd); cg != nil {
+		cg.mu.Lock()
+		released := cg.released
+		cg.mu.Unlock()
+		if !released {
+			cg.killAll()
+		}
+	}
+	KillGroup(cmd)
+}
+
+// killStrays kills what cmd's sandbox runs beyond its own processes
+// (sandboxCgroup.killStrays); without a cgroup, nothing.
+func killStrays(cmd *exec.Cmd, idle bool) int {
+	if cg := cgroupOf(cmd); cg != nil {
+		return cg.killStrays(idle)
+	}
+	return 0
+}
+
+// sandboxBotPid is the pid, as the daemon sees it, of the command a sandbox started (pid 2
+// inside), once killStrays has looked; 0 when unknown.
+func sandboxBotPid(cmd *exec.Cmd) int {
+	if cg := cgroupOf(cmd); cg != nil {
+		cg.mu.Lock()
+		defer cg.mu.Unlock()
+		return cg.botPid
+	}
+	return 0
 }

@@ -42,6 +42,8 @@ type DirConfig struct {
 	Timeout   time.Duration // wall-clock limit of one run (default 10s)
 	MaxOutput int64         // bytes of to_server read; a bigger file is an OutputLimit (default 64 KiB)
 	Limits    Limits
+	// Shares is the run's cgroup: each bot's sandbox goes under its answer's (nil: none).
+	Shares *Shares
 }
 
 // DirPool runs the bots of one tournament and keeps their fault accounting. Each bot has
@@ -90,7 +92,8 @@ func (p *DirPool) launcher(i int, argv []string) *Launcher {
 	b := p.bots[i]
 	// Mafia bots know their name by their directory (spec §1.1): keep it visible.
 	return NewLauncher(p.sb, ProcSpec{Dir: b.Dir, Mount: "/players/" + filepath.Base(b.Dir), Argv: argv, Env: []string{"PATH=" + ShimPath()},
-		Limits: p.cfg.Limits, Prefixes: shimTargets(b.Dir)})
+		Limits: p.cfg.Limits, Prefixes: shimTargets(b.Dir),
+		Share: p.cfg.Shares.Answer(AnswerKey(b.AnswerID, i))})
 }
 
 // shimTargets lists the interpreters the shims InstallShims wrote name, read when the pool

@@ -184,7 +184,11 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 	lp.last, lp.hasLast = after, true
 	l.put(lp)
 	r := rep.launched(timeout, req.Out)
-	r.Fault = overDisk(l.spec, before.charge(after, l.spec.Limits, r.Fault))
+	r.Fault = before.charge(after, l.spec.Limits, r.Fault)
+	if r.Fault != nil && rep.End == "timeout" {
+		r.Fault = before.starved(after, rep, timeout, r.Fault)
+	}
+	r.Fault = overDisk(l.spec, r.Fault)
 	return r
 }
 

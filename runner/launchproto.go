@@ -32,6 +32,10 @@ type launchReply struct {
 	Out   string `json:"out"`
 	Err   string `json:"err"`
 	Why   string `json:"why"`
+	// Run and Wait: what the kernel counted for the bot's main process as it timed out,
+	// time on a CPU and time waiting for one (ns); absent otherwise.
+	Run  *int64 `json:"run"`
+	Wait *int64 `json:"wait"`
 }
 
 // launched classifies a reply exactly as RunArgv classifies a process's end.

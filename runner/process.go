@@ -33,6 +33,31 @@ type lineProc struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 	readDone  chan struct{} // closed when readLines returns
+	// direct: the command is the bot's own process (sandbox none), not bwrap's.
+	direct bool
+	// The sandbox's CPU time charged to budgets so far, and when it was last read
+	// (pywatch.go; guarded by the owner's lock).
+	cpuCharged time.Duration
+	cpuReadAt  time.Time
+}
+
+// alive reports whether the process has not exited yet.
+func (p *lineProc) alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// botPid is the pid of the bot's own first process (the harness), as the daemon sees it;
+// 0 when unknown (a sandbox without cgroups, or before killStrays has looked).
+func (p *lineProc) botPid() int {
+	if p.direct && p.cmd.Process != nil {
+		return p.cmd.Process.Pid
+	}
+	return sandboxBotPid(p.cmd)
 }
 
 // cancelled is the fault of a call cut short because the run was cancelled.
@@ -55,6 +80,7 @@ func startLineProc(ctx context.Context, sb Sandbox, spec ProcSpec) (*lineProc, e
 	}
 	p := &lineProc{cmd: cmd, lines: make(chan lineOrErr, 1), stderr: newTailBuffer(4096), exited: make(chan struct{}), stop: ctx.Done(),
 		closed: make(chan struct{}), readDone: make(chan struct{})}
+	_, p.direct = sb.(Unsandboxed)
 	cmd.Stderr = p.stderr
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err

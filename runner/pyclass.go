@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kothd/kothd/engine"
@@ -59,6 +60,9 @@ type PyConfig struct {
 	// OwnMethods (validation) has the harness refuse a class that does not define the
 	// decisions its game module names in OWN_METHODS (harness/pyclass.py, _not_own).
 	OwnMethods bool
+	// Shares is the run's cgroup: each bot's sandbox goes under its answer's, so an
+	// answer's classes share one answer's CPU weight (nil: none; cgroup_share.go).
+	Shares *Shares
 }
 
 // InstallHarness installs the protocol's harness (pyclass.py) and the game's module
@@ -92,12 +96,12 @@ const DefaultReplyBytes = 1 << 20
 
 // spec is the process of one harness: only the host's words on its command line, and its
 // reply lines bounded.
-func (c PyConfig) spec(dir string) ProcSpec {
+func (c PyConfig) spec(dir string, share *Share) ProcSpec {
 	l := c.Limits
 	if l.OutputBytes <= 0 {
 		l.OutputBytes = DefaultReplyBytes
 	}
-	return ProcSpec{Dir: dir, ReadOnlyDir: true, Argv: c.argv(), Limits: l}
+	return ProcSpec{Dir: dir, ReadOnlyDir: true, Argv: c.argv(), Limits: l, Share: share}
 }
 
 // argv is the harness's command line: only the host's own words.
@@ -119,7 +123,7 @@ func setup(class string, seed uint64, own bool) []byte {
 // listClasses executes an answer (dir/bot.py) in the harness and returns its competing
 // classes in definition order, or the reason it has none (the answer's exception).
 func listClasses(ctx context.Context, sb Sandbox, cfg PyConfig, dir string) ([]string, error) {
-	p, err := startLineProc(ctx, sb, cfg.spec(dir))
+	p, err := startLineProc(ctx, sb, cfg.spec(dir, nil))
 	if err != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
@@ -168,6 +172,9 @@ type PyPool struct {
 	sb      Sandbox
 	bots    []*pyProc
 	budgets *budgets
+	// watchStop ends the budget watcher (pywatch.go); nil when no budget bounds the bots.
+	watchStop chan struct{}
+	watchDone chan struct{}
 }
 
 type pyProc struct {
@@ -182,10 +189,14 @@ type pyProc struct {
 	req     [2][]byte
 	reqTurn int
 	replies []wireReply
-	// The sandbox's CPU time after the process's last batch (or its start), if known.
-	cpuMark  time.Duration
-	cpuKnown bool
-	cpuRead  time.Time // when cpuMark was read
+	share   *Share // its answer's cgroup in the run (nil: none)
+	// live is the bot's process while it runs (set and cleared by the bot's worker), for
+	// the budget watcher; overBudget is set when the watcher killed it for a spent budget.
+	live       atomic.Pointer[lineProc]
+	overBudget atomic.Bool
+	// cpuMu orders the charging of the bot's processes (pywatch.go settle): the worker and
+	// the watcher both charge.
+	cpuMu sync.Mutex
 	// The worker answering the bot's batches (pyqueue.go): its queue, and closed when it
 	// has ended. Started by the first batch.
 	jobs    chan *pyJob
@@ -203,7 +214,11 @@ const cpuReadEvery = 20 * time.Millisecond
 func NewPyPool(sb Sandbox, cfg PyConfig, bots []engine.Bot) *PyPool {
 	p := &PyPool{cfg: cfg, sb: sb, budgets: newBudgets(cfg, bots)}
 	for i, b := range bots {
-		p.bots = append(p.bots, &pyProc{Bot: b, index: i, stats: newStats()})
+		p.bots = append(p.bots, &pyProc{Bot: b, index: i, stats: newStats(), share: cfg.Shares.Answer(AnswerKey(b.AnswerID, i))})
+	}
+	if p.budgets.bounded() {
+		p.watchStop, p.watchDone = make(chan struct{}), make(chan struct{})
+		go p.watchBudgets()
 	}
 	return p
 }
@@ -215,12 +230,18 @@ func (p *PyPool) Stats(i int) *Stats { return p.bots[i].stats }
 // waiting for them one after another would make a stop take seconds.
 func (p *PyPool) Close() {
 	p.stopWorkers() // a batch still queued would use its process
+	if p.watchStop != nil {
+		close(p.watchStop)
+		<-p.watchDone
+		p.watchStop = nil
+	}
 	var wg sync.WaitGroup
 	for _, b := range p.bots {
 		if b.proc != nil {
 			wg.Add(1)
 			go func(pr *lineProc) { defer wg.Done(); pr.close() }(b.proc)
 			b.proc = nil
+			b.live.Store(nil)
 		}
 	}
 	wg.Wait()

@@ -141,55 +141,21 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 	defer b.streak.count(pool.cfg, calls, idx, replies)
 	deadline := pool.cfg.batchDeadline(len(idx))
 	if b.proc == nil {
-		if b.restarts > pool.cfg.MaxRestarts {
-			fail(&engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("gave up after %d restarts", b.restarts-1), ProcessDied: true})
+		if !b.start(ctx, pool, fail) {
 			return nil
 		}
-		// A host failure is no restart of the bot's: it is not counted against it.
-		if err := hostIntact(b.Dir); err != nil {
-			fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
-			return nil
-		}
-		proc, err := startLineProc(ctx, pool.sb, pool.cfg.spec(b.Dir))
-		if err != nil {
-			fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
-			return nil
-		}
-		if _, f := proc.handshake(setup(b.Name, b.Seed, pool.cfg.OwnMethods), pool.cfg.StartTimeout); f != nil {
-			proc.close()
-			if err := hostIntact(b.Dir); err != nil {
-				fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
-				return nil
-			}
-			b.restarts++
-			fail(f)
-			return nil
-		}
-		b.restarts++
-		b.proc = proc
-		b.cpuMark, b.cpuKnown = procCPU(proc)
-		b.cpuRead = time.Now()
 	}
-	// The batch is charged to the bot's budgets; starting its interpreter is not (it is
-	// bounded by StartTimeout and MaxRestarts, and on a loaded host mostly waiting). The
-	// sandbox's CPU clock (a cgroup file) is read at most every cpuReadEvery per process:
-	// read after every batch, it cost the daemon more than the rest of the batch's work;
-	// what the bot used in between is charged at the next reading.
+	// The batch is charged to the bot's budgets (settle; the sandbox's CPU clock, a cgroup
+	// file, is read at most every cpuReadEvery per process: read after every batch, it cost
+	// the daemon more than the rest of the batch's work). It may last no longer than the
+	// wall time its budgets have left (the watcher ends it once their CPU time is spent).
 	proc := b.proc
+	cut := false
+	if _, wall, _, ok := pool.budgets.left(b.index, b.AnswerID); ok && wall < deadline {
+		deadline, cut = max(wall, time.Millisecond), true
+	}
 	started := time.Now()
-	defer func() {
-		wall := time.Since(started)
-		var used time.Duration
-		if !b.cpuKnown || b.proc == nil || started.Sub(b.cpuRead) >= cpuReadEvery {
-			cpu, ok := procCPU(proc)
-			used = wall
-			if ok && b.cpuKnown {
-				used = cpu - b.cpuMark
-			}
-			b.cpuMark, b.cpuKnown, b.cpuRead = cpu, ok, started
-		}
-		pool.budgets.charge(b.index, b.AnswerID, used, wall)
-	}()
+	defer func() { b.settle(pool, proc, time.Since(started), false) }()
 	written := job.written
 	if !sent {
 		var f *engine.Fault
@@ -215,9 +181,14 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 	})
 	if f != nil {
 		b.drop()
+		if b.overBudget.Load() || (cut && f.Outcome == engine.Timeout) {
+			f = b.budgetFault(pool)
+		}
 		fail(f)
 		return next
 	}
+	// Nothing the bot started may run on after its reply (cgroup_sandbox.go killStrays).
+	killStrays(proc.cmd, next == nil || next.written == nil)
 	wr, ok := parseReplies(line, len(idx), b.replies)
 	if !ok {
 		// The harness always answers well-formed JSON; anything else means the bot wrote
@@ -274,6 +245,56 @@ func (b *pyProc) writeAhead(pool *PyPool, next *pyJob) {
 // the dead process may still be reading one.
 func (b *pyProc) drop() {
 	b.proc.close()
+	b.live.Store(nil)
 	b.proc = nil
 	b.req = [2][]byte{}
+}
+
+// start starts the bot's process and sets it up (the answer executed, the class chosen).
+// The start-up is charged to the bot's budgets like a batch: its sandbox's CPU time, and
+// its wall time, which may not pass StartTimeout nor what the budgets have left. On failure
+// it fails the batch and returns false.
+func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Fault)) bool {
+	if b.restarts > pool.cfg.MaxRestarts {
+		fail(&engine.Fault{Outcome: engine.Crash, Detail: fmt.Sprintf("gave up after %d restarts", b.restarts-1), ProcessDied: true})
+		return false
+	}
+	// A host failure is no restart of the bot's: it is not counted against it.
+	if err := hostIntact(b.Dir); err != nil {
+		fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+		return false
+	}
+	timeout, cut := pool.cfg.StartTimeout, false
+	if _, wall, _, ok := pool.budgets.left(b.index, b.AnswerID); ok && wall < timeout {
+		timeout, cut = max(wall, time.Millisecond), true
+	}
+	began := time.Now()
+	proc, err := startLineProc(ctx, pool.sb, pool.cfg.spec(b.Dir, b.share))
+	if err != nil {
+		fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+		return false
+	}
+	b.live.Store(proc)
+	_, f := proc.handshake(setup(b.Name, b.Seed, pool.cfg.OwnMethods), timeout)
+	if f != nil {
+		proc.close()
+		b.live.Store(nil)
+		b.settle(pool, proc, time.Since(began), true)
+		if err := hostIntact(b.Dir); err != nil {
+			fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
+			return false
+		}
+		b.restarts++
+		if b.overBudget.Load() || (cut && f.Outcome == engine.Timeout) {
+			f = b.budgetFault(pool)
+		}
+		fail(f)
+		return false
+	}
+	b.restarts++
+	b.proc = proc
+	// What the answer's code left running as it was executed goes now.
+	killStrays(proc.cmd, true)
+	b.settle(pool, proc, time.Since(began), true)
+	return true
 }

@@ -68,6 +68,10 @@ type wireReply struct {
 	D string          `json:"d"`
 	// Lost: the call named a game whose instance died with an earlier process.
 	Lost bool `json:"lost"`
+	// Wall: a timeout the harness says the wall clock stopped (its limit already pushed
+	// back by the time the host kept the bot from a CPU, starve.go). The bot's word, kept
+	// for diagnosis: the timeout is the bot's either way.
+	Wall bool `json:"wall"`
 }
 
 // The results every boolean reply shares (engine.Reply: read, never written into), and

@@ -37,6 +37,10 @@ type ProcSpec struct {
 	// own before it runs any bot code, so its sandbox's seccomp filter allows that, and
 	// it applies the bots' full filter itself.
 	Launcher bool
+	// Share is the cgroup of the bot's answer in its run (Shares.Answer): the sandbox's
+	// cgroup is made in it, so that the answer's sandboxes share one answer's CPU weight
+	// and the run's memory bound. nil: directly under the daemon's cgroup.
+	Share *Share
 }
 
 // Limits bound one bot process. Zero means "no limit of this kind" except where a sandbox

@@ -39,7 +39,7 @@ func BenchmarkCgroupLifecycle(b *testing.B) {
 		b.Skip("no cgroups")
 	}
 	for b.Loop() {
-		cg, err := tree.newSandbox(Limits{}.withDefaults())
+		cg, err := tree.newSandbox(Limits{}.withDefaults(), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

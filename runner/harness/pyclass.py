@@ -74,6 +74,7 @@ _untimed = 0       # depth of untimed() sections
 _last_cpu = 0.0    # the process's CPU time at the last tick (or the batch's start)
 _call_cpu0 = 0.0   # _last_cpu when the running call started: at most one tick before it
 _call_wall0 = 0.0  # monotonic time when the running call started
+_by_wall = False   # the running call was stopped by the wall clock, not its CPU time
 
 
 def _on_prof(signum, frame):
@@ -91,11 +92,44 @@ def _on_alarm(signum, frame):
     # sets it right when its section ends.
     if not _in_call or _untimed:
         return
-    left = _wall - (time.monotonic() - _call_wall0)
+    global _by_wall
+    # Time the host kept this thread from a CPU is not the bot's waiting: the limit is
+    # pushed back by it (the wait since the batch began, as the kernel counts it), so a
+    # call on a starved host runs on until its CPU limit stops it. The runner's deadline
+    # per batch still bounds it.
+    left = _wall - (time.monotonic() - _call_wall0) + _host_wait()
     if left > 0:
         signal.setitimer(signal.ITIMER_REAL, left, _wall)
         return
+    _by_wall = True
     raise CallTimeout()
+
+
+_sched_fd = -1     # /proc/thread-self/schedstat of the thread serving calls, or -1
+_batch_wait0 = 0   # its wait for a CPU (ns) when the running batch began
+
+
+def _open_sched():
+    global _sched_fd
+    try:
+        _sched_fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+    except OSError:
+        _sched_fd = -1
+
+
+def _sched_wait():
+    """The serving thread's time waiting for a CPU so far, in ns (0 if unknown)."""
+    if _sched_fd < 0:
+        return 0
+    try:
+        return int(os.pread(_sched_fd, 128, 0).split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _host_wait():
+    """Seconds the serving thread has waited for a CPU since the batch began."""
+    return max(_sched_wait() - _batch_wait0, 0) / 1e9
 
 
 def _arm(cpu, wall):
@@ -369,6 +403,7 @@ def main():
         return
     _seed(seed)  # again: the answer's import-time code may have drawn numbers
     handler = mod.Handler(chosen[0])
+    _open_sched()
     signal.signal(signal.SIGPROF, _on_prof)
     signal.signal(signal.SIGALRM, _on_alarm)
     _send(proto_out, {"ready": True, "classes": [class_name]})
@@ -438,7 +473,7 @@ def _fault(outcome, detail, lost=False):
 def _serve(lines, proto_out, call):
     """The batch loop: one decode and one write per batch, the timers armed for the batch's
     limits (see Time in the module's docstring)."""
-    global _in_call, _call_cpu0, _call_wall0
+    global _in_call, _call_cpu0, _call_wall0, _by_wall, _batch_wait0
     monotonic = time.monotonic
     TRUE, FALSE = _TRUE, _FALSE
     try:
@@ -447,6 +482,8 @@ def _serve(lines, proto_out, call):
             limit, wall = float(req.get("t") or 0), float(req.get("w") or 0)
             if limit != _limit or wall != _wall:
                 _arm(limit, wall)
+            if wall > 0:
+                _batch_wait0 = _sched_wait()
             replies = []
             add = replies.append
             for c in req["calls"]:
@@ -455,10 +492,11 @@ def _serve(lines, proto_out, call):
                         _call_cpu0, _call_wall0 = _last_cpu, monotonic()
                         _in_call = True
                         r = call(c["g"], c["m"], c.get("a"))
-                        if _wall > 0 and monotonic() - _call_wall0 >= _wall:
+                        if _wall > 0 and monotonic() - _call_wall0 >= _wall and monotonic() - _call_wall0 - _host_wait() >= _wall:
                             # It ended as its wall limit ran out, before the alarm (which
                             # re-arms for what is left) said so: the limit, not that race,
                             # decides, so a run and its replay agree.
+                            _by_wall = True
                             raise CallTimeout()
                     finally:
                         _in_call = False
@@ -468,7 +506,13 @@ def _serve(lines, proto_out, call):
                     # marked the call over: mark it now, or the armed timers would interrupt
                     # the harness's own work (its read of the next batch) and end the process.
                     _in_call = False
-                    add(_fault("timeout", "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)))
+                    if _by_wall:
+                        # Stopped by the wall clock: the runner decides whether the bot
+                        # waited (its fault) or the host kept it from a CPU (not its fault).
+                        _by_wall = False
+                        add('{"f":"timeout","d":"call exceeded %gs of wall time","wall":true}' % wall)
+                    else:
+                        add(_fault("timeout", "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)))
                 except LostInstance as e:
                     add(_fault("crash", str(e), lost=True))
                 except MemoryError as e:

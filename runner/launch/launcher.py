@@ -13,7 +13,8 @@ Protocol, one JSON object per line on the launcher's own stdin/stdout:
                        "nofile": descriptors or 0, "out": stdout byte limit,
                        "discard": bool, "stdin": base64 or absent}
   launcher -> runner: {"id": n, "end": END, "code": exit status, "sig": signal, "errno": n,
-                       "out": base64 stdout, "err": stderr tail, "why": text, "ms": n}
+                       "out": base64 stdout, "err": stderr tail, "why": text, "ms": n,
+                       "run", "wait": ns the main process ran and waited for a CPU (timeout only)}
 END is "exit" (code), "signal" (sig), "timeout", "output" (more than "out" bytes),
 "noexec" (the command could not be executed: errno) or "error" (the launcher failed:
 why). The reply is written only once no process of the decision is left.
@@ -165,6 +166,7 @@ class Decision:
         self.end = None  # (kind, value): see reply
         self.exec_errno = None  # set when the command could not be executed
         self.pid = 0  # the bot's main process
+        self.sched = None  # (run ns, wait ns) of the main process when it timed out
 
 
 class Launcher:
@@ -277,6 +279,8 @@ class Launcher:
                     if d.overrun:
                         forced = "output"
         os.close(pidfd)
+        if forced == "timeout":
+            d.sched = self.sched_of(d.pid)
         self.kill_decision(d)
         # Nothing of the decision is left: what is in the pipes is all there will be.
         for fd, what in names.items():
@@ -309,6 +313,40 @@ class Launcher:
         elif len(chunk) >= 4:
             # exec failed; the process exits with 127 next, which must not hide why.
             d.exec_errno = struct.unpack("<i", chunk[:4])[0]
+
+    def sched_of(self, pid):
+        """The kernel's count of the time the bot's main process's threads ran and waited
+        for a CPU (/proc/<pid>/task/*/schedstat), read as it times out: the runner tells from it whether
+        the host kept the bot from a CPU. In pidns mode /proc shows the sandbox's pids, so
+        the process is the one whose pid in the launcher's namespace is pid."""
+        path = "/proc/%d/schedstat" % pid
+        if self.isolation == "pidns":
+            path = None
+            for name in os.listdir("/proc"):
+                if not name.isdigit():
+                    continue
+                try:
+                    with open("/proc/%s/status" % name) as f:
+                        ns = next((line.split()[1:] for line in f if line.startswith("NSpid:")), [])
+                except OSError:
+                    continue
+                if len(ns) == 2 and ns[1] == str(pid):
+                    path = "/proc/%s/schedstat" % name
+                    break
+            if path is None:
+                return None
+        # Every thread of it: a JVM's main thread mostly waits for the others.
+        base = path[:-len("schedstat")] + "task/"
+        run = wait = 0
+        try:
+            for tid in os.listdir(base):
+                with open(base + tid + "/schedstat") as f:
+                    fields = f.read().split()
+                run += int(fields[0])
+                wait += int(fields[1])
+        except (OSError, ValueError, IndexError):
+            return None
+        return run, wait
 
     def reap(self, d):
         """pidns: reap every exited child; note the bot's main process's end."""
@@ -382,6 +420,8 @@ class Launcher:
              "out": base64.b64encode(bytes(d.out)).decode("ascii"),
              "err": bytes(d.err).decode("utf-8", "replace"),
              "ms": int((time.monotonic() - start) * 1000)}
+        if d.sched is not None:
+            r["run"], r["wait"] = d.sched
         if kind == "exit":
             r["code"] = value
         elif kind == "signal":
