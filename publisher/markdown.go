@@ -173,13 +173,13 @@ func wordBreak(a, b rune) bool {
 // legend says what every column of both tables means.
 func legend(w *strings.Builder, b *Board) {
 	w.WriteString("\n**#**: the bot's rank range: the ranks the statistics allow it (equal scores share a rank). A bot ranks above another only when its interval lies wholly above the other's, so 3–5 means it may be 3rd, 4th or 5th (see the footer). ")
-	w.WriteString("▲2, ▼1: places gained or lost since the previous run, shown only when the move is the bot's own and outside the noise and the field did not change; new: a newly entered bot.  \n")
+	w.WriteString("▲2, ▼1: places gained or lost since the previous run, shown only when the move is the bot's own and outside the noise and the field did not change; “new” marks a newly entered bot.  \n")
 	fmt.Fprintf(w, "**%s**: the headline score, best first", text(headline(b)))
 	if note := b.Legend[headline(b)]; note != "" {
 		fmt.Fprintf(w, " (%s)", text(note))
 	}
 	if hasIntervals(b) {
-		w.WriteString("; in brackets its 95 % interval: the bot's true score lies in it with 95 % confidence, and more games narrow it")
+		w.WriteString("; in brackets its 95 % interval, simultaneous: all bots' true scores lie in theirs together with 95 % confidence, and more games narrow them")
 	}
 	w.WriteString(".\n")
 	if note := sinceNote(b.Since); note != "" {

@@ -32,7 +32,7 @@ func QuestionTable(b *Board, top int, fullURL string) string {
 	w.WriteString("| # | Bot | Author | Score |\n|---|---|---|---|\n")
 	ties := false
 	for _, r := range rows {
-		name, author := cell(r.Bot), cell(r.Author)
+		name, author := noMarker(cell(r.Bot)), noMarker(cell(r.Author))
 		if r.Link != "" {
 			name = "[" + name + "](" + r.Link + ")"
 		}
@@ -40,12 +40,13 @@ func QuestionTable(b *Board, top int, fullURL string) string {
 			name += " *(baseline)*"
 			author = "—"
 		}
-		ties = ties || r.TieGroup[0] != r.TieGroup[1]
+		g := rangeOf(r)
+		ties = ties || g[0] != g[1]
 		fmt.Fprintf(&w, "| %s | %s | %s | %s |\n", rankCell(r), name, author, scoreText(r))
 	}
 	w.WriteString("\n")
 	if ties {
-		w.WriteString("A rank like 3–5: the statistics cannot order those bots.  \n")
+		w.WriteString("A rank like 3–5 is a rank range: the ranks the statistics allow the bot.  \n")
 	}
 	shown := fmt.Sprintf("Top %d of %s", len(rows), plural(len(b.Rows), "bot"))
 	if len(rows) == len(b.Rows) {
@@ -179,3 +180,8 @@ func span(e RankEntry) string {
 	}
 	return fmt.Sprintf("%d–%d", e.Lo, e.Hi)
 }
+
+// noMarker keeps participants' words from spelling an HTML comment, and so one of the
+// question's markers, in the body's source: the page shows "<!--" as written either way,
+// but a marker in the source would block the next edit (two pairs of markers).
+func noMarker(s string) string { return strings.ReplaceAll(s, "<!--", `<\!--`) }
