@@ -3,6 +3,8 @@
 # Go test (real SQLite, real bot processes, real bwrap).
 set -euo pipefail
 cd "$(dirname "$0")"
-bash scripts/setup.sh
+bash scripts/setup.sh --tests
 go vet ./...
-go test -count=1 "$@" ./...
+# Real-process packages (runner, the engines) take minutes on two cores: more than go test's
+# default ten minutes per package when the machine is busy.
+go test -count=1 -timeout 40m "$@" ./...

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Installs what kothd needs beyond Go, once: bubblewrap (the sandbox), Debian's numpy for
-# Debian's /usr/bin/python3 (bots import numpy; pyenv interpreters lack it), and chromium
-# (the tests lay out the board in a real browser). Idempotent and quiet when everything is
-# present.
+# Installs what kothd needs beyond Go, once: bubblewrap (the sandbox) and Debian's numpy for
+# Debian's /usr/bin/python3 (bots import numpy; pyenv interpreters lack it); with --tests
+# also chromium (the tests lay out the board in a real browser). Idempotent and quiet when
+# everything is present.
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 # Headless Chromium lays out the rendered board in publisher's TestBoardFitsInBrowser.
-command -v chromium >/dev/null 2>&1 || need+=(chromium)
+if [ "${1:-}" = "--tests" ]; then
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   SUDO=""
