@@ -24,7 +24,7 @@ func TestCapsAreNotEnteredReasons(t *testing.T) {
 		"<h1>Long</h1><pre><code>class Fine(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n" +
 			"n = 'L' + 'o' * 140000 + 'ng'\nglobals()[n] = type(n, (Bot,), {})\n</code></pre>",
 		"<h1>Many</h1><pre><code>class Many(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n" +
-			"for i in range(149):\n    globals()['M%d' % i] = type('M%d' % i, (Many.__bases__[0],), {})\n</code></pre>",
+			"for i in range(149):\n    globals()['M%d' % i] = type('M%d' % i, (Many.__bases__[0],), {'make_throw': Many.make_throw})\n</code></pre>",
 		"<h1>Late</h1><pre><code>class Late(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n</code></pre>",
 	})
 	cy := crontest.NewCycle(t, dir)
