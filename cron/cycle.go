@@ -50,6 +50,8 @@ type Options struct {
 	Seed  *uint64 // nil: a fresh random seed (recorded with the run)
 	Games int     // 0: the challenge's configured number
 	Force bool    // play even if nothing changed since the last run
+
+	down map[string]error // publication targets that failed their check this cycle
 }
 
 // Report says what a cycle did for one challenge.
@@ -64,7 +66,8 @@ type Report struct {
 	Seed      uint64
 	Games     int
 	Elapsed   time.Duration
-	Published []string // targets written
+	Published []string        // targets written
+	Targets   []TargetOutcome // every publication target's outcome, when there was a board
 }
 
 // RunAll runs the cycle for every configured challenge (or the one named). A failure in one
@@ -78,7 +81,8 @@ func (c *Cycle) RunAll(ctx context.Context, only string, opts Options) ([]*Repor
 }
 
 // RunSome runs the cycle for the named challenges (all when names is empty), in config
-// order, after one probe of the API for all of them.
+// order, after one probe of the API for all of them. The error is a challenge's failure
+// (the first), else a *PublishError when only publication targets failed.
 func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*Report, error) {
 	var chs []*config.Challenge
 	for i := range c.Config.Challenges {
@@ -89,6 +93,7 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 	if err := c.Preflight(ctx); err != nil {
 		return nil, err
 	}
+	opts.down = c.checkTargets(ctx)
 	probed, unchanged := c.probe(ctx, chs, opts.Force || opts.Seed != nil)
 	var reports []*Report
 	var firstErr error
@@ -114,6 +119,9 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 			continue
 		}
 		rep, err := c.Run(ctx, ch, opts)
+		if IsPublishOnly(err) {
+			err = nil // played and recorded; the failed targets are in rep.Targets
+		}
 		if err == nil {
 			if in, ok := probed[ch.QuestionID]; ok {
 				if err := c.Store.SetQuestionState(ctx, ch.Name, in.AnswerCount, in.LastActivityDate); err != nil {
@@ -137,10 +145,14 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 	if len(names) > 0 && len(reports) == 0 && firstErr == nil {
 		return nil, fmt.Errorf("no challenge named %s in the config", strings.Join(names, ", "))
 	}
+	if firstErr == nil {
+		firstErr = publishError(reports)
+	}
 	return reports, firstErr
 }
 
-// Run runs one cycle for one challenge.
+// Run runs one cycle for one challenge. When it played and recorded but some publication
+// targets failed, the error is a *PublishError (IsPublishOnly).
 func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*Report, error) {
 	rep := &Report{Challenge: ch.Name}
 	if _, err := c.games().Lookup(ch.Engine); err != nil {
@@ -163,7 +175,10 @@ func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*R
 	if err := allFailedAlike(rep); err != nil {
 		return rep, err
 	}
-	return rep, c.play(ctx, env, adapter, opts, rep)
+	if err := c.play(ctx, env, adapter, opts, rep); err != nil {
+		return rep, err
+	}
+	return rep, publishError([]*Report{rep})
 }
 
 // fetch gets the answers, extracts submissions and records what changed.

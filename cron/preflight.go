@@ -13,15 +13,15 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/config"
-	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/runner"
 )
 
-// Preflight proves the host can play and publish before anything is fetched or played:
-// a host's mistake (a missing interpreter, a toolchain not installed, a broken sandbox,
-// an unwritable directory, a bad GitHub token) would otherwise be played as every
-// entrant's failure and published. Every problem found is reported at once. RunSome runs
-// it before each cycle (once, every daemon tick); Serve at start.
+// Preflight proves the host can play before anything is fetched or played: a host's
+// mistake (a missing interpreter, a toolchain not installed, a broken sandbox, an
+// unwritable data directory) would otherwise be played as every entrant's failure and
+// published. Every problem found is reported at once. RunSome runs it before each cycle
+// (once, every daemon tick); Serve at start. Publication targets are not part of it: each
+// is checked on its own (checkTargets), and one failing never stops play.
 func (c *Cycle) Preflight(ctx context.Context) error {
 	var errs []error
 	if err := writable(c.Config.DataDir); err != nil {
@@ -33,9 +33,6 @@ func (c *Cycle) Preflight(ctx context.Context) error {
 		if err := runner.CheckCgroups(); err != nil { // computed once per process
 			errs = append(errs, err)
 		}
-	}
-	if err := publisher.CheckWrite(ctx, c.Sinks); err != nil {
-		errs = append(errs, fmt.Errorf("publishing: %w", err))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("preflight failed, nothing was played: %w", errors.Join(errs...))

@@ -33,7 +33,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	if !resume && !opts.Force && opts.Seed == nil && last != nil && last.BotSet == botset {
 		rep.Skipped = fmt.Sprintf("nothing changed since run %d; its leaderboard stands", last.ID)
 		c.printf("%s: %s\n", ch.Name, rep.Skipped)
-		return c.republish(ctx, last, rep)
+		return c.republish(ctx, last, rep, opts.down)
 	}
 	if len(env.Bots) < 2 {
 		rep.Skipped = fmt.Sprintf("only %d bot(s) entered; at least 2 are needed", len(env.Bots))
@@ -114,7 +114,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	if err := c.recordMoves(ctx, board); err != nil {
 		return err
 	}
-	return c.publish(ctx, board, rep)
+	return c.publish(ctx, board, rep, opts.down)
 }
 
 // checkpoints sets up the checkpoints of run runID: from the interrupted run prev's last
@@ -244,7 +244,7 @@ func (c *Cycle) recordMoves(ctx context.Context, b *publisher.Board) error {
 // entered as they stand now (a new broken answer must learn why at once) and this fetch's
 // changes. Sinks that already hold exactly that are left alone; one whose last publication
 // failed gets it now.
-func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) error {
+func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report, down map[string]error) error {
 	raw, err := c.Store.RunBoard(ctx, last.ID)
 	if err != nil || raw == nil {
 		return err
@@ -263,44 +263,56 @@ func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) err
 	}
 	b.NotEntered = rep.Rejected
 	b.Changes = append(b.Changes, changeList(rep.Changes, revs)...)
-	return c.publish(ctx, &b, rep)
+	return c.publish(ctx, &b, rep, down)
 }
 
-// publish writes the board to every sink whose last publication differs.
-func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report) error {
+// publish writes the board to every sink whose last publication differs. Targets are
+// independent: a failure (or a target down since its check, in down) is recorded for
+// status and in rep.Targets, and the others are still written. The error is for what is
+// not a target's: the board refused (guardBoard) or the store failing.
+func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report, down map[string]error) error {
 	if err := c.guardBoard(b); err != nil {
 		return err
 	}
 	files := publisher.Files(b)
 	hash := publisher.Hash(files)
-	var firstErr error
 	for _, s := range c.Sinks {
+		out := TargetOutcome{Target: s.Target()}
 		prev, err := c.Store.LastPublication(ctx, b.Challenge, s.Target())
 		if err != nil {
 			return err
 		}
 		if prev == hash {
+			out.Current = true
+			rep.Targets = append(rep.Targets, out)
 			continue
 		}
-		commit, err := s.Publish(ctx, files, fmt.Sprintf("%s: run %d, %d games, seed %d", b.Challenge, b.Run.ID, b.Run.Games, b.Run.Seed))
-		if err != nil {
-			c.Log.Error("publish failed", "target", s.Target(), "err", err)
-			// An event, so `kothd status` can say why the board is not out.
-			if eerr := c.Store.AddEvent(context.WithoutCancel(ctx), b.Challenge, store.PublishFailedEvent, 0, s.Target()+": "+err.Error()); eerr != nil {
-				c.Log.Error("record failed publication", "err", eerr)
+		commit := ""
+		if out.Err = down[s.Target()]; out.Err == nil {
+			commit, out.Err = s.Publish(ctx, files, fmt.Sprintf("%s: run %d, %d games, seed %d", b.Challenge, b.Run.ID, b.Run.Games, b.Run.Seed))
+		}
+		if out.Err != nil {
+			rep.Targets = append(rep.Targets, out)
+			if ctx.Err() != nil {
+				continue // stopped on request: not the target's failure
 			}
-			if firstErr == nil {
-				firstErr = err
+			c.Log.Error("publish failed; the next cycle retries", "challenge", b.Challenge, "target", s.Target(), "err", out.Err)
+			c.printf("%s: publication to %s failed (the next cycle retries): %v\n", b.Challenge, s.Target(), out.Err)
+			// An event, so `kothd status` can say why the board is not out.
+			if eerr := c.Store.AddEvent(context.WithoutCancel(ctx), b.Challenge, store.PublishFailedEvent, 0, s.Target()+": "+out.Err.Error()); eerr != nil {
+				c.Log.Error("record failed publication", "err", eerr)
 			}
 			continue
 		}
 		if err := c.Store.RecordPublication(ctx, b.Challenge, b.Run.ID, s.Target(), hash, commit); err != nil {
 			return err
 		}
+		out.Published = true
+		rep.Targets = append(rep.Targets, out)
 		rep.Published = append(rep.Published, s.Target())
 		c.printf("%s: leaderboard written to %s\n", b.Challenge, s.Target())
 	}
-	return firstErr
+	return nil
 }
 
 // changeList describes a fetch's changes for the board, with each edit's time.

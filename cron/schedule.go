@@ -197,7 +197,13 @@ func (d *daemon) tick(ctx context.Context, names []string, why string) {
 			log.Info("published", "challenge", r.Challenge, "run", r.RunID, "target", target)
 		}
 	}
-	if err != nil {
+	switch {
+	case err == nil:
+	case IsPublishOnly(err):
+		// Played and recorded; only targets failed (each logged by publish). Not a failed
+		// cycle: the next one retries them.
+		log.Warn("some publications failed; the next cycle retries them", "challenges", names, "err", err)
+	default:
 		log.Error("cycle failed; the last good leaderboards stay", "challenges", names, "err", err)
 	}
 	log.Info("tick done", "challenges", names, "elapsed", time.Since(start).Round(time.Second))

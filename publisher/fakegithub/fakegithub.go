@@ -32,6 +32,7 @@ type Server struct {
 	push     bool                         // the token may write (permissions.push)
 	hidden   bool                         // private, and the token cannot see it
 	faults   []Fault
+	outage   *Fault // answers every request while set (SetOutage)
 	requests []string
 }
 
@@ -90,6 +91,14 @@ func (s *Server) Empty() {
 	s.branches = map[string]string{}
 	s.commits = map[string]Commit{}
 	s.trees = map[string]map[string]string{}
+}
+
+// SetOutage answers every request with f (a ServerError, say) until SetOutage(nil): GitHub
+// down for longer than any retry.
+func (s *Server) SetOutage(f *Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.outage = f
 }
 
 // Fail queues faults; each answers one matching request in place of the repository.

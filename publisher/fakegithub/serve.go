@@ -23,6 +23,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-RateLimit-Remaining", "4999")
 	h.Set("X-RateLimit-Reset", "4102444800")
 	h.Set("X-RateLimit-Resource", "core")
+	if f := s.outage; f != nil {
+		for k, v := range f.Header {
+			h.Set(k, v)
+		}
+		w.WriteHeader(f.Status)
+		fmt.Fprint(w, f.Body)
+		return
+	}
 	if r.Header.Get("Authorization") != "Bearer "+s.token {
 		reply(w, 401, body("Bad credentials", "https://docs.github.com/rest"))
 		return
