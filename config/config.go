@@ -180,7 +180,14 @@ func Load(path string) (*Config, error) {
 	}
 	c.file = path
 	c.recordLines(&doc)
-	base := filepath.Dir(path)
+	// Paths are absolute and clean from here on: what kothd records (publication targets,
+	// bot directories) must not depend on the directory it was started from nor on how
+	// the path was spelt.
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	base := filepath.Dir(abs)
 	c.DataDir = resolve(base, or(c.DataDir, "data"))
 	c.OutputDir = resolve(base, or(c.OutputDir, "leaderboards"))
 	c.Site = or(c.Site, "codegolf")
@@ -233,7 +240,7 @@ func or(s, def string) string {
 
 func resolve(base, p string) string {
 	if filepath.IsAbs(p) {
-		return p
+		return filepath.Clean(p)
 	}
 	return filepath.Join(base, p)
 }

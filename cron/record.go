@@ -2,8 +2,6 @@ package cron
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -27,6 +25,9 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	// so the table it publishes is the one the run would have produced.
 	prev, err := c.Store.LastAttempt(ctx, ch.Name)
 	if err != nil {
+		return err
+	}
+	if err := c.upgradeBotSet(ctx, env, botset, last, prev); err != nil {
 		return err
 	}
 	resume := opts.Seed == nil && prev != nil && (prev.Interrupted() || prev.BoardMissing()) && prev.BotSet == botset
@@ -138,22 +139,6 @@ func (c *Cycle) checkpoints(ctx context.Context, env *PlayEnv, runID int64, prev
 	c.Log.Info("resuming an interrupted run from its checkpoint", "challenge", env.Challenge.Name, "run", prev.ID, "as", runID, "game", saved.Done, "games", games)
 	c.printf("%s: resuming run %d at game %d of %d (as run %d)\n", env.Challenge.Name, prev.ID, saved.Done, games, runID)
 	return cp, nil
-}
-
-// botSetHash identifies what a run plays: the bots (by name and code directory, which is
-// keyed by content hash) and the settings that change results (the engine's options
-// among them).
-func botSetHash(env *PlayEnv) string {
-	h := sha256.New()
-	opts, _ := json.Marshal(env.Options)
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", env.Challenge.Engine, firstPositive(env.Games, env.Challenge.Games), env.Challenge.Concurrency, opts)
-	if k := adaptiveKey(env); k != "" {
-		fmt.Fprintf(h, "%s\x00", k)
-	}
-	for _, b := range env.Bots {
-		fmt.Fprintf(h, "%s\x00%s\x00", b.Name, b.Dir)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 func standings(env *PlayEnv, p *Played) []store.Standing {
