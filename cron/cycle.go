@@ -224,8 +224,9 @@ func (c *Cycle) printf(format string, args ...any) {
 }
 
 // progressPrinter prints a progress line with rate and ETA at most once a second, and
-// logs one every ProgressLog when that is set.
-func (c *Cycle) progressPrinter(name string) engine.Progress {
+// logs one every ProgressLog when that is set. With live set, it also replaces the live
+// run's file (for `kothd status`) as often as it prints.
+func (c *Cycle) progressPrinter(name string, live *LiveRun) engine.Progress {
 	start := time.Now()
 	last, logged := start, start // the first line after a second, when the rate means something
 	return func(done, total int) {
@@ -238,6 +239,10 @@ func (c *Cycle) progressPrinter(name string) engine.Progress {
 		el := now.Sub(start).Seconds()
 		rate := float64(done) / max(el, 1e-9)
 		eta := time.Duration(float64(total-done)/max(rate, 1e-9)) * time.Second
+		if live != nil {
+			live.Done, live.Total, live.Rate, live.ETA = done, total, rate, eta.Seconds()
+			c.writeLive(live)
+		}
 		c.printf("%s: games %d/%d (%.0f%%), %s games/s, ETA %s\n", name, done, total, 100*float64(done)/float64(max(total, 1)), rateText(rate), eta.Round(time.Second))
 		if doLog {
 			logged = now

@@ -53,11 +53,14 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	for i := range env.Bots {
 		env.Bots[i].Seed = engine.SubSeed(env.Seed, env.Bots[i].Name)
 	}
-	env.Progress = c.progressPrinter(ch.Name)
 	runID, err := c.Store.StartRun(ctx, ch.Name, env.Seed, ch.Concurrency, botset, firstPositive(env.Games, ch.Games))
 	if err != nil {
 		return err
 	}
+	live := &LiveRun{Challenge: ch.Name, Run: runID, Seed: env.Seed, Total: firstPositive(env.Games, ch.Games), Started: time.Now().UTC()}
+	c.writeLive(live)
+	defer c.removeLive(ch.Name)
+	env.Progress = c.progressPrinter(ch.Name, live)
 	rep.RunID, rep.Seed = runID, env.Seed
 	if err := c.Store.RecordRunBots(ctx, runID, env.Bots); err != nil {
 		c.endRun(ctx, runID, err)

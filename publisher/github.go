@@ -81,7 +81,16 @@ func NewGitHub(owner, repo, branch, dir, token, baseURL string) (*GitHub, error)
 }
 
 func (g *GitHub) Target() string {
-	return fmt.Sprintf("github:%s/%s@%s/%s", g.Owner, g.Repo, g.Branch, g.Dir)
+	return GitHubTarget(g.Owner, g.Repo, g.Branch, g.Dir)
+}
+
+// GitHubTarget is the target name (Target) of the GitHub sink the config's values make,
+// for what must name it without making it (status, without a token).
+func GitHubTarget(owner, repo, branch, dir string) string {
+	if branch == "" {
+		branch = "main"
+	}
+	return fmt.Sprintf("github:%s/%s@%s/%s", owner, repo, branch, path.Clean("/" + dir)[1:])
 }
 
 // client is a fresh go-github client per attempt: go-github remembers rate limits and

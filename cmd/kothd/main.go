@@ -69,7 +69,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if stoppedOnRequest(ctx, err, stderr) {
 			return 0
 		}
+		var verdict exitStatus
 		switch {
+		case errors.As(err, &verdict):
+			return int(verdict)
 		case err == nil, errors.Is(err, errHelp):
 			return 0
 		case errors.Is(err, errUsage):
@@ -83,6 +86,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "kothd: unknown command %q\n\n%s", name, mainUsage())
 	return 2
 }
+
+// exitStatus is a verdict a command reports through its exit status that is not a
+// failure to run (status's health: 1 degraded, 2 failing); run prints nothing more.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 func mainUsage() string {
 	s := "usage: kothd COMMAND [flags] [arguments]\n\ncommands:\n"

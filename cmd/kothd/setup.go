@@ -77,6 +77,17 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	return cy, func() { st.Close(); lock.Release() }, nil
 }
 
+// targetNames are the publication targets the config makes, by the names their sinks
+// record (Sink.Target), for what must know them without making the sinks (status has no
+// token). A new kind of sink adds its name here as it adds itself to cycle.
+func targetNames(cfg *config.Config) []string {
+	out := []string{publisher.Dir{Path: cfg.OutputDir}.Target()}
+	if gh := cfg.GitHub; gh.Repo != "" {
+		out = append(out, publisher.GitHubTarget(gh.Owner, gh.Repo, gh.Branch, gh.Path))
+	}
+	return out
+}
+
 // source is the snapshot when one is named, else the live API.
 func (c *common) source(cfg *config.Config, log *slog.Logger) scraper.Source {
 	if c.snapshot != "" {
