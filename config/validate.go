@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -252,6 +253,37 @@ func (c *Config) Location() (*time.Location, error) {
 		return nil, fmt.Errorf("timezone %q: not a known IANA zone such as Europe/Paris or UTC", c.Timezone)
 	}
 	return loc, nil
+}
+
+// ZoneName names a location for a person: its IANA name, also for the machine's own zone,
+// which Go calls "Local": from TZ, else the zoneinfo file /etc/localtime links to, else
+// /etc/timezone, else the zone's abbreviation and offset.
+func ZoneName(loc *time.Location) string {
+	if loc != time.Local {
+		return loc.String()
+	}
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
+		return tz
+	}
+	if t, err := os.Readlink("/etc/localtime"); err == nil {
+		if _, name, ok := strings.Cut(t, "zoneinfo/"); ok && name != "" {
+			return name
+		}
+	}
+	if b, err := os.ReadFile("/etc/timezone"); err == nil {
+		if name := strings.TrimSpace(string(b)); name != "" {
+			return name
+		}
+	}
+	abbr, off := time.Now().In(loc).Zone()
+	return fmt.Sprintf("%s (UTC%+03d:%02d)", abbr, off/3600, abs(off%3600)/60)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // ScheduleOf is the cron expression a challenge runs on: its own, else the global one.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -66,6 +67,7 @@ type Report struct {
 	Seed      uint64
 	Games     int
 	Elapsed   time.Duration
+	Stopped   bool            // the run was stopped on request (Games: those done by then)
 	Published []string        // targets written
 	Targets   []TargetOutcome // every publication target's outcome, when there was a board
 }
@@ -129,7 +131,8 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 				}
 			}
 		}
-		if err != nil {
+		stopped := err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled)
+		if err != nil && !stopped { // a requested stop (SIGTERM) is no failure: the caller says so
 			c.Log.Error("cycle failed; the last good leaderboard stays", "challenge", ch.Name, "err", err)
 			if firstErr == nil {
 				firstErr = fmt.Errorf("%s: %w", ch.Name, err)

@@ -89,6 +89,9 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	}
 	if err != nil {
 		c.endRun(ctx, runID, err)
+		if ctx.Err() != nil {
+			rep.Stopped, rep.Games = true, live.Done
+		}
 		return fmt.Errorf("run %d: %w", runID, describe(err))
 	}
 	rep.Games = played.Result.Games
@@ -98,7 +101,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		c.Log.Warn("games voided by host faults", "challenge", ch.Name, "run", runID, "voided", v)
 		c.printf("%s: %d games voided by host faults (not scored)\n", ch.Name, v)
 	}
-	c.Log.Info("run finished", "challenge", ch.Name, "run", runID, "seed", env.Seed, "games", rep.Games, "elapsed", rep.Elapsed.Round(time.Millisecond))
+	c.Log.Info("run finished", "challenge", ch.Name, "run", runID, "seed", env.Seed, "games", rep.Games, "elapsed", rep.Elapsed)
 	// A resumed run played only the games after its checkpoint this time.
 	now := rep.Games
 	if cp := env.Checkpoints; cp != nil && cp.Resume != nil {
