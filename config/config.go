@@ -143,7 +143,9 @@ type Duration time.Duration
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		// A type error, not a plain one: yaml.v3 then goes on decoding the rest, so the
+		// config's other mistakes are found too (Load reports this one with its key).
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
 	}
 	*d = Duration(v)
 	return nil
@@ -171,12 +173,14 @@ func Load(path string) (*Config, error) {
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("parse config %s: %w", path, err)
 	}
-	if errs := unknownKeys(path, &doc, reflect.TypeOf(Config{}), ""); len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
+	// Every mistake at once: unknown keys and values of the wrong type do not stop the
+	// checks of the rest (decoding goes past them), so one edit fixes them all.
+	errs := unknownKeys(path, &doc, reflect.TypeOf(Config{}), "")
 	var c Config
-	if err := doc.Decode(&c); err != nil {
-		return nil, fmt.Errorf("parse config %s: %w", path, err)
+	if len(doc.Content) == 0 {
+		errs = append(errs, fmt.Errorf("%s: the config is empty: it needs at least one challenge (see docs/config.md)", path))
+	} else if err := doc.Decode(&c); err != nil && len(errs) == 0 {
+		errs = append(errs, fmt.Errorf("parse config %s: %w", path, err)) // what the type checks missed
 	}
 	c.file = path
 	c.recordLines(&doc)
@@ -202,7 +206,10 @@ func Load(path string) (*Config, error) {
 		c.APIKey = k
 	}
 	if err := c.check(); err != nil {
-		return nil, err
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return &c, nil
 }
