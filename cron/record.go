@@ -53,6 +53,10 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	for i := range env.Bots {
 		env.Bots[i].Seed = engine.SubSeed(env.Seed, env.Bots[i].Name)
 	}
+	if err := checkAskedGames(env, opts.Games); err != nil {
+		rep.Skipped = err.Error()
+		return err
+	}
 	runID, err := c.Store.StartRun(ctx, ch.Name, env.Seed, ch.Concurrency, botset, firstPositive(env.Games, ch.Games))
 	if err != nil {
 		return err
@@ -122,6 +126,24 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		return err
 	}
 	return c.publish(ctx, board, rep, opts.down)
+}
+
+// checkAskedGames refuses a number of games asked for (--games) that the engine cannot
+// play near enough: some play games in indivisible units (Bank Heist: whole tournaments of
+// 1,000 to 1,100 games), so --games 20 would silently play 1,071. Within a tenth either way
+// is the engine's own rounding and accepted; an engine that cannot say before playing
+// (Planned 0) is trusted.
+func checkAskedGames(env *PlayEnv, asked int) error {
+	if asked <= 0 || env.Game.Planned == nil {
+		return nil
+	}
+	planned := env.Game.Planned(env.run(), nil)
+	if planned <= 0 || (planned*10 <= asked*11+10 && planned*10 >= asked*9) {
+		return nil
+	}
+	return fmt.Errorf("--games %d: the %s engine plays its games in indivisible units and would play %d games for it, not %d; "+
+		"ask for a number it can play (about %d or a multiple of it), or set a shorter unit in the challenge's options (docs/games/%s.md); nothing was played",
+		asked, env.Game.Name, planned, asked, planned, env.Game.Name)
 }
 
 // checkpoints sets up the checkpoints of run runID: from the interrupted run prev's last
