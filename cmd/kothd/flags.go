@@ -169,6 +169,10 @@ type common struct {
 	snapshot  string
 	logFormat string
 	logLevel  string
+	// noTargets: the command publishes nothing (bench, replay), so the host's publication
+	// targets are neither made nor touched: no GITHUB_TOKEN needed, the output directory
+	// not repaired nor read by the board guard.
+	noTargets bool
 }
 
 func (c *common) register(fs *flag.FlagSet, withSnapshot bool) {

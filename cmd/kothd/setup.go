@@ -58,6 +58,10 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	if err != nil {
 		return nil, nil, err
 	}
+	if c.noTargets {
+		cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out}
+		return cy, func() { st.Close(); lock.Release() }, nil
+	}
 	outDir := publisher.Dir{Path: cfg.OutputDir}
 	if err := outDir.Repair(); err != nil { // finish or undo a publication a kill interrupted
 		st.Close()
