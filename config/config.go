@@ -44,6 +44,9 @@ type Config struct {
 
 	// StopTimeout bounds how long kothd takes to exit after SIGTERM/SIGINT (default 10s).
 	StopTimeout Duration `yaml:"stop_timeout"`
+	// Listen, when set, is the address (host:port) the daemon serves /metrics (Prometheus)
+	// and /healthz on; empty: none. Keep it on localhost or a private network.
+	Listen string `yaml:"listen"`
 	// PythonImports are modules the python interpreter must import, checked before each
 	// cycle (default [numpy], which answers import); [] checks none.
 	PythonImports []string `yaml:"python_imports"`

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"reflect"
 	"regexp"
@@ -143,6 +144,11 @@ func (c *Config) check() error {
 	for key, v := range map[string]Duration{"stop_timeout": c.StopTimeout, "github.deadline": c.GitHub.Deadline} {
 		if v < 0 {
 			bad(c.lines[key], "%s must not be negative", key)
+		}
+	}
+	if c.Listen != "" {
+		if _, port, err := net.SplitHostPort(c.Listen); err != nil || port == "" {
+			bad(c.lines["listen"], "listen must be host:port (127.0.0.1:9464, :9464), not %q", c.Listen)
 		}
 	}
 	for key, l := range c.Languages {

@@ -44,6 +44,9 @@ type Cycle struct {
 	// once they have ended and the bots' processes are gone, with each bot's accounting
 	// (nil if the run failed). kothd bench measures a run's CPU and decisions with it.
 	Meter func(challenge string) func(stats []*runner.Stats)
+	// Watch, when set, is told runs, decisions, progress, publications and ticks (the
+	// daemon's metrics).
+	Watch Watcher
 }
 
 // Options adjust one cycle.
@@ -245,6 +248,7 @@ func (c *Cycle) progressPrinter(name string, live *LiveRun) engine.Progress {
 		if live != nil {
 			live.Done, live.Total, live.Rate, live.ETA = done, total, rate, eta.Seconds()
 			c.writeLive(live)
+			c.watch().Progress(name, done)
 		}
 		c.printf("%s: games %d/%d (%.0f%%), %s games/s, ETA %s\n", name, done, total, 100*float64(done)/float64(max(total, 1)), rateText(rate), eta.Round(time.Second))
 		if doLog {

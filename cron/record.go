@@ -93,12 +93,16 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	}
 	if err != nil {
 		c.endRun(ctx, runID, err)
+		outcome := "failed"
 		if ctx.Err() != nil {
-			rep.Stopped, rep.Games = true, live.Done
+			rep.Stopped, rep.Games, outcome = true, live.Done, "interrupted"
 		}
+		c.watch().RunEnded(ch.Name, outcome, rep.Games, rep.Elapsed)
 		return fmt.Errorf("run %d: %w", runID, describe(err))
 	}
 	rep.Games = played.Result.Games
+	c.watch().RunEnded(ch.Name, "done", rep.Games, rep.Elapsed)
+	c.watchDecisions(ch.Name, played.Stats)
 	if v := played.Result.Voided; v > 0 {
 		// Host faults (the sandbox failed, the machine ran out of processes) void games
 		// rather than scoring them against a bot; a host should look at why.
@@ -309,6 +313,7 @@ func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report, do
 			if ctx.Err() != nil {
 				continue // stopped on request: not the target's failure
 			}
+			c.watch().Published(b.Challenge, s.Target(), false)
 			c.Log.Error("publish failed; the next cycle retries", "challenge", b.Challenge, "target", s.Target(), "err", out.Err)
 			c.printf("%s: publication to %s failed (the next cycle retries): %v\n", b.Challenge, s.Target(), out.Err)
 			// An event, so `kothd status` can say why the board is not out.
@@ -321,6 +326,7 @@ func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report, do
 			return err
 		}
 		out.Published = true
+		c.watch().Published(b.Challenge, s.Target(), true)
 		rep.Targets = append(rep.Targets, out)
 		rep.Published = append(rep.Published, s.Target())
 		c.printf("%s: leaderboard written to %s\n", b.Challenge, s.Target())

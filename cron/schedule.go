@@ -201,6 +201,9 @@ func (d *daemon) tick(ctx context.Context, names []string, why string) {
 			log.Info("published", "challenge", r.Challenge, "run", r.RunID, "target", target)
 		}
 	}
+	if ctx.Err() == nil {
+		d.c.watch().CycleEnded(err, IsPublishOnly(err))
+	}
 	switch {
 	case err == nil:
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
