@@ -40,6 +40,21 @@ func (c *Cycle) Preflight(ctx context.Context) error {
 	return nil
 }
 
+// CleanPreflightDirs removes the scratch directories of preflights a killed kothd left in
+// the temporary directory (os.TempDir()/kothd-preflight-*). One younger than ten minutes may
+// be another kothd's check under way (a preflight lasts at most a minute) and stays.
+func CleanPreflightDirs() (removed int) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "kothd-preflight-*"))
+	for _, d := range dirs {
+		if st, err := os.Lstat(d); err == nil && st.IsDir() && time.Since(st.ModTime()) > 10*time.Minute {
+			if os.RemoveAll(d) == nil {
+				removed++
+			}
+		}
+	}
+	return removed
+}
+
 // writable proves a directory exists (or can be made) and takes a file.
 func writable(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

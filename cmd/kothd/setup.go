@@ -45,6 +45,9 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 		return nil, nil, err
 	}
 	defer releaseOnError(lock, &err)
+	if n := cron.CleanPreflightDirs(); n > 0 {
+		log.Info("removed preflight scratch directories a killed kothd left", "count", n)
+	}
 	if n, err := cron.CleanWork(cfg.DataDir); err != nil {
 		return nil, nil, err
 	} else if n > 0 {
@@ -57,6 +60,9 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "kothd.db"))
 	if err != nil {
 		return nil, nil, err
+	}
+	if st.Migrated != "" {
+		log.Warn("database schema upgraded; the database as it was is kept beside it", "backup", filepath.Join(cfg.DataDir, st.Migrated))
 	}
 	if c.noTargets {
 		cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out}

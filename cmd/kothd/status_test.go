@@ -152,3 +152,32 @@ func TestStatusSeesTheLiveRun(t *testing.T) {
 		t.Errorf("status after SIGTERM: exit %d, want 1\n%s", code, out)
 	}
 }
+
+// kothd backup FILE writes a copy of the host's database that opens, without the lock (a
+// daemon may hold it).
+func TestBackupCommand(t *testing.T) {
+	cfgPath := testConfig(t, "")
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(cfg.DataDir, "kothd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	lock, err := store.LockDir(cfg.DataDir) // as a running daemon holds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	out := filepath.Join(t.TempDir(), "copy.db")
+	if code, o, e := kothd(t, "backup", out, "--config", cfgPath); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, o, e)
+	}
+	cp, err := store.OpenReadOnly(context.Background(), out)
+	if err != nil {
+		t.Fatalf("the backup does not open: %v", err)
+	}
+	cp.Close()
+}
