@@ -175,6 +175,9 @@ func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*R
 	if err != nil {
 		return rep, err
 	}
+	if err := c.checkLanguages(ch, subs); err != nil {
+		return rep, err
+	}
 	if err := c.prepare(ctx, env, adapter, subs, rep); err != nil {
 		return rep, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/scraper"
 )
 
 // Preflight proves the host can play before anything is fetched or played: a host's
@@ -28,7 +29,6 @@ func (c *Cycle) Preflight(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("data_dir: %w", err))
 	}
 	errs = append(errs, c.checkInterpreters(ctx)...)
-	errs = append(errs, checkToolchains(c.Config, c.anyLanguage())...)
 	if c.Config.Sandbox != "none" && c.Config.Cgroups != runner.CgroupsOff {
 		if err := runner.CheckCgroups(); err != nil { // computed once per process
 			errs = append(errs, err)
@@ -83,16 +83,6 @@ func (c *Cycle) pyChallenges() []string {
 		}
 	}
 	return out
-}
-
-// anyLanguage reports whether a challenge takes bots in any configured language.
-func (c *Cycle) anyLanguage() bool {
-	for _, ch := range c.Config.Challenges {
-		if ch.Protocol == "argv" || ch.Protocol == "dirfiles" {
-			return true
-		}
-	}
-	return false
 }
 
 // checkInterpreters runs the configured Python inside the sandbox, as a bot's harness
@@ -166,17 +156,37 @@ func lastLines(s string, n int) string {
 // …/bin/javac): the toolchains a `sh -c` build command needs.
 var scriptTool = regexp.MustCompile(`(?:^|[\s;&|(])(/[^\s'";&|()]*/bin/[^\s'";&|()]+)`)
 
-// checkToolchains checks that every configured language's build and run commands name
-// programs that exist: a language whose compiler is missing would fail every answer in it.
-// Programs inside the bot's directory (./bot) are made by the build and skipped.
-func checkToolchains(cfg *config.Config, needed bool) []error {
-	if !needed {
+// checkLanguages checks the toolchains of the languages a challenge's answers are written
+// in, after the fetch and before anything is built: a language whose compiler is missing
+// would fail every answer in it, as the answers' fault. Only languages in use are checked,
+// so a host keeping Bank Heist without, say, a JDK is stopped only when an answer in Java
+// comes, and only for that challenge (it used to be every language of the table, at start).
+func (c *Cycle) checkLanguages(ch *config.Challenge, subs []scraper.Submission) error {
+	if ch.Protocol != "argv" && ch.Protocol != "dirfiles" {
 		return nil
 	}
+	inUse := map[string]bool{}
+	for _, s := range subs {
+		if s.Reject == "" && s.Language != "" {
+			inUse[s.Language] = true
+		}
+	}
+	if errs := checkToolchains(c.Config, inUse); len(errs) > 0 {
+		return fmt.Errorf("host toolchains missing, nothing was built or played: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// checkToolchains checks that the build and run commands of the languages in inUse name
+// programs that exist. Programs inside the bot's directory (./bot) are made by the build
+// and skipped.
+func checkToolchains(cfg *config.Config, inUse map[string]bool) []error {
 	var errs []error
 	names := make([]string, 0, len(cfg.Languages))
 	for n := range cfg.Languages {
-		names = append(names, n)
+		if inUse[n] {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
 	for _, name := range names {
