@@ -44,6 +44,9 @@ type Cycle struct {
 	// once they have ended and the bots' processes are gone, with each bot's accounting
 	// (nil if the run failed). kothd bench measures a run's CPU and decisions with it.
 	Meter func(challenge string) func(stats []*runner.Stats)
+	// Ready, when set, is called by Serve once the preflight passed and the schedules run
+	// (the daemon tells systemd it is ready).
+	Ready func()
 	// Watch, when set, is told runs, decisions, progress, publications and ticks (the
 	// daemon's metrics).
 	Watch Watcher

@@ -90,6 +90,9 @@ func Serve(ctx context.Context, c *Cycle) error {
 		}
 	}
 	s.Start()
+	if c.Ready != nil {
+		c.Ready()
+	}
 	<-ctx.Done()
 	// Shutdown waits for running jobs; their context is already cancelled, so a run in
 	// progress stops at its next game boundary and is recorded as interrupted, not

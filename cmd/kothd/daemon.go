@@ -43,6 +43,16 @@ func runDaemon(ctx context.Context, cl *cli, args []string) error {
 		}
 		defer stop()
 	}
+	// Under systemd (Type=notify): ready once the preflight passed and the schedules run,
+	// the watchdog pinged while the daemon lives, stopping said at once on SIGTERM.
+	cy.Ready = func() {
+		sdNotify("READY=1\nSTATUS=scheduled; see kothd status")
+		watchdog(ctx)
+	}
+	go func() {
+		<-ctx.Done()
+		sdNotify("STOPPING=1")
+	}()
 	return cron.Serve(ctx, cy)
 }
 
