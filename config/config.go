@@ -48,6 +48,9 @@ type Config struct {
 
 	// StopTimeout bounds how long kothd takes to exit after SIGTERM/SIGINT (default 10s).
 	StopTimeout Duration `yaml:"stop_timeout"`
+	// Listen, when set, is the address (host:port) the daemon serves /metrics (Prometheus)
+	// and /healthz on; empty: none. Keep it on localhost or a private network.
+	Listen string `yaml:"listen"`
 	// PythonImports are modules the python interpreter must import, checked before each
 	// cycle (default [numpy], which answers import); [] checks none.
 	PythonImports []string `yaml:"python_imports"`
@@ -185,7 +188,9 @@ type Duration time.Duration
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		// A type error, not a plain one: yaml.v3 then goes on decoding the rest, so the
+		// config's other mistakes are found too (Load reports this one with its key).
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
 	}
 	*d = Duration(v)
 	return nil
@@ -213,16 +218,25 @@ func Load(path string) (*Config, error) {
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("parse config %s: %w", path, err)
 	}
-	if errs := unknownKeys(path, &doc, reflect.TypeOf(Config{}), ""); len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
+	// Every mistake at once: unknown keys and values of the wrong type do not stop the
+	// checks of the rest (decoding goes past them), so one edit fixes them all.
+	errs := unknownKeys(path, &doc, reflect.TypeOf(Config{}), "")
 	var c Config
-	if err := doc.Decode(&c); err != nil {
-		return nil, fmt.Errorf("parse config %s: %w", path, err)
+	if len(doc.Content) == 0 {
+		errs = append(errs, fmt.Errorf("%s: the config is empty: it needs at least one challenge (see docs/config.md)", path))
+	} else if err := doc.Decode(&c); err != nil && len(errs) == 0 {
+		errs = append(errs, fmt.Errorf("parse config %s: %w", path, err)) // what the type checks missed
 	}
 	c.file = path
 	c.recordLines(&doc)
-	base := filepath.Dir(path)
+	// Paths are absolute and clean from here on: what kothd records (publication targets,
+	// bot directories) must not depend on the directory it was started from nor on how
+	// the path was spelt.
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	base := filepath.Dir(abs)
 	c.DataDir = resolve(base, or(c.DataDir, "data"))
 	c.OutputDir = resolve(base, or(c.OutputDir, "leaderboards"))
 	c.Site = or(c.Site, "codegolf")
@@ -237,7 +251,10 @@ func Load(path string) (*Config, error) {
 		c.APIKey = k
 	}
 	if err := c.check(); err != nil {
-		return nil, err
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return &c, nil
 }
@@ -275,7 +292,7 @@ func or(s, def string) string {
 
 func resolve(base, p string) string {
 	if filepath.IsAbs(p) {
-		return p
+		return filepath.Clean(p)
 	}
 	return filepath.Join(base, p)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -29,11 +30,14 @@ func unknownKeys(file string, n *yaml.Node, t reflect.Type, where string) []erro
 	if t == reflect.TypeOf(yaml.Node{}) {
 		return nil // decoded later by its owner (an engine's options)
 	}
+	if err := typeError(file, n, t, where); err != nil {
+		return []error{err}
+	}
 	var errs []error
 	switch t.Kind() {
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
-			return nil // a type error, which the decoder reports
+			return nil // empty (null)
 		}
 		fields := yamlFields(t)
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -55,7 +59,7 @@ func unknownKeys(file string, n *yaml.Node, t reflect.Type, where string) []erro
 				errs = append(errs, fmt.Errorf("%s", msg))
 				continue
 			}
-			errs = append(errs, unknownKeys(file, v, ft, within(where, k.Value, v))...)
+			errs = append(errs, unknownKeys(file, v, ft, keyWithin(where, k.Value, v))...)
 		}
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
@@ -73,6 +77,80 @@ func unknownKeys(file string, n *yaml.Node, t reflect.Type, where string) []erro
 		}
 	}
 	return errs
+}
+
+// durationType is checked as a duration, not as the integer it is.
+var durationType = reflect.TypeOf(Duration(0))
+
+// typeError reports a value of the wrong kind for its field, with the file, the line and
+// the key: yaml.v3 would say "line 5: cannot unmarshal !!str `x` into int" without either,
+// and it quietly truncates `games: 1.5` to 1. An empty value (null) is the zero value.
+// where is " <key> in <place>" for a keyed value (keyWithin).
+func typeError(file string, n *yaml.Node, t reflect.Type, where string) error {
+	if n.Kind == yaml.AliasNode || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
+		return nil
+	}
+	what := strings.TrimPrefix(where, " ")
+	if what == "" {
+		what = "the config"
+	}
+	bad := func(want string) error {
+		got := n.Value
+		switch n.Kind {
+		case yaml.MappingNode:
+			got = "a mapping"
+		case yaml.SequenceNode:
+			got = "a list"
+		default:
+			got = fmt.Sprintf("%q", got)
+		}
+		return fmt.Errorf("%s:%d: %s must be %s, not %s", file, n.Line, what, want, got)
+	}
+	scalar := n.Kind == yaml.ScalarNode
+	switch {
+	case t == durationType:
+		if !scalar {
+			return bad("a duration such as 250ms, 2s or 5m")
+		}
+		if _, err := time.ParseDuration(n.Value); err != nil {
+			return bad("a duration such as 250ms, 2s or 5m")
+		}
+	case t == reflect.TypeOf(yaml.Node{}):
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		if !scalar || n.ShortTag() != "!!int" {
+			return bad("a whole number")
+		}
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		if !scalar || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
+			return bad("a number")
+		}
+	case t.Kind() == reflect.Bool:
+		if !scalar || n.ShortTag() != "!!bool" {
+			return bad("true or false")
+		}
+	case t.Kind() == reflect.String:
+		if !scalar {
+			return bad("text")
+		}
+	case t.Kind() == reflect.Struct || t.Kind() == reflect.Map:
+		if n.Kind != yaml.MappingNode && n.Kind != yaml.DocumentNode {
+			return bad("a mapping of keys to values")
+		}
+	case t.Kind() == reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return bad("a list")
+		}
+	}
+	return nil
+}
+
+// keyWithin is within, with the key itself in front for messages about its value
+// ("games in challenge forty").
+func keyWithin(where, key string, v *yaml.Node) string {
+	if v.Kind == yaml.MappingNode {
+		return within(where, key, v) // a section: its own keys name themselves
+	}
+	return " " + key + where
 }
 
 // within names the place a nested mapping sits in, for messages: a challenge by its name,

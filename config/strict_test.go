@@ -157,7 +157,7 @@ func TestValidateOptions(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{"challenges:\n  - name: a\n    engine: we\n    question_id: 1\n    options:\n      winning_scor: 20\n",
 			`:6: unknown key "winning_scor" in options of challenge a (did you mean "winning_score"?)`},
-		{"challenges:\n  - name: a\n    engine: we\n    question_id: 1\n    options: {lead: many}\n", `:5: challenge a: options: yaml: unmarshal errors:`},
+		{"challenges:\n  - name: a\n    engine: we\n    question_id: 1\n    options: {lead: many}\n", `:5: lead in options of challenge a must be a whole number, not "many"`},
 		{"challenges:\n  - name: a\n    engine: none\n    question_id: 1\n    options: {x: 1}\n", `:5: challenge a: the none engine has no options`},
 	} {
 		p := write(t, tc.body)

@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -13,6 +15,10 @@ import (
 	"github.com/robfig/cron/v3"
 	"gopkg.in/yaml.v3"
 )
+
+// challengeName is what a challenge's name may be: it names files (output_dir/<name>.md,
+// data_dir/bots/<name>/), so no separators, no dots to climb with.
+var challengeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
 // Protocols are the ways bots talk to the runner.
 var Protocols = []string{"pyclass", "argv", "dirfiles"}
@@ -134,6 +140,22 @@ func (c *Config) check() error {
 	if _, err := ParseSchedule(c.Schedule, loc); err != nil {
 		bad(c.lines["schedule"], "schedule: %v", err)
 	}
+	if len(c.Challenges) == 0 && c.lines != nil && len(c.lines) > 0 {
+		bad(c.lines["challenges"], "no challenges: the config declares none, so kothd would do nothing (see docs/config.md)")
+	}
+	if gh := c.GitHub; (gh.Owner == "") != (gh.Repo == "") {
+		bad(c.lines["github"], "github: owner and repo go together (both set to publish to GitHub, both empty not to), not owner %q and repo %q", gh.Owner, gh.Repo)
+	}
+	for key, v := range map[string]Duration{"stop_timeout": c.StopTimeout, "github.deadline": c.GitHub.Deadline} {
+		if v < 0 {
+			bad(c.lines[key], "%s must not be negative", key)
+		}
+	}
+	if c.Listen != "" {
+		if _, port, err := net.SplitHostPort(c.Listen); err != nil || port == "" {
+			bad(c.lines["listen"], "listen must be host:port (127.0.0.1:9464, :9464), not %q", c.Listen)
+		}
+	}
 	for key, l := range c.Languages {
 		if len(l.Run) == 0 {
 			bad(c.lines["languages."+key], "language %s has no run command", key)
@@ -147,6 +169,9 @@ func (c *Config) check() error {
 		}
 		if ch.Name == "" || ch.QuestionID <= 0 {
 			at("", "name and question_id are required")
+		}
+		if ch.Name != "" && !challengeName.MatchString(ch.Name) {
+			at("name", "the name %q is not a short name of letters, digits, - and _ (it names files in output_dir and data_dir)", ch.Name)
 		}
 		if ch.Name != "" && seen[ch.Name] {
 			at("name", "declared twice")
@@ -173,7 +198,10 @@ func (c *Config) check() error {
 			{"limits.procs", int64(ch.Limits.Procs)}, {"limits.open_files", int64(ch.Limits.OpenFiles)},
 			{"limits.output_kb", int64(ch.Limits.OutputKB)}, {"limits.disk_mb", int64(ch.Limits.DiskMB)},
 			{"limits.build_timeout", int64(ch.Limits.BuildTimeout)}, {"limits.run_budget", int64(ch.Limits.RunBudget)},
-			{"extract.max_bytes", int64(ch.Extract.MaxBytes)}} {
+			{"extract.max_bytes", int64(ch.Extract.MaxBytes)},
+			{"limits.name_max", int64(ch.Limits.NameMax)}, {"limits.classes_per_answer", int64(ch.Limits.ClassesPerAnswer)},
+			{"limits.bots_per_challenge", int64(ch.Limits.BotsPerChallenge)}, {"limits.answer_budget", int64(ch.Limits.AnswerBudget)},
+			{"limits.total_budget", int64(ch.Limits.TotalBudget)}} {
 			if f.v < 0 {
 				at(f.key, "%s must not be negative", f.key)
 			}
@@ -259,6 +287,37 @@ func (c *Config) Location() (*time.Location, error) {
 		return nil, fmt.Errorf("timezone %q: not a known IANA zone such as Europe/Paris or UTC", c.Timezone)
 	}
 	return loc, nil
+}
+
+// ZoneName names a location for a person: its IANA name, also for the machine's own zone,
+// which Go calls "Local": from TZ, else the zoneinfo file /etc/localtime links to, else
+// /etc/timezone, else the zone's abbreviation and offset.
+func ZoneName(loc *time.Location) string {
+	if loc != time.Local {
+		return loc.String()
+	}
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
+		return tz
+	}
+	if t, err := os.Readlink("/etc/localtime"); err == nil {
+		if _, name, ok := strings.Cut(t, "zoneinfo/"); ok && name != "" {
+			return name
+		}
+	}
+	if b, err := os.ReadFile("/etc/timezone"); err == nil {
+		if name := strings.TrimSpace(string(b)); name != "" {
+			return name
+		}
+	}
+	abbr, off := time.Now().In(loc).Zone()
+	return fmt.Sprintf("%s (UTC%+03d:%02d)", abbr, off/3600, abs(off%3600)/60)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // ScheduleOf is the cron expression a challenge runs on: its own, else the global one.

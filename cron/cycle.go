@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -49,6 +50,12 @@ type Cycle struct {
 	// NextRun, when set, says when the schedule plays a challenge next, for the board
 	// ("Next run: …"). Serve sets it; nil (kothd once): the board says the host runs it.
 	NextRun func(challenge string) *time.Time
+	// Ready, when set, is called by Serve once the preflight passed and the schedules run
+	// (the daemon tells systemd it is ready).
+	Ready func()
+	// Watch, when set, is told runs, decisions, progress, publications and ticks (the
+	// daemon's metrics).
+	Watch Watcher
 }
 
 // nextRun is when the challenge is played next, or nil when no schedule plays it.
@@ -64,6 +71,8 @@ type Options struct {
 	Seed  *uint64 // nil: a fresh random seed (recorded with the run)
 	Games int     // 0: the challenge's configured number
 	Force bool    // play even if nothing changed since the last run
+
+	down map[string]error // publication targets that failed their check this cycle
 }
 
 // Report says what a cycle did for one challenge.
@@ -78,7 +87,9 @@ type Report struct {
 	Seed      uint64
 	Games     int
 	Elapsed   time.Duration
-	Published []string // targets written
+	Stopped   bool            // the run was stopped on request (Games: those done by then)
+	Published []string        // targets written
+	Targets   []TargetOutcome // every publication target's outcome, when there was a board
 }
 
 // RunAll runs the cycle for every configured challenge (or the one named). A failure in one
@@ -92,7 +103,8 @@ func (c *Cycle) RunAll(ctx context.Context, only string, opts Options) ([]*Repor
 }
 
 // RunSome runs the cycle for the named challenges (all when names is empty), in config
-// order, after one probe of the API for all of them.
+// order, after one probe of the API for all of them. The error is a challenge's failure
+// (the first), else a *PublishError when only publication targets failed.
 func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*Report, error) {
 	var chs []*config.Challenge
 	for i := range c.Config.Challenges {
@@ -103,6 +115,7 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 	if err := c.Preflight(ctx); err != nil {
 		return nil, err
 	}
+	opts.down = c.checkTargets(ctx)
 	probed, unchanged := c.probe(ctx, chs, opts.Force || opts.Seed != nil)
 	var reports []*Report
 	var firstErr error
@@ -128,6 +141,9 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 			continue
 		}
 		rep, err := c.Run(ctx, ch, opts)
+		if IsPublishOnly(err) {
+			err = nil // played and recorded; the failed targets are in rep.Targets
+		}
 		if err == nil {
 			if in, ok := probed[ch.QuestionID]; ok {
 				if err := c.Store.SetQuestionState(ctx, ch.Name, in.AnswerCount, in.LastActivityDate); err != nil {
@@ -135,7 +151,8 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 				}
 			}
 		}
-		if err != nil {
+		stopped := err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled)
+		if err != nil && !stopped { // a requested stop (SIGTERM) is no failure: the caller says so
 			c.Log.Error("cycle failed; the last good leaderboard stays", "challenge", ch.Name, "err", err)
 			if firstErr == nil {
 				firstErr = fmt.Errorf("%s: %w", ch.Name, err)
@@ -151,10 +168,14 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 	if len(names) > 0 && len(reports) == 0 && firstErr == nil {
 		return nil, fmt.Errorf("no challenge named %s in the config", strings.Join(names, ", "))
 	}
+	if firstErr == nil {
+		firstErr = publishError(reports)
+	}
 	return reports, firstErr
 }
 
-// Run runs one cycle for one challenge.
+// Run runs one cycle for one challenge. When it played and recorded but some publication
+// targets failed, the error is a *PublishError (IsPublishOnly).
 func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*Report, error) {
 	rep := &Report{Challenge: ch.Name}
 	if _, err := c.games().Lookup(ch.Engine); err != nil {
@@ -171,13 +192,19 @@ func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*R
 	if err != nil {
 		return rep, err
 	}
+	if err := c.checkLanguages(ch, subs); err != nil {
+		return rep, err
+	}
 	if err := c.prepare(ctx, env, adapter, subs, rep); err != nil {
 		return rep, err
 	}
 	if err := allFailedAlike(rep); err != nil {
 		return rep, err
 	}
-	return rep, c.play(ctx, env, adapter, opts, rep)
+	if err := c.play(ctx, env, adapter, opts, rep); err != nil {
+		return rep, err
+	}
+	return rep, publishError([]*Report{rep})
 }
 
 // fetch gets the answers, extracts submissions and records what changed.
@@ -251,8 +278,9 @@ func (c *Cycle) printf(format string, args ...any) {
 }
 
 // progressPrinter prints a progress line with rate and ETA at most once a second, and
-// logs one every ProgressLog when that is set.
-func (c *Cycle) progressPrinter(name string) engine.Progress {
+// logs one every ProgressLog when that is set. With live set, it also replaces the live
+// run's file (for `kothd status`) as often as it prints.
+func (c *Cycle) progressPrinter(name string, live *LiveRun) engine.Progress {
 	start := time.Now()
 	last, logged := start, start // the first line after a second, when the rate means something
 	return func(done, total int) {
@@ -265,6 +293,11 @@ func (c *Cycle) progressPrinter(name string) engine.Progress {
 		el := now.Sub(start).Seconds()
 		rate := float64(done) / max(el, 1e-9)
 		eta := time.Duration(float64(total-done)/max(rate, 1e-9)) * time.Second
+		if live != nil {
+			live.Done, live.Total, live.Rate, live.ETA = done, total, rate, eta.Seconds()
+			c.writeLive(live)
+			c.watch().Progress(name, done)
+		}
 		c.printf("%s: games %d/%d (%.0f%%), %s games/s, ETA %s\n", name, done, total, 100*float64(done)/float64(max(total, 1)), rateText(rate), eta.Round(time.Second))
 		if doLog {
 			logged = now

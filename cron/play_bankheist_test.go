@@ -112,3 +112,37 @@ func TestBankHeistFirstFaultInTournamentOrder(t *testing.T) {
 		t.Errorf("%d faults counted over %d games", n, want)
 	}
 }
+
+// --games N that Bank Heist cannot play near enough (its tournaments are indivisible: 20
+// games asked played one tournament of 1,071, silently) is refused with what it would play
+// and what to do; a number it can play, or a shorter tournament set in the options, is not.
+func TestAskedGamesTheEngineCannotPlayAreRefused(t *testing.T) {
+	t.Parallel()
+	env, a := adapterEnv(t, "bankheist", "")
+	env.Challenge.Baselines = true
+	builtins, err := a.Builtins(context.Background(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Bots, env.Seed = builtins, 1
+	for asked, ok := range map[int]bool{20: false, 1500: false, 1000: true, 3000: true} {
+		env.Games = asked
+		err := checkAskedGames(env, asked)
+		if (err == nil) != ok {
+			t.Errorf("--games %d: %v, want accepted %v", asked, err, ok)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "indivisible units") || !strings.Contains(err.Error(), "nothing was played")) {
+			t.Errorf("--games %d: unclear refusal: %v", asked, err)
+		}
+	}
+	short, _ := adapterEnv(t, "bankheist", "games_per_tournament: 20\n")
+	short.Bots, short.Seed, short.Games = builtins, 1, 20
+	if err := checkAskedGames(short, 20); err != nil {
+		t.Errorf("a shorter tournament set in the options: %v", err)
+	}
+	forty, _ := adapterEnv(t, "forty", "")
+	forty.Games = 7
+	if err := checkAskedGames(forty, 7); err != nil {
+		t.Errorf("forty plays any number: %v", err)
+	}
+}

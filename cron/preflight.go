@@ -13,34 +13,46 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/config"
-	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/scraper"
 )
 
-// Preflight proves the host can play and publish before anything is fetched or played:
-// a host's mistake (a missing interpreter, a toolchain not installed, a broken sandbox,
-// an unwritable directory, a bad GitHub token) would otherwise be played as every
-// entrant's failure and published. Every problem found is reported at once. RunSome runs
-// it before each cycle (once, every daemon tick); Serve at start.
+// Preflight proves the host can play before anything is fetched or played: a host's
+// mistake (a missing interpreter, a toolchain not installed, a broken sandbox, an
+// unwritable data directory) would otherwise be played as every entrant's failure and
+// published. Every problem found is reported at once. RunSome runs it before each cycle
+// (once, every daemon tick); Serve at start. Publication targets are not part of it: each
+// is checked on its own (checkTargets), and one failing never stops play.
 func (c *Cycle) Preflight(ctx context.Context) error {
 	var errs []error
 	if err := writable(c.Config.DataDir); err != nil {
 		errs = append(errs, fmt.Errorf("data_dir: %w", err))
 	}
 	errs = append(errs, c.checkInterpreters(ctx)...)
-	errs = append(errs, checkToolchains(c.Config, c.anyLanguage())...)
 	if c.Config.Sandbox != "none" && c.Config.Cgroups != runner.CgroupsOff {
 		if err := runner.CheckCgroups(); err != nil { // computed once per process
 			errs = append(errs, err)
 		}
 	}
-	if err := publisher.CheckWrite(ctx, c.Sinks); err != nil {
-		errs = append(errs, fmt.Errorf("publishing: %w", err))
-	}
 	if len(errs) > 0 {
 		return fmt.Errorf("preflight failed, nothing was played: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// CleanPreflightDirs removes the scratch directories of preflights a killed kothd left in
+// the temporary directory (os.TempDir()/kothd-preflight-*). One younger than ten minutes may
+// be another kothd's check under way (a preflight lasts at most a minute) and stays.
+func CleanPreflightDirs() (removed int) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "kothd-preflight-*"))
+	for _, d := range dirs {
+		if st, err := os.Lstat(d); err == nil && st.IsDir() && time.Since(st.ModTime()) > 10*time.Minute {
+			if os.RemoveAll(d) == nil {
+				removed++
+			}
+		}
+	}
+	return removed
 }
 
 // writable proves a directory exists (or can be made) and takes a file.
@@ -71,16 +83,6 @@ func (c *Cycle) pyChallenges() []string {
 		}
 	}
 	return out
-}
-
-// anyLanguage reports whether a challenge takes bots in any configured language.
-func (c *Cycle) anyLanguage() bool {
-	for _, ch := range c.Config.Challenges {
-		if ch.Protocol == "argv" || ch.Protocol == "dirfiles" {
-			return true
-		}
-	}
-	return false
 }
 
 // checkInterpreters runs the configured Python inside the sandbox, as a bot's harness
@@ -154,17 +156,37 @@ func lastLines(s string, n int) string {
 // …/bin/javac): the toolchains a `sh -c` build command needs.
 var scriptTool = regexp.MustCompile(`(?:^|[\s;&|(])(/[^\s'";&|()]*/bin/[^\s'";&|()]+)`)
 
-// checkToolchains checks that every configured language's build and run commands name
-// programs that exist: a language whose compiler is missing would fail every answer in it.
-// Programs inside the bot's directory (./bot) are made by the build and skipped.
-func checkToolchains(cfg *config.Config, needed bool) []error {
-	if !needed {
+// checkLanguages checks the toolchains of the languages a challenge's answers are written
+// in, after the fetch and before anything is built: a language whose compiler is missing
+// would fail every answer in it, as the answers' fault. Only languages in use are checked,
+// so a host keeping Bank Heist without, say, a JDK is stopped only when an answer in Java
+// comes, and only for that challenge (it used to be every language of the table, at start).
+func (c *Cycle) checkLanguages(ch *config.Challenge, subs []scraper.Submission) error {
+	if ch.Protocol != "argv" && ch.Protocol != "dirfiles" {
 		return nil
 	}
+	inUse := map[string]bool{}
+	for _, s := range subs {
+		if s.Reject == "" && s.Language != "" {
+			inUse[s.Language] = true
+		}
+	}
+	if errs := checkToolchains(c.Config, inUse); len(errs) > 0 {
+		return fmt.Errorf("host toolchains missing, nothing was built or played: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// checkToolchains checks that the build and run commands of the languages in inUse name
+// programs that exist. Programs inside the bot's directory (./bot) are made by the build
+// and skipped.
+func checkToolchains(cfg *config.Config, inUse map[string]bool) []error {
 	var errs []error
 	names := make([]string, 0, len(cfg.Languages))
 	for n := range cfg.Languages {
-		names = append(names, n)
+		if inUse[n] {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
 	for _, name := range names {

@@ -2,8 +2,6 @@ package cron
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -29,11 +27,14 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	if err != nil {
 		return err
 	}
+	if err := c.upgradeBotSet(ctx, env, botset, last, prev); err != nil {
+		return err
+	}
 	resume := opts.Seed == nil && prev != nil && (prev.Interrupted() || prev.BoardMissing()) && prev.BotSet == botset
 	if !resume && !opts.Force && opts.Seed == nil && last != nil && last.BotSet == botset {
 		rep.Skipped = fmt.Sprintf("nothing changed since run %d; its leaderboard stands", last.ID)
 		c.printf("%s: %s\n", ch.Name, rep.Skipped)
-		return c.republish(ctx, last, rep)
+		return c.republish(ctx, last, rep, opts.down)
 	}
 	if len(env.Bots) < 2 {
 		rep.Skipped = fmt.Sprintf("only %d bot(s) entered; at least 2 are needed", len(env.Bots))
@@ -52,11 +53,18 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	for i := range env.Bots {
 		env.Bots[i].Seed = engine.SubSeed(env.Seed, env.Bots[i].Name)
 	}
-	env.Progress = c.progressPrinter(ch.Name)
+	if err := checkAskedGames(env, opts.Games); err != nil {
+		rep.Skipped = err.Error()
+		return err
+	}
 	runID, err := c.Store.StartRun(ctx, ch.Name, env.Seed, ch.Concurrency, botset, firstPositive(env.Games, ch.Games))
 	if err != nil {
 		return err
 	}
+	live := &LiveRun{Challenge: ch.Name, Run: runID, Seed: env.Seed, Total: firstPositive(env.Games, ch.Games), Started: time.Now().UTC()}
+	c.writeLive(live)
+	defer c.removeLive(ch.Name)
+	env.Progress = c.progressPrinter(ch.Name, live)
 	rep.RunID, rep.Seed = runID, env.Seed
 	if err := c.Store.RecordRunBots(ctx, runID, env.Bots); err != nil {
 		c.endRun(ctx, runID, err)
@@ -85,16 +93,23 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	}
 	if err != nil {
 		c.endRun(ctx, runID, err)
+		outcome := "failed"
+		if ctx.Err() != nil {
+			rep.Stopped, rep.Games, outcome = true, live.Done, "interrupted"
+		}
+		c.watch().RunEnded(ch.Name, outcome, rep.Games, rep.Elapsed)
 		return fmt.Errorf("run %d: %w", runID, describe(err))
 	}
 	rep.Games = played.Result.Games
+	c.watch().RunEnded(ch.Name, "done", rep.Games, rep.Elapsed)
+	c.watchDecisions(ch.Name, played.Stats)
 	if v := played.Result.Voided; v > 0 {
 		// Host faults (the sandbox failed, the machine ran out of processes) void games
 		// rather than scoring them against a bot; a host should look at why.
 		c.Log.Warn("games voided by host faults", "challenge", ch.Name, "run", runID, "voided", v)
 		c.printf("%s: %d games voided by host faults (not scored)\n", ch.Name, v)
 	}
-	c.Log.Info("run finished", "challenge", ch.Name, "run", runID, "seed", env.Seed, "games", rep.Games, "elapsed", rep.Elapsed.Round(time.Millisecond))
+	c.Log.Info("run finished", "challenge", ch.Name, "run", runID, "seed", env.Seed, "games", rep.Games, "elapsed", rep.Elapsed)
 	// A resumed run played only the games after its checkpoint this time.
 	now := rep.Games
 	if cp := env.Checkpoints; cp != nil && cp.Resume != nil {
@@ -114,7 +129,25 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	if err := c.recordMoves(ctx, board); err != nil {
 		return err
 	}
-	return c.publish(ctx, board, rep)
+	return c.publish(ctx, board, rep, opts.down)
+}
+
+// checkAskedGames refuses a number of games asked for (--games) that the engine cannot
+// play near enough: some play games in indivisible units (Bank Heist: whole tournaments of
+// 1,000 to 1,100 games), so --games 20 would silently play 1,071. Within a tenth either way
+// is the engine's own rounding and accepted; an engine that cannot say before playing
+// (Planned 0) is trusted.
+func checkAskedGames(env *PlayEnv, asked int) error {
+	if asked <= 0 || env.Game.Planned == nil {
+		return nil
+	}
+	planned := env.Game.Planned(env.run(), nil)
+	if planned <= 0 || (planned*10 <= asked*11+10 && planned*10 >= asked*9) {
+		return nil
+	}
+	return fmt.Errorf("--games %d: the %s engine plays its games in indivisible units and would play %d games for it, not %d; "+
+		"ask for a number it can play (about %d or a multiple of it), or set a shorter unit in the challenge's options (docs/games/%s.md); nothing was played",
+		asked, env.Game.Name, planned, asked, planned, env.Game.Name)
 }
 
 // checkpoints sets up the checkpoints of run runID: from the interrupted run prev's last
@@ -138,22 +171,6 @@ func (c *Cycle) checkpoints(ctx context.Context, env *PlayEnv, runID int64, prev
 	c.Log.Info("resuming an interrupted run from its checkpoint", "challenge", env.Challenge.Name, "run", prev.ID, "as", runID, "game", saved.Done, "games", games)
 	c.printf("%s: resuming run %d at game %d of %d (as run %d)\n", env.Challenge.Name, prev.ID, saved.Done, games, runID)
 	return cp, nil
-}
-
-// botSetHash identifies what a run plays: the bots (by name and code directory, which is
-// keyed by content hash) and the settings that change results (the engine's options
-// among them).
-func botSetHash(env *PlayEnv) string {
-	h := sha256.New()
-	opts, _ := json.Marshal(env.Options)
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", env.Challenge.Engine, firstPositive(env.Games, env.Challenge.Games), env.Challenge.Concurrency, opts)
-	if k := adaptiveKey(env); k != "" {
-		fmt.Fprintf(h, "%s\x00", k)
-	}
-	for _, b := range env.Bots {
-		fmt.Fprintf(h, "%s\x00%s\x00", b.Name, b.Dir)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 func standings(env *PlayEnv, p *Played) []store.Standing {
@@ -265,7 +282,7 @@ func (c *Cycle) recordMoves(ctx context.Context, b *publisher.Board) error {
 // entered as they stand now (a new broken answer must learn why at once) and this fetch's
 // changes. Sinks that already hold exactly that are left alone; one whose last publication
 // failed gets it now.
-func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) error {
+func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report, down map[string]error) error {
 	raw, err := c.Store.RunBoard(ctx, last.ID)
 	if err != nil || raw == nil {
 		return err
@@ -285,45 +302,59 @@ func (c *Cycle) republish(ctx context.Context, last *store.Run, rep *Report) err
 	b.NotEntered = publisher.BoundNotEntered(rep.Rejected)
 	b.Run.NextRun = c.nextRun(b.Challenge)
 	b.Changes = append(b.Changes, publisher.FetchChanges(&b, changeList(rep.Changes, revs), false)...)
-	return c.publish(ctx, &b, rep)
+	return c.publish(ctx, &b, rep, down)
 }
 
-// publish writes the board to every sink whose last publication differs.
-func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report) error {
+// publish writes the board to every sink whose last publication differs. Targets are
+// independent: a failure (or a target down since its check, in down) is recorded for
+// status and in rep.Targets, and the others are still written. The error is for what is
+// not a target's: the board refused (guardBoard) or the store failing.
+func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report, down map[string]error) error {
 	if err := c.guardBoard(b); err != nil {
 		return err
 	}
 	files := publisher.Files(b)
 	hash := publisher.Hash(files)
-	var firstErr error
 	for _, s := range c.Sinks {
+		out := TargetOutcome{Target: s.Target()}
 		prev, err := c.Store.LastPublication(ctx, b.Challenge, s.Target())
 		if err != nil {
 			return err
 		}
 		if prev == hash {
+			out.Current = true
+			rep.Targets = append(rep.Targets, out)
 			continue
 		}
-		commit, err := s.Publish(ctx, files, fmt.Sprintf("%s: run %d, %d games, seed %d", b.Challenge, b.Run.ID, b.Run.Games, b.Run.Seed))
-		if err != nil {
-			c.Log.Error("publish failed", "target", s.Target(), "err", err)
-			// An event, so `kothd status` can say why the board is not out.
-			if eerr := c.Store.AddEvent(context.WithoutCancel(ctx), b.Challenge, store.PublishFailedEvent, 0, s.Target()+": "+err.Error()); eerr != nil {
-				c.Log.Error("record failed publication", "err", eerr)
+		commit := ""
+		if out.Err = down[s.Target()]; out.Err == nil {
+			commit, out.Err = s.Publish(ctx, files, fmt.Sprintf("%s: run %d, %d games, seed %d", b.Challenge, b.Run.ID, b.Run.Games, b.Run.Seed))
+		}
+		if out.Err != nil {
+			rep.Targets = append(rep.Targets, out)
+			if ctx.Err() != nil {
+				continue // stopped on request: not the target's failure
 			}
-			if firstErr == nil {
-				firstErr = err
+			c.watch().Published(b.Challenge, s.Target(), false)
+			c.Log.Error("publish failed; the next cycle retries", "challenge", b.Challenge, "target", s.Target(), "err", out.Err)
+			c.printf("%s: publication to %s failed (the next cycle retries): %v\n", b.Challenge, s.Target(), out.Err)
+			// An event, so `kothd status` can say why the board is not out.
+			if eerr := c.Store.AddEvent(context.WithoutCancel(ctx), b.Challenge, store.PublishFailedEvent, 0, s.Target()+": "+out.Err.Error()); eerr != nil {
+				c.Log.Error("record failed publication", "err", eerr)
 			}
 			continue
 		}
 		if err := c.Store.RecordPublication(ctx, b.Challenge, b.Run.ID, s.Target(), hash, commit); err != nil {
 			return err
 		}
+		out.Published = true
+		c.watch().Published(b.Challenge, s.Target(), true)
+		rep.Targets = append(rep.Targets, out)
 		rep.Published = append(rep.Published, s.Target())
 		c.printf("%s: leaderboard written to %s\n", b.Challenge, s.Target())
 	}
 	c.publishQuestion(ctx, b) // after the sinks, whatever they did; never fails the cycle
-	return firstErr
+	return nil
 }
 
 // changeList describes a fetch's changes for the board, with each edit's time.

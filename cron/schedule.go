@@ -2,6 +2,7 @@ package cron
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -70,7 +71,7 @@ func Serve(ctx context.Context, c *Cycle) error {
 		if err != nil {
 			return fmt.Errorf("schedule %s (%q): %w", strings.Join(names, ", "), spec, err)
 		}
-		c.Log.Info("scheduled", "challenges", names, "cron", spec, "timezone", loc.String())
+		c.Log.Info("scheduled", "challenges", names, "cron", spec, "timezone", config.ZoneName(loc))
 	}
 	due, err := d.due(ctx, time.Now())
 	if err != nil {
@@ -90,6 +91,9 @@ func Serve(ctx context.Context, c *Cycle) error {
 		}
 	}
 	s.Start()
+	if c.Ready != nil {
+		c.Ready()
+	}
 	<-ctx.Done()
 	// Shutdown waits for running jobs; their context is already cancelled, so a run in
 	// progress stops at its next game boundary and is recorded as interrupted, not
@@ -188,20 +192,35 @@ func (d *daemon) tick(ctx context.Context, names []string, why string) {
 	reps, err := d.c.RunSome(ctx, names, Options{})
 	for _, r := range reps {
 		switch {
+		case r.Stopped:
+			log.Info("run stopped on request; recorded as interrupted, the next cycle plays it again with its seed",
+				"challenge", r.Challenge, "run", r.RunID, "seed", r.Seed, "games_done", r.Games, "elapsed", r.Elapsed)
 		case r.RunID == 0:
 			log.Info("nothing played", "challenge", r.Challenge, "why", r.Skipped)
 		default:
 			log.Info("played", "challenge", r.Challenge, "run", r.RunID, "seed", r.Seed, "bots", r.Entered,
-				"not_entered", len(r.Rejected), "games", r.Games, "elapsed", r.Elapsed.Round(time.Second))
+				"not_entered", len(r.Rejected), "games", r.Games, "elapsed", r.Elapsed)
 		}
 		for _, target := range r.Published {
 			log.Info("published", "challenge", r.Challenge, "run", r.RunID, "target", target)
 		}
 	}
-	if err != nil {
+	if ctx.Err() == nil {
+		d.c.watch().CycleEnded(err, IsPublishOnly(err))
+	}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		log.Info("tick stopped on request", "challenges", names, "elapsed", time.Since(start))
+		return
+	case IsPublishOnly(err):
+		// Played and recorded; only targets failed (each logged by publish). Not a failed
+		// cycle: the next one retries them.
+		log.Warn("some publications failed; the next cycle retries them", "challenges", names, "err", err)
+	default:
 		log.Error("cycle failed; the last good leaderboards stay", "challenges", names, "err", err)
 	}
-	log.Info("tick done", "challenges", names, "elapsed", time.Since(start).Round(time.Second))
+	log.Info("tick done", "challenges", names, "elapsed", time.Since(start))
 	for _, n := range names {
 		d.logNext(n)
 	}

@@ -112,7 +112,7 @@ func TestProgressLogged(t *testing.T) {
 	for _, every := range []time.Duration{0, 5 * time.Millisecond} {
 		var logs syncBuffer
 		cy := &Cycle{Log: slog.New(slog.NewTextHandler(&logs, nil)), ProgressLog: every}
-		p := cy.progressPrinter("forty")
+		p := cy.progressPrinter("forty", nil)
 		p(10, 100)
 		time.Sleep(10 * time.Millisecond)
 		p(50, 100)

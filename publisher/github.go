@@ -81,7 +81,16 @@ func NewGitHub(owner, repo, branch, dir, token, baseURL string) (*GitHub, error)
 }
 
 func (g *GitHub) Target() string {
-	return fmt.Sprintf("github:%s/%s@%s/%s", g.Owner, g.Repo, g.Branch, g.Dir)
+	return GitHubTarget(g.Owner, g.Repo, g.Branch, g.Dir)
+}
+
+// GitHubTarget is the target name (Target) of the GitHub sink the config's values make,
+// for what must name it without making it (status, without a token).
+func GitHubTarget(owner, repo, branch, dir string) string {
+	if branch == "" {
+		branch = "main"
+	}
+	return fmt.Sprintf("github:%s/%s@%s/%s", owner, repo, branch, path.Clean("/" + dir)[1:])
 }
 
 // client is a fresh go-github client per attempt: go-github remembers rate limits and
@@ -121,7 +130,12 @@ func (g *GitHub) publishOnce(ctx context.Context, c *github.Client, files map[st
 	}
 	sort.Strings(names)
 	ref, _, err := c.Git.GetRef(ctx, g.Owner, g.Repo, "heads/"+g.Branch)
-	if isEmptyRepo(err) {
+	// In an empty repository the contents API makes a first commit of one file; the
+	// publication's commit then replaces it (no parent, the branch moved by force: nobody
+	// else has seen it), so the history starts with one commit holding every file, as any
+	// later publication makes one.
+	fresh := isEmptyRepo(err)
+	if fresh {
 		first := names[0]
 		g.log().Info("github repository is empty: creating its first commit", "target", g.Target(), "file", first)
 		if _, _, err := c.Repositories.CreateFile(ctx, g.Owner, g.Repo, path.Join(g.Dir, first), &github.RepositoryContentFileOptions{
@@ -152,17 +166,22 @@ func (g *GitHub) publishOnce(ctx context.Context, c *github.Client, files map[st
 	if tree.GetSHA() == head.GetTree().GetSHA() {
 		return head.GetSHA(), nil
 	}
+	parents := []*github.Commit{{SHA: head.SHA}}
+	if fresh {
+		parents = []*github.Commit{}
+	}
 	commit, _, err := c.Git.CreateCommit(ctx, g.Owner, g.Repo, &github.Commit{
-		Message: github.String(message), Tree: tree, Parents: []*github.Commit{{SHA: head.SHA}},
+		Message: github.String(message), Tree: tree, Parents: parents,
 	}, nil)
 	if err != nil {
 		return "", fmt.Errorf("create commit: %w", err)
 	}
-	// Not forced: if someone pushed meanwhile the update fails, and the retry builds on
-	// top of their commit instead of erasing it.
+	// Not forced (but over the first commit this publication made): if someone pushed
+	// meanwhile the update fails, and the retry builds on top of their commit instead of
+	// erasing it.
 	if _, _, err := c.Git.UpdateRef(ctx, g.Owner, g.Repo, &github.Reference{
 		Ref: github.String("refs/heads/" + g.Branch), Object: &github.GitObject{SHA: commit.SHA},
-	}, false); err != nil {
+	}, fresh); err != nil {
 		return "", fmt.Errorf("move branch to %s: %w", commit.GetSHA(), err)
 	}
 	return commit.GetSHA(), nil

@@ -212,6 +212,20 @@ func (g *GitHub) explain(err error) error {
 		return fmt.Errorf("GitHub refused (403): the token may not write to %s/%s: %s: %w", g.Owner, g.Repo, scopeHint, err)
 	case http.StatusNotFound:
 		return fmt.Errorf("GitHub found nothing (404): check owner %q, repo %q and branch %q; a private repository also answers 404 to a token that cannot see it: %w", g.Owner, g.Repo, g.Branch, err)
+	case http.StatusConflict:
+		return fmt.Errorf("GitHub reports a conflict (409) in %s/%s: the repository is empty, archived, being created or moved, or another writer holds branch %q; "+
+			"check the repository on github.com (an archived one must be unarchived); the next cycle retries: %w", g.Owner, g.Repo, g.Branch, err)
+	case http.StatusUnprocessableEntity:
+		var er *github.ErrorResponse
+		msg := ""
+		if errors.As(err, &er) {
+			msg = strings.ToLower(er.Message)
+		}
+		if strings.Contains(msg, "protected branch") || strings.Contains(msg, "rule violation") || strings.Contains(msg, "ruleset") {
+			return fmt.Errorf("branch %q of %s/%s is protected (422): GitHub refuses pushes that skip its rules (required reviews, status checks, signed commits); "+
+				"publish to a branch of its own (github.branch: leaderboards), or let this token's pushes bypass the protection or ruleset: %w", g.Branch, g.Owner, g.Repo, err)
+		}
+		return fmt.Errorf("GitHub refused the request as invalid (422) in %s/%s, branch %q, path %q: %w", g.Owner, g.Repo, g.Branch, g.Dir, err)
 	}
 	return err
 }

@@ -211,6 +211,53 @@ func TestGitHubFirstCommitInEmptyRepository(t *testing.T) {
 	if !slices.Contains(gh.Requests(), "PUT /repos/o/r/contents/leaderboards/forty.json") {
 		t.Errorf("no contents API call: %q", gh.Requests())
 	}
+	// One commit per publication, the first too (it was two: the contents API's file,
+	// then the rest).
+	if h := gh.History("main"); len(h) != 1 || h[0] != "forty: run 1" {
+		t.Errorf("history of the first publication: %q", h)
+	}
+	if _, err := g.Publish(context.Background(), map[string][]byte{"forty.md": []byte("# table 2\n")}, "forty: run 2"); err != nil {
+		t.Fatal(err)
+	}
+	if h := gh.History("main"); len(h) != 2 || h[0] != "forty: run 2" {
+		t.Errorf("history after the second publication: %q", h)
+	}
+}
+
+// A protected branch and a conflict are explained with what to do, not passed on raw, and
+// not retried within the publication.
+func TestGitHubExplainsProtectedBranchAndConflict(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(*fakegithub.Server)
+		want  []string
+	}{
+		{"protected branch", func(s *fakegithub.Server) { s.SetProtected("main", true) },
+			[]string{"branch \"main\" of o/r is protected (422)", "github.branch", "Protected branch update failed"}},
+		{"conflict", func(s *fakegithub.Server) {
+			s.Fail(fakegithub.Fault{Status: 409, Body: `{"message":"Conflict"}`}.On("PATCH", "/git/refs"))
+		}, []string{"conflict (409) in o/r", "archived", "Conflict"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, gh, sl, _ := newTestGitHub(t)
+			tc.setup(gh)
+			_, err := g.Publish(context.Background(), board, "forty: run 1")
+			if err == nil {
+				t.Fatal("published")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q: %v", w, err)
+				}
+			}
+			if len(sl.all()) != 0 {
+				t.Errorf("retried (waits %v)", sl.all())
+			}
+			if h := gh.History("main"); len(h) != 1 {
+				t.Errorf("history %q", h)
+			}
+		})
+	}
 }
 
 func TestGitHubExplainsWhatNoRetryFixes(t *testing.T) {

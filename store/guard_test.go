@@ -107,3 +107,29 @@ func TestLockDir(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// LockHolder names the process holding a data directory's lock without taking it, and 0
+// once it is released.
+func TestLockHolder(t *testing.T) {
+	dir := t.TempDir()
+	if pid, err := LockHolder(dir); err != nil || pid != 0 {
+		t.Fatalf("no lock file: %d %v", pid, err)
+	}
+	l, err := LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid, err := LockHolder(dir); err != nil || pid != os.Getpid() {
+		t.Errorf("held: pid %d %v, want %d", pid, err, os.Getpid())
+	}
+	l.Release()
+	if pid, err := LockHolder(dir); err != nil || pid != 0 {
+		t.Errorf("released: pid %d %v", pid, err)
+	}
+	// LockHolder took nothing: the directory can be locked again.
+	l2, err := LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2.Release()
+}

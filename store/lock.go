@@ -59,3 +59,36 @@ func (l *Lock) Release() error {
 	l.f = nil
 	return err
 }
+
+// LockHolder reports the pid of the process holding dir's lock, or 0 when none does. It
+// takes nothing (a status command must never keep a starting daemon from its directory,
+// even for an instant): it finds the lock file's flock in /proc/locks. err is set when that
+// cannot be known (no /proc).
+func LockHolder(dir string) (int, error) {
+	path := filepath.Join(dir, LockFile)
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		if errors.Is(err, syscall.ENOENT) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("lock %s: %w", path, err)
+	}
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return 0, fmt.Errorf("who holds %s: %w", path, err)
+	}
+	dev := uint64(st.Dev)
+	major, minor := (dev>>8)&0xfff|(dev>>32)&^0xfff, (dev&0xff)|(dev>>12)&^0xff
+	// "1: FLOCK  ADVISORY  WRITE 1234 fd:01:56789 0 EOF": the device in hex, the inode in decimal.
+	want := fmt.Sprintf("%02x:%02x:%d", major, minor, st.Ino)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] != "FLOCK" || f[5] != want {
+			continue
+		}
+		if pid, err := strconv.Atoi(f[4]); err == nil && pid > 0 {
+			return pid, nil
+		}
+	}
+	return 0, nil
+}

@@ -59,6 +59,17 @@ func (r *Run) Interrupted() bool {
 // cycle plays it again with its seed to make it.
 func (r *Run) BoardMissing() bool { return r.State == "done" && !r.HasBoard }
 
+// SetBotSet replaces a run's bot-set hash: an older kothd's hash of the same bots is
+// rewritten in today's definition the first time a cycle recognises it (cron's
+// legacyBotSetHash), so the bots are not played again for a change of definition.
+func (s *Store) SetBotSet(ctx context.Context, runID int64, botset string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE runs SET botset = ? WHERE id = ?`, botset, runID)
+	if err != nil {
+		return fmt.Errorf("update bot set of run %d: %w", runID, err)
+	}
+	return nil
+}
+
 // StartRun records a run that is about to play. Runs left 'running' by a killed daemon are
 // marked interrupted first, so they are never mistaken for results (the data directory's
 // lock guarantees no other process is playing them).

@@ -16,8 +16,12 @@ import (
 
 // Store is an open database.
 type Store struct {
-	db  *sql.DB
-	now func() time.Time
+	db   *sql.DB
+	now  func() time.Time
+	path string
+	// Migrated names the backup taken before this open migrated the schema ("" when it
+	// did not), for the caller to tell the host.
+	Migrated string
 }
 
 // Open opens (creating if needed) the database at path, in WAL mode with foreign keys on,
@@ -34,7 +38,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // SQLite has one writer; one connection keeps transactions simple
-	s := &Store{db: db, now: time.Now}
+	s := &Store{db: db, now: time.Now, path: path}
 	if err := s.checkIntegrity(ctx, path); err != nil {
 		db.Close()
 		return nil, err
@@ -69,6 +73,10 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if version > len(migrations) {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, newerSchema(version))
 	}
 	if version != len(migrations) {
 		db.Close()
@@ -267,10 +275,17 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	if version > len(migrations) {
-		return fmt.Errorf("database schema version %d is newer than this kothd (%d)", version, len(migrations))
+		return newerSchema(version)
 	}
 	if version == len(migrations) {
 		return nil
+	}
+	if version > 0 { // a database in use: keep it as it was (a new one has nothing to keep)
+		name, err := s.backupBeforeMigration(ctx, version, len(migrations))
+		if err != nil {
+			return err
+		}
+		s.Migrated = name
 	}
 	// Foreign keys are off while migrating, as SQLite prescribes for rebuilding a table
 	// that others reference; each migration is checked before it commits. The pragma is a
@@ -301,6 +316,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// newerSchema is the error for a database a newer kothd wrote.
+func newerSchema(version int) error {
+	return fmt.Errorf("database schema version %d is newer than this kothd reads (%d): a newer kothd wrote it; use a newer kothd "+
+		"(the one that wrote it, or later), or restore the backup taken before that kothd migrated it (kothd.db.before-v*)", version, len(migrations))
 }
 
 // inTx runs f in a transaction, committing if it returns nil.

@@ -100,13 +100,16 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	if *verbose {
 		out = cl.err
 	}
-	cfg.DataDir = filepath.Join(scratch, "data") // the bench uses its own store, not the host's
+	// The bench uses its own store and output directory, not the host's: the host's boards
+	// (the board guard reads them) and publication targets play no part.
+	cfg.DataDir, cfg.OutputDir = filepath.Join(scratch, "data"), filepath.Join(scratch, "out")
+	c.noTargets = true
 	cy, closeFn, err := c.cycle(ctx, cfg, c.logger(cl.err, slog.LevelWarn), out)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	cy.Sinks = []publisher.Sink{publisher.Dir{Path: filepath.Join(scratch, "out")}}
+	cy.Sinks = []publisher.Sink{publisher.Dir{Path: cfg.OutputDir}}
 	b := &bencher{cy: cy, cfg: cfg, flags: benchFlags{games: int(games), seed: seed.v, sequential: *sequential, yardstick: !*noYard, options: options}}
 	cy.Meter = b.meter
 	var results []*benchResult

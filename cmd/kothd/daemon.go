@@ -2,10 +2,18 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"time"
 
 	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/metrics"
+	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/scraper"
 )
 
 func runDaemon(ctx context.Context, cl *cli, args []string) error {
@@ -28,5 +36,49 @@ func runDaemon(ctx context.Context, cl *cli, args []string) error {
 	}
 	defer closeFn()
 	cy.AllowOlderBoard = *allowOlder
+	if cfg.Listen != "" {
+		stop, err := serveMetrics(cfg.Listen, cy)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	// Under systemd (Type=notify): ready once the preflight passed and the schedules run,
+	// the watchdog pinged while the daemon lives, stopping said at once on SIGTERM.
+	cy.Ready = func() {
+		sdNotify("READY=1\nSTATUS=scheduled; see kothd status")
+		watchdog(ctx)
+	}
+	go func() {
+		<-ctx.Done()
+		sdNotify("STOPPING=1")
+	}()
 	return cron.Serve(ctx, cy)
+}
+
+// serveMetrics serves /metrics and /healthz on addr (the config's listen:) and has the
+// cycle report to them. An address that cannot be taken stops the daemon at start: a host
+// who asked to watch it must know.
+func serveMetrics(addr string, cy *cron.Cycle) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	b := publisher.BuildStamp{Module: "unknown"}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		b = publisher.BuildOf(bi)
+	}
+	m := metrics.New(b.Module, b.Revision, b.Go)
+	if api, ok := cy.Source.(*scraper.Client); ok {
+		m.SetQuota(func() (int, bool) { q := api.Quota(); return q.Remaining, !q.At.IsZero() })
+	}
+	cy.Watch = m
+	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	cy.Log.Info("serving metrics and health", "address", ln.Addr().String(), "metrics", "/metrics", "health", "/healthz")
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}, nil
 }

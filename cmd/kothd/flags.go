@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kothd/kothd/config"
 )
@@ -168,6 +169,10 @@ type common struct {
 	snapshot  string
 	logFormat string
 	logLevel  string
+	// noTargets: the command publishes nothing (bench, replay), so the host's publication
+	// targets are neither made nor touched: no GITHUB_TOKEN needed, the output directory
+	// not repaired nor read by the board guard.
+	noTargets bool
 }
 
 func (c *common) register(fs *flag.FlagSet, withSnapshot bool) {
@@ -185,11 +190,33 @@ func (c *common) logger(w io.Writer, def slog.Level) *slog.Logger {
 	if c.logLevel != "" {
 		_ = level.UnmarshalText([]byte(c.logLevel)) // choice admitted only valid names
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: textDurations}
+	var l *slog.Logger
 	if c.logFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		opts.ReplaceAttr = jsonDurations
+		l = slog.New(slog.NewJSONHandler(w, opts))
+	} else {
+		l = slog.New(slog.NewTextHandler(w, opts))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	setProcessLog(l, c.logFormat == "json")
+	return l
+}
+
+// jsonDurations writes durations as seconds (a number a log collector can sum and
+// compare), not slog's nanoseconds.
+func jsonDurations(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.Float64(a.Key, a.Value.Duration().Round(time.Millisecond).Seconds())
+	}
+	return a
+}
+
+// textDurations rounds durations to the millisecond for a person reading the journal.
+func textDurations(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.Duration(a.Key, a.Value.Duration().Round(time.Millisecond))
+	}
+	return a
 }
 
 // flagSuggestion names the nearest flag after "flag provided but not defined: -gmes".

@@ -30,6 +30,7 @@ var commands = []command{
 	{"record", "DIR", "write a snapshot of the live API's answers to DIR", runRecord},
 	{"replay", "RUN GAME", "play game GAME (from 0, in play order) of run RUN again and print its trace", runReplay},
 	{"bench", "[CHALLENGE...]", "play challenges (\"all\": every one) in a scratch directory and report games/s, decisions/s, CPU, memory and the yardstick", runBench},
+	{"backup", "FILE", "write a consistent copy of the database to FILE, also while kothd runs", runBackup},
 	{"engines", "", "list the game engines this build has", runEngines},
 	{"version", "", "print kothd's version and source revision", runVersion},
 }
@@ -69,7 +70,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if stoppedOnRequest(ctx, err, stderr) {
 			return 0
 		}
+		var verdict exitStatus
 		switch {
+		case errors.As(err, &verdict):
+			return int(verdict)
 		case err == nil, errors.Is(err, errHelp):
 			return 0
 		case errors.Is(err, errUsage):
@@ -83,6 +87,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "kothd: unknown command %q\n\n%s", name, mainUsage())
 	return 2
 }
+
+// exitStatus is a verdict a command reports through its exit status that is not a
+// failure to run (status's health: 1 degraded, 2 failing); run prints nothing more.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 func mainUsage() string {
 	s := "usage: kothd COMMAND [flags] [arguments]\n\ncommands:\n"

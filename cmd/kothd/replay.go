@@ -27,6 +27,7 @@ func runReplay(ctx context.Context, cl *cli, args []string) error {
 	if err != nil {
 		return err
 	}
+	c.noTargets = true // a replay publishes nothing
 	cy, closeFn, err := c.cycle(ctx, cfg, c.logger(cl.err, slog.LevelWarn), cl.out)
 	if err != nil {
 		return err

@@ -45,6 +45,9 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 		return nil, nil, err
 	}
 	defer releaseOnError(lock, &err)
+	if n := cron.CleanPreflightDirs(); n > 0 {
+		log.Info("removed preflight scratch directories a killed kothd left", "count", n)
+	}
 	if n, err := cron.CleanWork(cfg.DataDir); err != nil {
 		return nil, nil, err
 	} else if n > 0 {
@@ -58,6 +61,13 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "kothd.db"))
 	if err != nil {
 		return nil, nil, err
+	}
+	if st.Migrated != "" {
+		log.Warn("database schema upgraded; the database as it was is kept beside it", "backup", filepath.Join(cfg.DataDir, st.Migrated))
+	}
+	if c.noTargets {
+		cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out}
+		return cy, func() { st.Close(); lock.Release() }, nil
 	}
 	outDir := publisher.Dir{Path: cfg.OutputDir}
 	if err := outDir.Repair(); err != nil { // finish or undo a publication a kill interrupted
@@ -77,6 +87,17 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
 	cy.Question = questionEditor(cfg, cy.Source, log)
 	return cy, func() { st.Close(); lock.Release() }, nil
+}
+
+// targetNames are the publication targets the config makes, by the names their sinks
+// record (Sink.Target), for what must know them without making the sinks (status has no
+// token). A new kind of sink adds its name here as it adds itself to cycle.
+func targetNames(cfg *config.Config) []string {
+	out := []string{publisher.Dir{Path: cfg.OutputDir}.Target()}
+	if gh := cfg.GitHub; gh.Repo != "" {
+		out = append(out, publisher.GitHubTarget(gh.Owner, gh.Repo, gh.Branch, gh.Path))
+	}
+	return out
 }
 
 // source is the snapshot when one is named, else the live API.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -29,6 +30,37 @@ func setStopBound(cfg *config.Config) {
 	stopBound.Store(int64(cfg.StopTimeout.D(defaultStopBound)))
 }
 
+// processLog is the log of the command running, once it has made one (common.logger):
+// the stop's own messages go there, so that under --log-format json every line on stderr
+// is JSON. Until then, and when the log's level hides them in text format (once logs
+// warnings only, and a person at a terminal wants to see the stop), they are plain lines.
+var processLog atomic.Pointer[cmdLog]
+
+type cmdLog struct {
+	l    *slog.Logger
+	json bool
+}
+
+func setProcessLog(l *slog.Logger, json bool) { processLog.Store(&cmdLog{l, json}) }
+
+// stopSay reports a step of a stop.
+func stopSay(w io.Writer, level slog.Level, msg string, args ...any) {
+	if p := processLog.Load(); p != nil {
+		if p.l.Enabled(context.Background(), level) {
+			p.l.Log(context.Background(), level, msg, args...)
+			return
+		}
+		if p.json {
+			return // filtered out by the level asked for; a plain line would break the JSON
+		}
+	}
+	line := "kothd: " + msg
+	for i := 0; i+1 < len(args); i += 2 {
+		line += fmt.Sprintf(" %v=%v", args[i], args[i+1])
+	}
+	fmt.Fprintln(w, line)
+}
+
 // stopContext is cancelled by the first SIGTERM or SIGINT: no new game starts, the run in
 // progress is recorded as interrupted (the next cycle plays it again) and the command
 // returns. Should that take longer than the bound, the process exits by itself (status 1;
@@ -40,13 +72,13 @@ func stopContext() (context.Context, context.CancelFunc) {
 	go func() {
 		s := <-sig
 		bound := time.Duration(stopBound.Load())
-		fmt.Fprintf(os.Stderr, "kothd: %s received; stopping (at most %s)\n", s, bound)
+		stopSay(os.Stderr, slog.LevelInfo, "stop requested; no new game starts, the run in progress is recorded as interrupted", "signal", s.String(), "within", bound)
 		cancel()
 		select {
 		case s = <-sig:
-			fmt.Fprintf(os.Stderr, "kothd: second %s; exiting now\n", s)
+			stopSay(os.Stderr, slog.LevelWarn, "second signal; exiting now", "signal", s.String())
 		case <-time.After(bound):
-			fmt.Fprintf(os.Stderr, "kothd: did not stop within %s (stop_timeout); exiting, the next cycle resumes what was left\n", bound)
+			stopSay(os.Stderr, slog.LevelError, "did not stop within stop_timeout; exiting, the next cycle resumes what was left", "stop_timeout", bound)
 		}
 		os.Exit(1)
 	}()
@@ -60,7 +92,7 @@ func stoppedOnRequest(ctx context.Context, err error, stderr io.Writer) bool {
 		return false
 	}
 	if err == nil || errors.Is(err, context.Canceled) {
-		fmt.Fprintln(stderr, "kothd: stopped on request")
+		stopSay(stderr, slog.LevelInfo, "stopped on request")
 		return true
 	}
 	return false

@@ -24,15 +24,17 @@ type Server struct {
 	*httptest.Server
 	Owner, Repo string
 
-	mu       sync.Mutex
-	token    string
-	branches map[string]string // branch → head commit; empty map = empty repository
-	commits  map[string]Commit
-	trees    map[string]map[string]string // tree sha → path → content
-	push     bool                         // the token may write (permissions.push)
-	hidden   bool                         // private, and the token cannot see it
-	faults   []Fault
-	requests []string
+	mu        sync.Mutex
+	token     string
+	branches  map[string]string // branch → head commit; empty map = empty repository
+	commits   map[string]Commit
+	trees     map[string]map[string]string // tree sha → path → content
+	push      bool                         // the token may write (permissions.push)
+	hidden    bool                         // private, and the token cannot see it
+	faults    []Fault
+	outage    *Fault // answers every request while set (SetOutage)
+	protected map[string]bool
+	requests  []string
 }
 
 // Commit is a commit of the fake repository.
@@ -90,6 +92,25 @@ func (s *Server) Empty() {
 	s.branches = map[string]string{}
 	s.commits = map[string]Commit{}
 	s.trees = map[string]map[string]string{}
+}
+
+// SetProtected protects a branch as a branch protection rule would: updates of its ref get
+// GitHub's 422 "Protected branch update failed".
+func (s *Server) SetProtected(branch string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.protected == nil {
+		s.protected = map[string]bool{}
+	}
+	s.protected[branch] = on
+}
+
+// SetOutage answers every request with f (a ServerError, say) until SetOutage(nil): GitHub
+// down for longer than any retry.
+func (s *Server) SetOutage(f *Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.outage = f
 }
 
 // Fail queues faults; each answers one matching request in place of the repository.

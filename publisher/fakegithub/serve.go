@@ -23,6 +23,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-RateLimit-Remaining", "4999")
 	h.Set("X-RateLimit-Reset", "4102444800")
 	h.Set("X-RateLimit-Resource", "core")
+	if f := s.outage; f != nil {
+		for k, v := range f.Header {
+			h.Set(k, v)
+		}
+		w.WriteHeader(f.Status)
+		fmt.Fprint(w, f.Body)
+		return
+	}
 	if r.Header.Get("Authorization") != "Bearer "+s.token {
 		reply(w, 401, body("Bad credentials", "https://docs.github.com/rest"))
 		return
@@ -167,11 +175,14 @@ func (s *Server) createCommit(w http.ResponseWriter, r *http.Request) {
 		Tree    string
 		Parents []string
 	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || len(in.Parents) != 1 {
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || len(in.Parents) > 1 {
 		reply(w, 422, body("Invalid request.", "https://docs.github.com/rest/git/commits#create-a-commit"))
 		return
 	}
-	c := Commit{Tree: in.Tree, Parent: in.Parents[0], Message: in.Message}
+	c := Commit{Tree: in.Tree, Message: in.Message} // no parent: a root commit
+	if len(in.Parents) == 1 {
+		c.Parent = in.Parents[0]
+	}
 	id := sum(c.Tree, c.Parent, c.Message)
 	s.commits[id] = c
 	reply(w, 201, commitJSON(id, c))
@@ -186,6 +197,10 @@ func (s *Server) updateRef(w http.ResponseWriter, r *http.Request, branch string
 	head, ok := s.branches[branch]
 	if !ok {
 		reply(w, 422, body("Reference does not exist", "https://docs.github.com/rest/git/refs#update-a-reference"))
+		return
+	}
+	if s.protected[branch] {
+		reply(w, 422, body("Protected branch update failed for refs/heads/"+branch+".", "https://docs.github.com/articles/about-protected-branches"))
 		return
 	}
 	if s.commits[in.SHA].Parent != head && !in.Force {
