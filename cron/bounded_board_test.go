@@ -26,9 +26,9 @@ func TestBoardBoundedAndInert(t *testing.T) {
 	snap := filepath.Join(dir, "snap")
 	crontest.WriteSnapshot(t, snap, 177765, []string{
 		"<h1>Many</h1><pre><code>class Many(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n" +
-			"for i in range(39999):\n    globals()['C%d' % i] = type('C%d' % i, (Bot,), {})\n</code></pre>",
+			"for i in range(39999):\n    globals()['C%d' % i] = type('C%d' % i, (Bot,), {'make_throw': Many.make_throw})\n</code></pre>",
 		"<h1>Evil\u202eToh\u202c</h1><pre><code>class Fine(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n" +
-			"n = 'Evil\\u202eTo\\x1bh'\nglobals()[n] = type(n, (Bot,), {})\n</code></pre>",
+			"n = 'Evil\\u202eTo\\x1bh'\nglobals()[n] = type(n, (Bot,), {'make_throw': Fine.make_throw})\n</code></pre>",
 	})
 	// The author's display name, as the API would send it.
 	answers := filepath.Join(snap, "codegolf", "177765", "answers.1.json")
@@ -104,8 +104,11 @@ func TestBoardBoundedAndInert(t *testing.T) {
 			t.Errorf("%s holds a raw U+202E, U+202C or NUL", name)
 		}
 	}
+	// The answer's heading (Evil⟨U+202E⟩Toh⟨U+202C⟩) would show in the changes list, which a
+	// first run does not have (it says it is the first); the class name and the author
+	// carry the same characters onto this board.
 	page := string(md)
-	for _, want := range []string{"Evil⟨U+202E⟩To␛h", "Mal⟨U+202E⟩lory␀", "Evil⟨U+202E⟩Toh⟨U+202C⟩"} {
+	for _, want := range []string{"Evil⟨U+202E⟩To␛h", "Mal⟨U+202E⟩lory␀"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q (the override and NUL made visible)", want)
 		}
@@ -122,7 +125,7 @@ func TestBoardBoundedAndInert(t *testing.T) {
 	for _, c := range b.Changes {
 		found[c.Title], found[c.Author] = true, true
 	}
-	for _, want := range []string{"Evil\u202eTo\x1bh", evilAuthor, "Evil\u202eToh\u202c"} {
+	for _, want := range []string{"Evil\u202eTo\x1bh", evilAuthor} {
 		if !found[want] {
 			t.Errorf("the JSON lacks the exact string %q", want)
 		}
