@@ -132,9 +132,12 @@ func TestHostileFieldIsBenched(t *testing.T) {
 			}
 		}
 		switch name {
-		case "Spinner", "Sleeper", "Crasher", "Forker":
+		case "Spinner", "Crasher", "Forker":
 			// Its process lives on: every decision from the turn on faults. It is sent
-			// the streak, and at most the rest of the batch that completed it.
+			// the streak, and at most the rest of the batch that completed it. (The
+			// sleeper is not here: on a loaded host the runner's deadline per batch can
+			// end its process before its own timers do, and a new process plays well
+			// again, so the restart limit bounds it, as below.)
 			if b == nil || sent > b.Streak+concurrency {
 				t.Errorf("%s: benched %+v, %d faulted calls sent; faults %v", name, b, sent, r.Faults)
 			}
