@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -212,7 +213,10 @@ func TestSandboxChannelsClosed(t *testing.T) {
 	} {
 		t.Run(c.channel, func(t *testing.T) {
 			if c.control {
-				if got, errno := passValue(t, unfiltered(sb), bin, c.channel, value, files); got != value {
+				// The control shows the channel works here; on a busy host other processes
+				// reading the same files may flip a bit of the page-cache probe, so two of
+				// the sixteen may be wrong. With the filter nothing at all may arrive.
+				if got, errno := passValue(t, unfiltered(sb), bin, c.channel, value, files); bits.OnesCount32(got^value) > 2 {
 					t.Fatalf("control: without the filter the receiver decoded %#x (errno %v), not %#x: "+
 						"the test cannot tell whether the filter closes the channel", got, errno, value)
 				}
