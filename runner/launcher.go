@@ -49,9 +49,6 @@ type Launcher struct {
 	// isolation is passed to the launcher: "" lets it choose (PID namespaces when the
 	// host allows them), "group" forces the process-group fallback (tests).
 	isolation string
-	// direct: every decision builds its own sandbox (RunArgv), because the bot's
-	// interpreter lies outside what a sandbox shows unless its command starts with it.
-	direct bool
 	// python runs the launcher program (LauncherPython); slack replaces launcherSlack
 	// when set (tests).
 	python string
@@ -129,10 +126,6 @@ type Launched struct {
 // Killed, and HostFault when the launcher or the sandbox failed or ctx was cancelled.
 // No process of the decision outlives the call.
 func (l *Launcher) Run(ctx context.Context, args []string, timeout time.Duration) (string, *engine.Fault) {
-	if l.direct {
-		out, f := RunArgv(ctx, l.sb, l.spec, args, timeout)
-		return out, overDisk(l.spec, f)
-	}
 	r := l.Launch(ctx, Job{Args: args, Timeout: timeout})
 	if r.Fault != nil {
 		return "", r.Fault
