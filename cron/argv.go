@@ -233,7 +233,7 @@ func (a *argvLaunch) close() {
 	}
 }
 
-func (a *argvLaunch) Launch(ctx context.Context, unit, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
+func (a *argvLaunch) Launch(ctx context.Context, unit int, _ engine.At, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
 	var ans string
 	var f *engine.Fault
 	u := a.unit(unit)

@@ -28,12 +28,11 @@ func checkpointEvery(games int) int {
 	return min(1000, max(1, games/100))
 }
 
-// checkpointable says whether a run of env is checkpointed: its engine plays in batches,
-// and its protocol says which game each decision belongs to (the accounting of a resumed
-// run must count exactly the games before the checkpoint; only the pyclass Exchanger's
-// calls carry their game).
+// checkpointable says whether a run of env is checkpointed: its engine plays in batches.
+// Every protocol's decisions name their game (engine.At), so the ledger counts exactly the
+// games before a checkpoint whatever the protocol.
 func checkpointable(env *PlayEnv) bool {
-	return env.Game.Batched && env.Game.Protocol == engine.PyClass
+	return env.Game.Batched
 }
 
 // checkpointStats is the accounting saved with a checkpoint, stamped with the kothd that

@@ -139,14 +139,14 @@ func TestMafiaBoundedDirectories(t *testing.T) {
 	stop := watchWork(env.Config.DataDir)
 	for game := 0; game < 2; game++ {
 		for i := range work {
-			if err := pool.Setup(i, []string{"honest", "filler"}); err != nil {
+			if err := pool.Setup(0, i, []string{"honest", "filler"}); err != nil {
 				t.Fatalf("game %d: set up %s: %v", game, work[i].Name, err)
 			}
 		}
 		for turn := 0; turn < 2; turn++ {
 			for i, b := range work {
 				derr := pool.Deliver(i, "message\n")
-				out, f := pool.Run(ctx, i, true)
+				out, f := pool.Run(ctx, engine.At{}, i, true)
 				t.Logf("game %d turn %d %s: deliver %v, %q, %v", game, turn, b.Name, derr, out, f)
 				switch b.Name {
 				case "honest":

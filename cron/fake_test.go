@@ -101,7 +101,7 @@ func fakePlay(ctx context.Context, r engine.Run) (*engine.Result, error) {
 			if f != nil {
 				t.Errs[i]++
 			}
-			r.Fault.Record(i, f, map[string]int{"game": g})
+			r.Fault.Record(engine.At{Game: g}, i, f, map[string]int{"game": g})
 			pts[i] = s
 		}
 		fold.Add(g, pts)

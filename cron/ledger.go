@@ -9,16 +9,18 @@ import (
 	"github.com/kothd/kothd/runner"
 )
 
-// ledger is the fault accounting of a pyclass run in game order. Games finish out of order
-// and many are in flight at once, so each game's decisions are counted apart until the
-// engine has folded every game before it; then they join the run's accounting. So the
-// accounting at a checkpoint after k games is that of games 0..k-1; at the end it is that
-// of every game the result holds, without the games the engine discarded (engine.Result.
-// Discarded); and its first fault is the first in game order. All of it is the same
-// whatever the concurrency or where the run was resumed. Only the pyclass protocol's calls
-// say which game they belong to, so only its runs have a ledger.
+// ledger is the fault accounting of a run in game order, for every protocol: each decision
+// names its game (engine.Call.Game, engine.At). Games finish out of order and many are in
+// flight at once, so each game's decisions are counted apart until the engine has folded
+// every game before it; then they join the run's accounting. So the accounting at a
+// checkpoint after k games is that of games 0..k-1; at the end it is that of every game
+// the result holds, without the games the engine discarded (engine.Result.Discarded); and
+// its first fault is the first in game order. All of it is the same whatever the
+// concurrency or where the run was resumed. A decision of no game (engine.NoGame) is
+// counted at once.
 type ledger struct {
-	engine.Exchanger
+	engine.Exchanger // pyclass: the protocol's, nil for the others
+	names   []string // the bots' names, for a dirfiles fault's input
 	mu      sync.Mutex
 	base    []*runner.Stats // games folded
 	pending map[int][]tally // per game not yet folded: per bot
@@ -42,7 +44,7 @@ type outcomeCount struct {
 	n       int
 }
 
-func (t *tally) record(f *engine.Fault, c engine.Call, firstWanted bool) {
+func (t *tally) record(f *engine.Fault, input any, firstWanted bool) {
 	switch {
 	case f == nil:
 		t.ok++
@@ -51,7 +53,7 @@ func (t *tally) record(f *engine.Fault, c engine.Call, firstWanted bool) {
 	default:
 		t.addFault(f.Outcome)
 		if t.first == nil && firstWanted {
-			t.first = runner.NewFirstFault(f, c)
+			t.first = runner.NewFirstFault(f, input)
 		}
 	}
 }
@@ -92,11 +94,23 @@ func newLedger(ex engine.Exchanger, bots int, saved []runner.StatsState) *ledger
 	return l
 }
 
-// connectLedger puts a ledger between r and its protocol: r's calls and the decisions its
-// engine settles itself are counted by the ledger from then on.
+// connectLedger puts a ledger between r and its protocol (whichever of Calls, Launch and
+// Files is connected): r's decisions and those its engine settles itself are counted by
+// the ledger from then on.
 func connectLedger(r *engine.Run, saved []runner.StatsState) *ledger {
 	l := newLedger(r.Calls, len(r.Bots), saved)
-	r.Calls = l
+	for _, b := range r.Bots {
+		l.names = append(l.names, b.Name)
+	}
+	if r.Calls != nil {
+		r.Calls = l
+	}
+	if r.Launch != nil {
+		r.Launch = &ledgerLaunch{Launcher: r.Launch, l: l}
+	}
+	if r.Files != nil {
+		r.Files = &ledgerFiles{DirBots: r.Files, l: l, last: make([]string, len(r.Bots))}
+	}
 	r.Fault = l.engineFault
 	return l
 }
@@ -122,26 +136,41 @@ func (l *ledger) count(calls []engine.Call, replies []engine.Reply) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i, c := range calls {
-		if i >= len(replies) || c.Bot < 0 || c.Bot >= len(l.base) {
-			continue
+		if i < len(replies) {
+			l.countOne(c.Game, c.Bot, replies[i].Fault, c)
 		}
-		g := l.pending[c.Game]
-		if g == nil {
-			g = make([]tally, len(l.base))
-			l.pending[c.Game] = g
-		}
-		f := replies[i].Fault
-		g[c.Bot].record(f, c, f != nil && !l.base[c.Bot].HasFirst())
 	}
 }
 
-// engineFault records a decision the engine settled itself. It names no game, so it is
-// counted at once: a Batched engine that settles decisions itself has them counted in
-// the order they happen (none does today).
-func (l *ledger) engineFault(bot int, f *engine.Fault, input any) {
-	if bot >= 0 && bot < len(l.base) {
-		l.base[bot].Record(f, input)
+// countOne counts one decision of bot in game (l.mu held); input describes it for a
+// first fault.
+func (l *ledger) countOne(game, bot int, f *engine.Fault, input any) {
+	if bot < 0 || bot >= len(l.base) {
+		return
 	}
+	if game < 0 {
+		l.base[bot].Record(f, input)
+		return
+	}
+	g := l.pending[game]
+	if g == nil {
+		g = make([]tally, len(l.base))
+		l.pending[game] = g
+	}
+	g[bot].record(f, input, f != nil && !l.base[bot].HasFirst())
+}
+
+// decided counts one decision of bot at at.
+func (l *ledger) decided(at engine.At, bot int, f *engine.Fault, input any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.countOne(at.Game, bot, f, input)
+}
+
+// engineFault records a decision the engine settled itself (a built-in bot's), under its
+// game like the protocol's.
+func (l *ledger) engineFault(at engine.At, bot int, f *engine.Fault, input any) {
+	l.decided(at, bot, f, input)
 }
 
 // fold adds the games below done to the run's accounting, in game order, and returns it

@@ -135,7 +135,7 @@ func connect(a Adapter, env *PlayEnv) (engine.Run, []*runner.Stats, func(), erro
 		_ = shares.Close()
 		return r, nil, nil, err
 	}
-	r.Fault = func(bot int, f *engine.Fault, input any) { stats[bot].Record(f, input) }
+	r.Fault = func(_ engine.At, bot int, f *engine.Fault, input any) { stats[bot].Record(f, input) }
 	return r, stats, func() {
 		closeFn()
 		if err := shares.Close(); err != nil {

@@ -33,11 +33,11 @@ func TestMafiaPrepareWritesRun(t *testing.T) {
 	}
 	pool := runner.NewDirPool(runner.Unsandboxed{}, runner.DirConfig{}, []engine.Bot{{Entrant: engine.Entrant{Name: "Plain"}, Dir: dir}})
 	defer pool.Close()
-	if out, f := pool.Run(context.Background(), 0, true); f != nil || out != "" {
+	if out, f := pool.Run(context.Background(), engine.At{}, 0, true); f != nil || out != "" {
 		t.Errorf("generated run: %q, %v", out, f)
 	}
-	_ = pool.Setup(0, []string{"Plain"})
-	if out, f := pool.Run(context.Background(), 0, true); f != nil || out != "say 4\n" {
+	_ = pool.Setup(0, 0, []string{"Plain"})
+	if out, f := pool.Run(context.Background(), engine.At{}, 0, true); f != nil || out != "say 4\n" {
 		t.Errorf("generated run: %q, %v", out, f)
 	}
 	if _, err := a.Prepare(context.Background(), env, Submission{AnswerID: 2, Title: "X", Language: "cobol", Dir: dir}); err == nil {

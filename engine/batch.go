@@ -31,6 +31,7 @@ type Fold[T any] struct {
 	every   int
 	state   func() ([]byte, error)
 	sofar   func() *Result
+	games   func(units int) int // the games in the first units units; nil: a unit is a game
 	stopped bool
 	err     error
 	ctx     context.Context // the caller's
@@ -65,6 +66,32 @@ func (b *Batches) Start(units int) (int, error) {
 		return 0, fmt.Errorf("checkpoint after %d games does not fit a run of %d", d, units)
 	}
 	return b.Resume.Done, nil
+}
+
+// CountGames makes a fold of units of several games each (Bank Heist's tournaments, whose
+// games carry credits from one to the next) checkpoint at every unit's end, reporting the
+// games the folded units hold: games(k) for k units. The host saves the first boundary at
+// or past each multiple of Batches.Every games, so a run's checkpoints come at the
+// same games whatever the unit. Call it before the first Add.
+func (f *Fold[T]) CountGames(games func(units int) int) {
+	f.games = games
+	if f.every > 0 {
+		f.every = 1
+	}
+}
+
+// StartUnit is Start for a run of units units of several games each: the unit after the
+// checkpoint, which must fall at a unit's end (games(k) for some k).
+func (b *Batches) StartUnit(units int, games func(units int) int) (int, error) {
+	if b == nil || b.Resume == nil {
+		return 0, nil
+	}
+	for k := 0; k <= units; k++ {
+		if games(k) == b.Resume.Done {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("checkpoint after %d games falls inside a unit of play of this run (%d games in all)", b.Resume.Done, games(units))
 }
 
 // Add hands Fold the result of unit u. It folds every result it can in order and reports
@@ -103,11 +130,18 @@ func (f *Fold[T]) checkpoint() {
 		return
 	}
 	state, err := f.state()
+	if errors.Is(err, ErrNoCheckpoint) {
+		return // the state cannot be held whole here: no checkpoint, no early end
+	}
 	if err != nil {
-		f.fail(fmt.Errorf("checkpoint after %d: encode state: %w", f.next, err))
+		f.fail(fmt.Errorf("checkpoint after unit %d: encode state: %w", f.next, err))
 		return
 	}
-	stop, err := f.b.Done(Checkpoint{Done: f.next, State: state}, f.sofar)
+	done := f.next
+	if f.games != nil {
+		done = f.games(f.next)
+	}
+	stop, err := f.b.Done(Checkpoint{Done: done, State: state}, f.sofar)
 	switch {
 	case err != nil:
 		f.fail(fmt.Errorf("checkpoint after %d: %w", f.next, err))

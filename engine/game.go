@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -143,15 +144,33 @@ type Batches struct {
 	Done func(cp Checkpoint, sofar func() *Result) (stop bool, err error)
 }
 
+// At names a decision's place in its run, in every protocol: the game it belongs to and its
+// turn there. The host counts each decision under its game and adds a game's accounting to
+// the run's only once every game before it has been folded, so the accounting (the fault
+// counts, the first fault) at a checkpoint is exactly that of the games before it, and the
+// same whatever the concurrency or where a run was resumed.
+type At struct {
+	// Game is the game's index in the run, numbered from 0 as Replay numbers them (Bank
+	// Heist: across its tournaments, tournament 0's games first). NoGame: a decision that
+	// belongs to no game of the run (validation, a harness's own policy faults).
+	Game int
+	// Turn is the decision's number within its game as the engine counts them (Bank
+	// Heist: the round, 1 or 2; Mafia: the runs of the game so far). It is only reported.
+	Turn int
+}
+
+// NoGame is At.Game of a decision outside the run's games: the host counts it at once.
+const NoGame = -1
+
 // FaultSink records a decision that the protocol adapter did not see end as it did: one the
 // engine settled itself (a built-in bot's, f nil for a good one) or an answer the bot gave
 // that the rules refuse although the protocol accepted it. input describes the decision.
-type FaultSink func(bot int, f *Fault, input any)
+type FaultSink func(at At, bot int, f *Fault, input any)
 
 // Record calls the sink when there is one.
-func (s FaultSink) Record(bot int, f *Fault, input any) {
+func (s FaultSink) Record(at At, bot int, f *Fault, input any) {
 	if s != nil {
-		s(bot, f, input)
+		s(at, bot, f, input)
 	}
 }
 
@@ -165,8 +184,10 @@ func (s FaultSink) Record(bot int, f *Fault, input any) {
 // own processes, so a bot that keeps files between decisions (the rules forbid it, nothing
 // can prevent it) cannot carry state from one unit to another played beside it, and the
 // table does not depend on how many units run at once. EndUnit releases a unit's copies.
+//
+// at names the decision's game and turn (its game numbered across the units).
 type Launcher interface {
-	Launch(ctx context.Context, unit, bot int, args []string, input any, check func(answer string) *Fault) (string, *Fault)
+	Launch(ctx context.Context, unit int, at At, bot int, args []string, input any, check func(answer string) *Fault) (string, *Fault)
 	EndUnit(unit int)
 	// Command is bot's command line as a participant would type it, for messages.
 	Command(bot int) string
@@ -175,19 +196,37 @@ type Launcher interface {
 // DirBots reaches the bots of the DirFiles protocol, each a program in its own directory.
 // Calls for one bot never overlap; calls for different bots may run concurrently.
 type DirBots interface {
-	// Setup starts a game for the bot: its players file lists the game's players, its
-	// from_server and to_server are emptied.
-	Setup(bot int, players []string) error
+	// Setup starts game game (At.Game's numbering) for the bot: its players file lists the
+	// game's players, its from_server and to_server are emptied.
+	Setup(game, bot int, players []string) error
 	// Deliver replaces the bot's from_server with text (possibly empty).
 	Deliver(bot int, text string) error
 	// Run runs the bot once. With collect, it returns what the bot wrote to to_server and
 	// empties it; without, the output is left where it is. A timed-out or over-long answer
-	// comes back empty, with its fault.
-	Run(ctx context.Context, bot int, collect bool) (string, *Fault)
+	// comes back empty, with its fault. at names the run's game and turn.
+	Run(ctx context.Context, at At, bot int, collect bool) (string, *Fault)
 	// LastExit is the exit status of the bot's last run, -1 when it did not exit by
 	// itself (a signal, a timeout, a program that never started).
 	LastExit(bot int) int
 }
+
+// DirKeeper is implemented by DirBots whose bots' directories a checkpoint can hold: the
+// files a bot keeps between games (Mafia's bots may keep notes across a tournament). An
+// engine whose bots keep files saves them with its checkpoint state, and a resumed run
+// gives them back before the bots' first run, so each bot finds what it left.
+type DirKeeper interface {
+	// Keep returns what bot's directory holds beyond its prepared files, encoded; an
+	// error wrapping ErrNoCheckpoint when there is too much to hold.
+	Keep(bot int) ([]byte, error)
+	// Restore gives bot the files Keep returned, before its first run.
+	Restore(bot int, kept []byte) error
+}
+
+// ErrNoCheckpoint, returned (wrapped) by an engine's state encoder, skips that checkpoint:
+// the state cannot be held whole (a bot keeps more files than a checkpoint holds), and a
+// checkpoint that lost part of it would resume a run that is not the one played straight.
+// The run goes on; a kill resumes it from an earlier checkpoint.
+var ErrNoCheckpoint = errors.New("no checkpoint here")
 
 // DecodeOptions reads a challenge's `options:` block (nil or empty: none) into the game's
 // options, strictly: unknown keys and wrong types are errors.

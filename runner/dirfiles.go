@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kothd/kothd/dirsnap"
 	"github.com/kothd/kothd/engine"
 )
 
@@ -59,8 +60,9 @@ type DirPool struct {
 	shell  []*Launcher
 	direct bool // cfg.Command is the default ./run: the shell fallback applies
 	stats  []*Stats
-	last   []string // the last from_server written, for the fault report's input
-	exit   []int    // the exit status of the last run, -1 when it did not exit normally
+	last   []string       // the last from_server written, for the fault report's input
+	exit   []int          // the exit status of the last run, -1 when it did not exit normally
+	base   []dirsnap.Base // each bot's directory before its first run (Keep, Restore)
 }
 
 // NewDirPool prepares a pool; nothing is started until Run. Close it when done. Of each bot
@@ -79,7 +81,7 @@ func NewDirPool(sb Sandbox, cfg DirConfig, bots []engine.Bot) *DirPool {
 	}
 	n := len(bots)
 	p := &DirPool{cfg: cfg, sb: sb, bots: bots, launchers: make([]*Launcher, n), shell: make([]*Launcher, n), direct: direct,
-		stats: make([]*Stats, n), last: make([]string, n), exit: make([]int, n)}
+		stats: make([]*Stats, n), last: make([]string, n), exit: make([]int, n), base: make([]dirsnap.Base, n)}
 	for i := range bots {
 		p.stats[i] = newStats()
 		p.launchers[i] = p.launcher(i, cfg.Command)
@@ -143,8 +145,11 @@ func (p *DirPool) LastExit(bot int) int { return p.exit[bot] }
 
 // Setup starts a game for a bot: `players` holds the names, `from_server` and `to_server`
 // are emptied.
-func (p *DirPool) Setup(bot int, players []string) error {
+func (p *DirPool) Setup(game, bot int, players []string) error {
 	dir := p.bots[bot].Dir
+	if err := p.takeBase(bot); err != nil {
+		return err
+	}
 	p.last[bot] = ""
 	for _, f := range []struct{ name, text string }{
 		{PlayersFile, strings.Join(players, "\n")}, {FromServer, ""}, {ToServer, ""},
@@ -169,7 +174,7 @@ func (p *DirPool) Deliver(bot int, text string) error {
 // and empties the file; without, to_server is left alone (the Mafia result run). A run that
 // times out counts as having written nothing. A crash or non-zero exit is reported as a
 // fault, but what the bot wrote is still returned: the original ignored the exit status.
-func (p *DirPool) Run(ctx context.Context, bot int, collect bool) (string, *engine.Fault) {
+func (p *DirPool) Run(ctx context.Context, at engine.At, bot int, collect bool) (string, *engine.Fault) {
 	b := p.bots[bot]
 	r := p.launch(ctx, bot)
 	f := r.Fault
@@ -187,7 +192,7 @@ func (p *DirPool) Run(ctx context.Context, bot int, collect bool) (string, *engi
 			f = rf
 		}
 	}
-	p.stats[bot].Record(f, map[string]any{"bot": b.Name, FromServer: truncate(p.last[bot], 2000)})
+	p.stats[bot].Record(f, map[string]any{"bot": b.Name, "game": at.Game, "turn": at.Turn, FromServer: truncate(p.last[bot], 2000)})
 	return out, f
 }
 

@@ -57,7 +57,7 @@ func TestDirPoolAnswers(t *testing.T) {
 	defer pool.Close()
 	ctx := context.Background()
 	for i := range 2 {
-		if err := pool.Setup(i, []string{"Alice", "Bob", "Echo"}); err != nil {
+		if err := pool.Setup(0, i, []string{"Alice", "Bob", "Echo"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,7 +67,7 @@ func TestDirPoolAnswers(t *testing.T) {
 	if err := pool.Deliver(0, "Rise and shine! Today is day 0.\nNo voting will occur today.\n"); err != nil {
 		t.Fatal(err)
 	}
-	out, f := pool.Run(ctx, 0, true)
+	out, f := pool.Run(ctx, engine.At{}, 0, true)
 	if f != nil || out != "said: Rise and shine! Today is day 0.\n" {
 		t.Fatalf("Run = %q, %v", out, f)
 	}
@@ -76,7 +76,7 @@ func TestDirPoolAnswers(t *testing.T) {
 	}
 	// A run whose output does not matter leaves to_server alone.
 	_ = pool.Deliver(0, "The town opted to lynch no one today.\n")
-	if out, f := pool.Run(ctx, 0, false); f != nil || out != "" {
+	if out, f := pool.Run(ctx, engine.At{}, 0, false); f != nil || out != "" {
 		t.Fatalf("uncollected Run = %q, %v", out, f)
 	}
 	if got := readFile(t, filepath.Join(bash.Dir, ToServer)); got != "said: The town opted to lynch no one today.\n" {
@@ -85,7 +85,7 @@ func TestDirPoolAnswers(t *testing.T) {
 	if got := readFile(t, filepath.Join(bash.Dir, "memory")); got != "x\nx\n" {
 		t.Errorf("the bot's own file did not persist: %q", got)
 	}
-	if out, f := pool.Run(ctx, 1, true); f != nil || out != "vote Echo\n" {
+	if out, f := pool.Run(ctx, engine.At{}, 1, true); f != nil || out != "vote Echo\n" {
 		t.Fatalf("python bot: Run = %q, %v", out, f)
 	}
 	if c := pool.Stats(0).Counts(); c[engine.OK] != 2 || pool.Stats(0).Faults() != 0 {
@@ -137,8 +137,8 @@ func TestDirPoolTimeoutKillsEverything(t *testing.T) {
 		"sleep 2718\n"})
 	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 300 * time.Millisecond}, []engine.Bot{b})
 	defer pool.Close()
-	_ = pool.Setup(0, []string{"Alice", "Sleepy"})
-	out, f := pool.Run(context.Background(), 0, true)
+	_ = pool.Setup(0, 0, []string{"Alice", "Sleepy"})
+	out, f := pool.Run(context.Background(), engine.At{}, 0, true)
 	if f == nil || f.Outcome != engine.Timeout || out != "" {
 		t.Fatalf("Run = %q, %v; want no output and a timeout", out, f)
 	}
@@ -164,7 +164,7 @@ func TestDirPoolBackgroundChildDoesNotHoldTheRun(t *testing.T) {
 	b := dirBot(t, "Leaver", map[string]string{RunFile: "#!/bin/bash\n(sleep 1618) &\necho 'say 1' > to_server\n"})
 	pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 20 * time.Second}, []engine.Bot{b})
 	defer pool.Close()
-	out, f := pool.Run(context.Background(), 0, true)
+	out, f := pool.Run(context.Background(), engine.At{}, 0, true)
 	if f != nil || out != "say 1\n" {
 		t.Fatalf("Run = %q, %v", out, f)
 	}
@@ -205,10 +205,10 @@ func TestDirPoolFaults(t *testing.T) {
 			b := dirBot(t, "Bot", c.files)
 			pool := NewDirPool(Unsandboxed{}, DirConfig{Timeout: 10 * time.Second, MaxOutput: 4096}, []engine.Bot{b})
 			defer pool.Close()
-			if err := pool.Setup(0, []string{"Bot", "Other"}); err != nil {
+			if err := pool.Setup(0, 0, []string{"Bot", "Other"}); err != nil {
 				t.Fatal(err)
 			}
-			out, f := pool.Run(context.Background(), 0, true)
+			out, f := pool.Run(context.Background(), engine.At{}, 0, true)
 			if out != c.out {
 				t.Errorf("output = %q, want %q", out, c.out)
 			}
@@ -222,7 +222,7 @@ func TestDirPoolFaults(t *testing.T) {
 				t.Errorf("exit status %d, want %d", got, c.exit)
 			}
 			// Whatever the bot did, the next game can be set up and the bot run again.
-			if err := pool.Setup(0, []string{"Bot", "Other"}); err != nil {
+			if err := pool.Setup(0, 0, []string{"Bot", "Other"}); err != nil {
 				t.Fatalf("Setup after the run: %v", err)
 			}
 			if err := pool.Deliver(0, "Dawn of day 1.\n"); err != nil {
@@ -244,13 +244,13 @@ func TestDirPoolDoesNotWriteThroughLinks(t *testing.T) {
 	b := dirBot(t, "Linker", map[string]string{RunFile: "#!/bin/bash\nrm -f from_server players; ln -s " + outside + " from_server; ln " + outside + " players 2>/dev/null || ln -s " + outside + " players\n"})
 	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []engine.Bot{b})
 	defer pool.Close()
-	if _, f := pool.Run(context.Background(), 0, true); f != nil {
+	if _, f := pool.Run(context.Background(), engine.At{}, 0, true); f != nil {
 		t.Fatal(f)
 	}
 	if err := pool.Deliver(0, "Dawn of day 1.\n"); err != nil {
 		t.Fatal(err)
 	}
-	if err := pool.Setup(0, []string{"A", "B"}); err != nil {
+	if err := pool.Setup(0, 0, []string{"A", "B"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, outside); got != "host data" {
@@ -276,13 +276,13 @@ func TestDirPoolBwrapOwnership(t *testing.T) {
 	pool := NewDirPool(sb, DirConfig{Timeout: 10 * time.Second}, []engine.Bot{b})
 	defer pool.Close()
 	for game, msg := range []string{"one", "delete", "three", "four"} {
-		if err := pool.Setup(0, []string{"Owner", "Other"}); err != nil {
+		if err := pool.Setup(0, 0, []string{"Owner", "Other"}); err != nil {
 			t.Fatal(err)
 		}
 		if err := pool.Deliver(0, msg+"\n"); err != nil {
 			t.Fatal(err)
 		}
-		out, f := pool.Run(context.Background(), 0, true)
+		out, f := pool.Run(context.Background(), engine.At{}, 0, true)
 		want := "said " + msg + "\n"
 		if msg == "delete" {
 			want = ""
@@ -307,7 +307,7 @@ func TestDirPoolHostFault(t *testing.T) {
 	b := dirBot(t, "Fine", map[string]string{RunFile: "#!/bin/sh\necho 'say 1' > to_server\n"})
 	for _, sb := range []Sandbox{brokenSandbox{}, brokenSandbox{argv: []string{"/nonexistent/bwrap"}}} {
 		pool := NewDirPool(sb, DirConfig{}, []engine.Bot{b})
-		if out, f := pool.Run(context.Background(), 0, true); f == nil || f.Outcome != engine.HostFault || out != "" {
+		if out, f := pool.Run(context.Background(), engine.At{}, 0, true); f == nil || f.Outcome != engine.HostFault || out != "" {
 			t.Errorf("%v: Run = %q, %v; want a host fault", sb, out, f)
 		}
 		pool.Close()
@@ -316,7 +316,7 @@ func TestDirPoolHostFault(t *testing.T) {
 	cancel()
 	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []engine.Bot{b})
 	defer pool.Close()
-	if _, f := pool.Run(ctx, 0, true); f == nil || f.Outcome != engine.HostFault {
+	if _, f := pool.Run(ctx, engine.At{}, 0, true); f == nil || f.Outcome != engine.HostFault {
 		t.Errorf("cancelled run: %v; want a host fault", f)
 	}
 }
@@ -331,7 +331,7 @@ func TestInstallShims(t *testing.T) {
 	}
 	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []engine.Bot{b})
 	defer pool.Close()
-	if out, f := pool.Run(context.Background(), 0, true); f != nil || out != "say 3\n" {
+	if out, f := pool.Run(context.Background(), engine.At{}, 0, true); f != nil || out != "say 3\n" {
 		t.Fatalf("Run = %q, %v; want the linked interpreter to run the bot", out, f)
 	}
 }
@@ -358,7 +358,7 @@ func BenchmarkDirPoolLaunch(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
 				_ = pool.Deliver(0, "Rise and shine! Today is day 0.\n")
-				if out, f := pool.Run(ctx, 0, true); f != nil || out != "say 1\n" {
+				if out, f := pool.Run(ctx, engine.At{}, 0, true); f != nil || out != "say 1\n" {
 					b.Fatalf("Run = %q, %v", out, f)
 				}
 			}
@@ -377,7 +377,7 @@ func TestDirPoolExecStatus(t *testing.T) {
 	}
 	pool := NewDirPool(Unsandboxed{}, DirConfig{}, []engine.Bot{b})
 	defer pool.Close()
-	if out, f := pool.Run(context.Background(), 0, true); out != "" || f == nil || f.Outcome != engine.Crash || pool.LastExit(0) != 126 {
+	if out, f := pool.Run(context.Background(), engine.At{}, 0, true); out != "" || f == nil || f.Outcome != engine.Crash || pool.LastExit(0) != 126 {
 		t.Errorf("not executable: %q, %v, exit %d; want a crash with status 126", out, f, pool.LastExit(0))
 	}
 
@@ -385,7 +385,7 @@ func TestDirPoolExecStatus(t *testing.T) {
 	pool = NewDirPool(Unsandboxed{}, DirConfig{}, []engine.Bot{s})
 	defer pool.Close()
 	for i := 1; i <= 3; i++ {
-		if out, f := pool.Run(context.Background(), 0, true); f != nil || out != fmt.Sprintf("say %d\n", i) {
+		if out, f := pool.Run(context.Background(), engine.At{}, 0, true); f != nil || out != fmt.Sprintf("say %d\n", i) {
 			t.Fatalf("run %d of a script without #!: %q, %v", i, out, f)
 		}
 	}

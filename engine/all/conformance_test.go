@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -91,23 +90,13 @@ func conform(t *testing.T, g *engine.Game) {
 }
 
 // keys returns where a run's recording holds game number game, and where its replay's
-// recording holds it.
+// recording holds it. Every decision names its game (engine.Call.Game, engine.At.Game), as
+// Replay numbers them; a pyclass replay numbers its calls' games its own way.
 func (c *conn) keys(run *recording, game int) (int, int) {
-	switch c.g.Protocol {
-	case engine.Argv: // keyed by tournament and game, in the contest's order
-		var keys []int
-		for k := range run.byGame {
-			keys = append(keys, k)
-		}
-		sort.Ints(keys)
-		if game < len(keys) {
-			return keys[game], keys[game]
-		}
-		return -2, -2
-	case engine.DirFiles: // keyed by the games set up, and a replay sets up one
-		return game, 0
+	if c.g.Protocol == engine.PyClass {
+		return game, -1
 	}
-	return game, -1 // pyclass: by the calls' game; a replay numbers its own
+	return game, game
 }
 
 func sameTable(a, b *engine.Result) bool {
@@ -205,9 +194,9 @@ func (c *conn) failing(bot int) bool { return bot == len(c.bots)-1 }
 func (c *conn) open(t *testing.T, r *engine.Run, replay bool) (*recording, func()) {
 	rec := &recording{}
 	if c.g.Protocol == engine.Argv { // decisions the engine settles itself (its own bots)
-		r.Fault = func(bot int, f *engine.Fault, input any) {
+		r.Fault = func(at engine.At, bot int, f *engine.Fault, input any) {
 			in, _ := json.Marshal(input)
-			rec.add(argvGame(in), decision{Bot: bot, Asked: string(in), Answer: faultText(f)}, c.failing(bot) && f != nil)
+			rec.add(at.Game, decision{Bot: bot, Asked: string(in), Answer: faultText(f)}, c.failing(bot) && f != nil)
 		}
 	}
 	switch c.g.Protocol {
@@ -304,7 +293,7 @@ type recordingLauncher struct {
 	replay bool
 }
 
-func (l *recordingLauncher) Launch(ctx context.Context, unit, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
+func (l *recordingLauncher) Launch(ctx context.Context, unit int, at engine.At, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
 	ans, f := "0", (*engine.Fault)(nil)
 	if l.c.failing(bot) {
 		ans, f = "", &engine.Fault{Outcome: engine.Crash, Detail: "the failing bot"}
@@ -312,34 +301,28 @@ func (l *recordingLauncher) Launch(ctx context.Context, unit, bot int, args []st
 		f = check(ans)
 	}
 	in, _ := json.Marshal(input)
-	l.rec.add(argvGame(in), decision{Bot: bot, Asked: string(in), Answer: ans + faultText(f)}, l.c.failing(bot))
+	l.rec.add(at.Game, decision{Bot: bot, Asked: string(in), Answer: ans + faultText(f)}, l.c.failing(bot))
 	return ans, f
 }
 
 func (l *recordingLauncher) Command(bot int) string { return "./bot" }
 func (l *recordingLauncher) EndUnit(int)            {}
 
-// argvGame numbers an argv decision's game from its recorded input (tournament, game).
-func argvGame(in []byte) int {
-	var where struct{ Tournament, Game int }
-	_ = json.Unmarshal(in, &where)
-	return where.Tournament*100000 + where.Game
-}
-
 // recordingDirs stands in for dirfiles bots: every bot stays silent, the failing one
-// crashes. A game starts for a bot at Setup.
+// crashes. A game starts for a bot at Setup, which names it; Deliver names none, so it is
+// recorded under the bot's game.
 type recordingDirs struct {
 	c      *conn
 	rec    *recording
 	replay bool
 	mu     sync.Mutex
-	game   []int // per bot: games set up so far
+	game   []int // per bot: the game set up last
 	from   []string
 }
 
-func (d *recordingDirs) Setup(bot int, players []string) error {
+func (d *recordingDirs) Setup(game, bot int, players []string) error {
 	d.mu.Lock()
-	d.game[bot]++
+	d.game[bot] = game
 	d.mu.Unlock()
 	d.note(bot, fmt.Sprint("setup ", players), "", false)
 	return nil
@@ -350,7 +333,13 @@ func (d *recordingDirs) Deliver(bot int, text string) error {
 	return nil
 }
 
-func (d *recordingDirs) Run(ctx context.Context, bot int, collect bool) (string, *engine.Fault) {
+func (d *recordingDirs) Run(ctx context.Context, at engine.At, bot int, collect bool) (string, *engine.Fault) {
+	d.mu.Lock()
+	set := d.game[bot]
+	d.mu.Unlock()
+	if at.Game != set {
+		d.rec.add(at.Game, decision{Bot: bot, Asked: fmt.Sprintf("run in game %d, set up for game %d", at.Game, set)}, false)
+	}
 	if d.c.failing(bot) {
 		d.note(bot, "run", "crash", true)
 		return "", &engine.Fault{Outcome: engine.Crash, Detail: "the failing bot"}
@@ -363,7 +352,7 @@ func (d *recordingDirs) LastExit(bot int) int { return 0 }
 
 func (d *recordingDirs) note(bot int, asked, answer string, fault bool) {
 	d.mu.Lock()
-	g := d.game[bot] - 1
+	g := d.game[bot]
 	d.mu.Unlock()
 	d.rec.add(g, decision{Bot: bot, Asked: asked, Answer: answer}, fault)
 }

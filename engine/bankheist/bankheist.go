@@ -32,6 +32,7 @@ type Call struct {
 	Bot        int // index into Config.Bots
 	Tournament int
 	Game       int      // game number within the tournament, 0-based (argument 1)
+	RunGame    int      // the game's number in the run (Locate's numbering; engine.At.Game)
 	Round      int      // 1: bet, 2: decision
 	Args       []string // the 31 command-line arguments
 }
@@ -74,6 +75,9 @@ type Config struct {
 	// GameLog, when set, receives the log of every game played (spec §2.11). It is called
 	// from the tournament's goroutine.
 	GameLog func(tournament, game int, text string)
+	// Batches, when set, checkpoints the contest at tournament boundaries and resumes it
+	// (engine.Batches; checkpoint.go).
+	Batches *engine.Batches
 }
 
 func (c Config) norm() Config {
@@ -97,16 +101,35 @@ func PlannedGames(c Config) int {
 }
 
 // Play runs the contest and returns the table: final credits summed over the tournaments.
-// It fails only when ctx is cancelled.
+// It fails only when ctx is cancelled (or a checkpoint cannot be written). With
+// cfg.Batches, finished tournaments are folded in index order and checkpointed (a
+// tournament is indivisible: its games share credits), and a resumed contest plays only
+// the tournaments after its checkpoint.
 func Play(ctx context.Context, cfg Config, d Decider) (*engine.Result, error) {
 	cfg = cfg.norm()
 	names := make([]string, len(cfg.Bots))
 	for i, b := range cfg.Bots {
 		names[i] = b.Name
 	}
-	total := PlannedGames(cfg)
+	// first[i] is the run's number of tournament i's game 0; first[len] the run's games.
+	first := make([]int, cfg.Tournaments+1)
+	for i := range cfg.Tournaments {
+		first[i+1] = first[i] + gamesIn(engine.GameSeed(cfg.Seed, i), cfg.GamesPerTournament)
+	}
+	gamesBefore := func(units int) int { return first[units] }
+	start, err := cfg.Batches.StartUnit(cfg.Tournaments, gamesBefore)
+	if err != nil {
+		return nil, err
+	}
+	ts := make([]*tournament, cfg.Tournaments)
+	if start > 0 {
+		if err := restore(cfg, ts[:start], cfg.Batches.Resume.State); err != nil {
+			return nil, err
+		}
+	}
+	total := first[cfg.Tournaments]
 	var mu sync.Mutex
-	done := 0
+	done := first[start]
 	progress := func() {
 		if cfg.Progress == nil {
 			return
@@ -117,34 +140,58 @@ func Play(ctx context.Context, cfg Config, d Decider) (*engine.Result, error) {
 		cfg.Progress(done, total)
 	}
 
-	ts := make([]*tournament, cfg.Tournaments)
+	folded := start // tournaments in ts, in order; Fold calls add, state and sofar one at a time
+	fold, run := engine.NewFold(ctx, cfg.Batches, start, cfg.Tournaments,
+		func(i int, t *tournament) { ts[i], folded = t, i+1 },
+		func() ([]byte, error) { return save(ts[:folded]) },
+		func() *engine.Result { return table(cfg, ts[:folded]) })
+	fold.CountGames(gamesBefore)
 	errs := make([]error, cfg.Tournaments)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range cfg.Workers {
+	for range min(cfg.Workers, cfg.Tournaments-start) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				t := newTournament(i, engine.GameSeed(cfg.Seed, i), names, cfg.GamesPerTournament, d)
+				t := newTournament(i, first[i], engine.GameSeed(cfg.Seed, i), names, cfg.GamesPerTournament, d)
 				t.log = cfg.GameLog
-				errs[i] = t.run(ctx, progress)
+				errs[i] = t.run(run, progress)
 				if e, ok := d.(tournamentEnder); ok {
 					e.EndTournament(i)
 				}
-				ts[i] = t
+				if errs[i] == nil {
+					fold.Add(i, t)
+				}
 			}
 		}()
 	}
-	for i := range cfg.Tournaments {
-		next <- i
+feed:
+	for i := start; i < cfg.Tournaments; i++ {
+		select {
+		case next <- i:
+		case <-run.Done(): // stopped early, or the caller's context ended
+			break feed
+		}
 	}
 	close(next)
 	wg.Wait()
+	var firstErr error
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			firstErr = err
+			break
 		}
+	}
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	stopped, err := fold.End(firstErr)
+	if err != nil {
+		return nil, err
+	}
+	if stopped {
+		return table(cfg, ts[:folded]), nil
 	}
 	return table(cfg, ts), nil
 }

@@ -22,7 +22,7 @@ func BenchmarkContest(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		r := engine.Run{Bots: bots, Seed: uint64(i), Games: 1000, Concurrency: 2,
 			Options: &options{GamesPerTournament: 100},
-			Fault:   func(int, *engine.Fault, any) { decisions.Add(1) }}
+			Fault:   func(engine.At, int, *engine.Fault, any) { decisions.Add(1) }}
 		res, err := Descriptor.Play(b.Context(), r)
 		if err != nil {
 			b.Fatal(err)

@@ -39,7 +39,10 @@ var Descriptor = &engine.Game{
 	Validate:    validate,
 	Replay:      replay,
 	Yardstick:   yardstick,
-	Planned:     func(r engine.Run, _ *engine.Result) int { return PlannedGames(contest(r)) },
+	// Checkpoints at tournament boundaries: a tournament is indivisible (credits, jobs and
+	// guards carry from game to game, and its state lives in the bots' answers).
+	Batched: true,
+	Planned: func(r engine.Run, _ *engine.Result) int { return PlannedGames(contest(r)) },
 }
 
 func exampleNames() []string {
@@ -61,7 +64,7 @@ func contest(r engine.Run) Config {
 
 func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
 	cfg := contest(r)
-	cfg.Workers, cfg.Progress = r.Concurrency, r.Progress
+	cfg.Workers, cfg.Progress, cfg.Batches = r.Concurrency, r.Progress, r.Batches
 	return Play(ctx, cfg, newDecider(r))
 }
 
@@ -80,7 +83,7 @@ func validate(ctx context.Context, r engine.Run) error {
 	d := newDecider(r)
 	var first error
 	for round, args := range validationArgs {
-		_, f := d.Decide(ctx, Call{Round: round + 1, Args: strings.Fields(args)})
+		_, f := d.Decide(ctx, Call{RunGame: engine.NoGame, Round: round + 1, Args: strings.Fields(args)})
 		if f == nil {
 			return nil
 		}
@@ -131,19 +134,20 @@ type decisionInput struct {
 
 func (d *decider) Decide(ctx context.Context, c Call) (string, *engine.Fault) {
 	input := decisionInput{Tournament: c.Tournament, Game: c.Game, Round: c.Round, Args: strings.Join(c.Args, " ")}
+	at := engine.At{Game: c.RunGame, Turn: c.Round}
 	var check func(string) *engine.Fault
 	if c.Round == 1 {
 		check = checkBet
 	}
 	st := d.strategies[c.Bot]
 	if st == nil {
-		return d.r.Launch.Launch(ctx, c.Tournament, c.Bot, c.Args, input, check)
+		return d.r.Launch.Launch(ctx, c.Tournament, at, c.Bot, c.Args, input, check)
 	}
 	ans, f := RunStrategy(st, d.r.Bots[c.Bot].Seed, c)
 	if f == nil && check != nil {
 		f = check(ans)
 	}
-	d.r.Fault.Record(c.Bot, f, input)
+	d.r.Fault.Record(at, c.Bot, f, input)
 	return ans, f
 }
 

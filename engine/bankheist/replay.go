@@ -52,7 +52,7 @@ func Replay(ctx context.Context, cfg Config, d Decider, game int, trace func(str
 	for i, b := range cfg.Bots {
 		names[i] = b.Name
 	}
-	t := newTournament(ti, engine.GameSeed(cfg.Seed, ti), names, n, d)
+	t := newTournament(ti, game-g, engine.GameSeed(cfg.Seed, ti), names, n, d)
 	if g > 0 {
 		trace(fmt.Sprintf("Game %d of the contest is game %d of tournament %d (%d games); games 0 to %d of that tournament were played again first, silently, because credits carry over.",
 			game, g, ti, t.games, g-1))

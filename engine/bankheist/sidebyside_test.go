@@ -24,7 +24,7 @@ type scripted struct {
 	late    bool // the gate timed out
 }
 
-func (s *scripted) Launch(ctx context.Context, unit, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
+func (s *scripted) Launch(ctx context.Context, unit int, at engine.At, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
 	in := input.(decisionInput)
 	if s.gate > 0 && in.Game == 0 && in.Round == 1 {
 		s.mu.Lock()

@@ -12,6 +12,7 @@ import (
 // tournament is one run of G consecutive games with the same players (spec §5.1).
 type tournament struct {
 	index  int
+	first  int // the run's number of the tournament's game 0 (Locate's numbering)
 	seed   uint64
 	games  int
 	decide Decider
@@ -37,8 +38,8 @@ func gamesIn(seed uint64, n int) int {
 	return n + r.IntN(hi-n+1)
 }
 
-func newTournament(index int, seed uint64, names []string, n int, d Decider) *tournament {
-	t := &tournament{index: index, seed: seed, games: gamesIn(seed, n), decide: d, names: names, faults: make([]int, len(names))}
+func newTournament(index, first int, seed uint64, names []string, n int, d Decider) *tournament {
+	t := &tournament{index: index, first: first, seed: seed, games: gamesIn(seed, n), decide: d, names: names, faults: make([]int, len(names))}
 	for i := range names {
 		t.bots = append(t.bots, newPlayer(i))
 		t.order = append(t.order, i)
@@ -222,7 +223,7 @@ func rabbleRound2(i, stickers int, rng source) string {
 
 // ask calls one real bot; every fault but a host fault is counted here.
 func (t *tournament) ask(ctx context.Context, p *player, g int, ri roundInfo, st standing) (string, *engine.Fault) {
-	c := Call{Bot: p.bot, Tournament: t.index, Game: g, Round: ri.round, Args: argList(ri, p, st)}
+	c := Call{Bot: p.bot, Tournament: t.index, Game: g, RunGame: t.first + g, Round: ri.round, Args: argList(ri, p, st)}
 	ans, f := t.decide.Decide(ctx, c)
 	if f != nil && f.Outcome != engine.HostFault {
 		t.faults[p.bot]++

@@ -28,6 +28,8 @@ var Descriptor = &engine.Game{
 	Validate:    validate,
 	Replay:      replay,
 	Yardstick:   yardstick,
+	// Checkpoints after any game, holding each bot's kept files (engine.DirKeeper).
+	Batched: true,
 	// Bots learn their own name from their directory: it is their game name.
 	DirNames: func(bots []engine.Entrant) []string { return NewLineup(names(bots)).Names[:len(bots)] },
 }
@@ -41,7 +43,7 @@ func names(bots []engine.Entrant) []string {
 }
 
 func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
-	return Play(ctx, r.Files, r.Bots, r.Seed, Options{Games: r.Games, Parallel: r.Concurrency}, r.Progress)
+	return Play(ctx, r.Files, r.Bots, r.Seed, Options{Games: r.Games, Parallel: r.Concurrency, Batches: r.Batches}, r.Progress)
 }
 
 // validationInputs are what a bot reads in its first runs: a villager's day-0 file, and a
@@ -58,15 +60,15 @@ var validationInputs = []string{
 // input. Other non-zero exits pass: the original ignored the exit status, and a shell
 // script's last test may well be false. A bot that answers one of them enters.
 func validate(ctx context.Context, r engine.Run) error {
-	if err := r.Files.Setup(0, NewLineup(names(r.Bots)).Names); err != nil {
+	if err := r.Files.Setup(engine.NoGame, 0, NewLineup(names(r.Bots)).Names); err != nil {
 		return err
 	}
 	var first error
-	for _, in := range validationInputs {
+	for turn, in := range validationInputs {
 		if err := r.Files.Deliver(0, in); err != nil {
 			return err
 		}
-		_, f := r.Files.Run(ctx, 0, true)
+		_, f := r.Files.Run(ctx, engine.At{Game: engine.NoGame, Turn: turn}, 0, true)
 		switch {
 		case f == nil:
 			return nil

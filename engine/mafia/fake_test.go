@@ -24,7 +24,7 @@ func newFake(n int, act func(bot int, from string) string) *fakeBots {
 	return &fakeBots{act: act, from: make([]string, n), to: make([]string, n), got: make([][]string, n), players: make([][]string, n), runs: make([]int, n)}
 }
 
-func (f *fakeBots) Setup(bot int, players []string) error {
+func (f *fakeBots) Setup(game, bot int, players []string) error {
 	f.players[bot] = players
 	f.from[bot], f.to[bot] = "", ""
 	return nil
@@ -36,7 +36,7 @@ func (f *fakeBots) Deliver(bot int, text string) error {
 	return nil
 }
 
-func (f *fakeBots) Run(ctx context.Context, bot int, collect bool) (string, *engine.Fault) {
+func (f *fakeBots) Run(ctx context.Context, at engine.At, bot int, collect bool) (string, *engine.Fault) {
 	f.runs[bot]++
 	if f.fault != nil {
 		if ft := f.fault(bot, f.runs[bot]); ft != nil {

@@ -33,6 +33,7 @@ type game struct {
 	day       int
 	victim    int // tonight's chosen victim, noTarget when none
 	copTarget int
+	turn      int // the bots' runs so far this game (engine.At.Turn)
 
 	res *GameResult
 }
@@ -152,7 +153,7 @@ func (g *game) setup() {
 	g.log("Cop: " + g.names[g.cop])
 	g.log("Doctor: " + g.names[g.doctor])
 	for p := 0; p < g.nBots; p++ {
-		if err := g.bots.Setup(p, g.sorted); err != nil {
+		if err := g.bots.Setup(g.opt.Game, p, g.sorted); err != nil {
 			g.res.Faults[p]++ // the bot broke its own directory; it plays on, deaf
 		}
 	}

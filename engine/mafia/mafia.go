@@ -44,6 +44,12 @@ type Options struct {
 	// days, every vote and speech, lynches, the night's choices and the outcome. It changes
 	// nothing in the game. Lineup.Play calls it from its own goroutine.
 	Log func(line string)
+	// Game is the game's number in the run (engine.At.Game), which Lineup.Play tells the
+	// bots' protocol with every decision; Play and Replay set it for each game.
+	Game int
+	// Batches, when set, checkpoints the tournament game by game and resumes it
+	// (engine.Batches; checkpoint.go).
+	Batches *engine.Batches
 }
 
 // Lineup is the players of every game of a tournament: the listed bots under their game
@@ -146,16 +152,44 @@ func Play(ctx context.Context, bots Bots, entrants []engine.Entrant, seed uint64
 	if games <= 0 {
 		games = DefaultGames
 	}
+	start, err := opt.Batches.Start(games)
+	if err != nil {
+		return nil, err
+	}
 	results := make([]GameResult, 0, games)
-	for i := range games {
-		r, err := lineup.Play(ctx, bots, engine.GameSeed(seed, i), opt)
-		if err != nil {
-			return nil, fmt.Errorf("mafia game %d: %w", i, err)
+	if start > 0 {
+		if results, err = restore(bots, len(entrants), opt.Batches.Resume.State, start); err != nil {
+			return nil, err
 		}
-		results = append(results, r)
+	}
+	// Games are played one after another (the bots' files carry over), so the fold only
+	// reports the checkpoints; its state holds the bots' kept files with the results.
+	fold, run := engine.NewFold(ctx, opt.Batches, start, games,
+		func(_ int, r GameResult) { results = append(results, r) },
+		func() ([]byte, error) { return save(bots, len(entrants), results) },
+		func() *engine.Result { return Score(entrants, lineup, results) })
+	var playErr error
+	for i := start; i < games; i++ {
+		o := opt
+		o.Game = i
+		r, err := lineup.Play(run, bots, engine.GameSeed(seed, i), o)
+		if err != nil {
+			playErr = fmt.Errorf("mafia game %d: %w", i, err)
+			break
+		}
+		fold.Add(i, r)
 		if progress != nil {
 			progress(i+1, games)
 		}
+		if run.Err() != nil {
+			break // stopped at this boundary, or a checkpoint failed
+		}
+	}
+	if playErr == nil {
+		playErr = ctx.Err()
+	}
+	if _, err := fold.End(playErr); err != nil {
+		return nil, err
 	}
 	return Score(entrants, lineup, results), nil
 }

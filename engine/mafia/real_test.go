@@ -56,9 +56,9 @@ type counting struct {
 	runs atomic.Int64
 }
 
-func (c *counting) Run(ctx context.Context, bot int, collect bool) (string, *engine.Fault) {
+func (c *counting) Run(ctx context.Context, at engine.At, bot int, collect bool) (string, *engine.Fault) {
 	c.runs.Add(1)
-	return c.DirPool.Run(ctx, bot, collect)
+	return c.DirPool.Run(ctx, at, bot, collect)
 }
 
 func TestRealGame(t *testing.T) {

@@ -41,7 +41,7 @@ func Replay(ctx context.Context, bots Bots, entrants []engine.Entrant, seed uint
 			trace(fmt.Sprintf("player %s: the filler Randy (played by the engine)", n))
 		}
 	}
-	opt.Log = trace
+	opt.Log, opt.Game, opt.Batches = trace, game, nil
 	r, err := lineup.Play(ctx, bots, engine.GameSeed(seed, game), opt)
 	if err != nil {
 		return GameResult{}, fmt.Errorf("mafia game %d: %w", game, err)

@@ -49,10 +49,12 @@ func (g *game) runAll(ps []int, collect bool) ([]string, error) {
 	outs := make([]string, len(ps))
 	faults := make([]*engine.Fault, len(ps))
 	par := max(g.opt.Parallel, 1)
+	at := engine.At{Game: g.opt.Game, Turn: g.turn}
+	g.turn++
 	if par == 1 {
 		for i, p := range ps {
 			if p < g.nBots {
-				outs[i], faults[i] = g.bots.Run(g.ctx, p, collect)
+				outs[i], faults[i] = g.bots.Run(g.ctx, at, p, collect)
 			}
 		}
 	} else {
@@ -66,7 +68,7 @@ func (g *game) runAll(ps []int, collect bool) ([]string, error) {
 			wg.Add(1)
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				outs[i], faults[i] = g.bots.Run(g.ctx, p, collect)
+				outs[i], faults[i] = g.bots.Run(g.ctx, at, p, collect)
 			}()
 		}
 		wg.Wait()

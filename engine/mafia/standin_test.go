@@ -35,7 +35,7 @@ type standins struct {
 	runs    int
 }
 
-func (s *standins) Setup(bot int, players []string) error {
+func (s *standins) Setup(game, bot int, players []string) error {
 	s.players[bot] = players
 	s.from[bot], s.to[bot] = "", ""
 	return nil
@@ -43,7 +43,7 @@ func (s *standins) Setup(bot int, players []string) error {
 
 func (s *standins) Deliver(bot int, text string) error { s.from[bot] = text; return nil }
 
-func (s *standins) Run(_ context.Context, bot int, collect bool) (string, *engine.Fault) {
+func (s *standins) Run(_ context.Context, _ engine.At, bot int, collect bool) (string, *engine.Fault) {
 	s.runs++
 	if out, write := s.bots[bot].run(s.names[bot], s.players[bot], s.from[bot]); write {
 		s.to[bot] = out

@@ -47,7 +47,8 @@ func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
 		Seed: r.Seed, Games: r.Games, Concurrency: r.Concurrency, WinningScore: o.WinningScore, Progress: r.Progress,
 		// Policy faults (an unhashable answer) are answered by the harness, so the runner
 		// counted them as good decisions; record them where participants look for faults.
-		OnFault: r.Fault.Record,
+		// They name no game: the host counts them at once.
+		OnFault: func(bot int, f *engine.Fault, in any) { r.Fault.Record(engine.At{Game: engine.NoGame}, bot, f, in) },
 	})
 }
 
