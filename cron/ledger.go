@@ -19,12 +19,12 @@ import (
 // concurrency or where the run was resumed. A decision of no game (engine.NoGame) is
 // counted at once.
 type ledger struct {
-	engine.Exchanger // pyclass: the protocol's, nil for the others
-	names   []string // the bots' names, for a dirfiles fault's input
-	mu      sync.Mutex
-	base    []*runner.Stats // games folded
-	pending map[int][]tally // per game not yet folded: per bot
-	stopAt  int             // the game the run stopped before; -1: it did not stop
+	engine.Exchanger          // pyclass: the protocol's, nil for the others
+	names            []string // the bots' names, for a dirfiles fault's input
+	mu               sync.Mutex
+	base             []*runner.Stats // games folded
+	pending          map[int][]tally // per game not yet folded: per bot
+	stopAt           int             // the game the run stopped before; -1: it did not stop
 }
 
 // tally is one bot's decisions in one game not yet folded. Thousands of games are pending
