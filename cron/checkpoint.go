@@ -80,6 +80,9 @@ func (cp *Checkpoints) attach(ctx context.Context, r *engine.Run, every int, sto
 		b.Resume = &engine.Checkpoint{Done: cp.Resume.Done, State: cp.Resume.State}
 	}
 	b.Done = func(c engine.Checkpoint, sofar func() *engine.Result) (bool, error) {
+		l.mu.Lock()
+		l.advance(c.Done)
+		l.mu.Unlock()
 		// The first boundary at or after each multiple of cp.Every (boundaries come every
 		// games, which may not divide it).
 		if c.Done/cp.Every > (c.Done-every)/cp.Every {

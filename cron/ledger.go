@@ -178,6 +178,18 @@ func (l *ledger) engineFault(at engine.At, bot int, f *engine.Fault, input any) 
 func (l *ledger) fold(done int) []runner.StatsState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.advance(done)
+	out := make([]runner.StatsState, len(l.base))
+	for i, s := range l.base {
+		out[i] = s.State()
+	}
+	return out
+}
+
+// advance adds the games below done to the run's accounting, in game order (l.mu held).
+// Called at every batch boundary, it keeps pending only the games in flight: a Bank Heist
+// run reports a boundary at every tournament's end.
+func (l *ledger) advance(done int) {
 	var games []int
 	for g := range l.pending {
 		if g < done {
@@ -193,11 +205,6 @@ func (l *ledger) fold(done int) []runner.StatsState {
 		}
 		delete(l.pending, g)
 	}
-	out := make([]runner.StatsState, len(l.base))
-	for i, s := range l.base {
-		out[i] = s.State()
-	}
-	return out
 }
 
 // final is the accounting of the whole run: every game, or those before the stop, without
