@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -154,6 +155,9 @@ func checkAskedGames(env *PlayEnv, asked int) error {
 // one when the run resumes it (same seed, same bots), else from game 0.
 func (c *Cycle) checkpoints(ctx context.Context, env *PlayEnv, runID int64, prev *store.Run, resume bool) (*Checkpoints, error) {
 	games := env.run().Games
+	if env.Game.Planned != nil { // games played in units (Bank Heist's tournaments): the units' games
+		games = cmp.Or(env.Game.Planned(env.run(), nil), games)
+	}
 	cp := &Checkpoints{Store: c.Store, RunID: runID, Every: checkpointEvery(games)}
 	if !resume {
 		return cp, nil
