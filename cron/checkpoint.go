@@ -67,9 +67,10 @@ func savedStats(resume *store.Checkpoint, bots int) ([]runner.StatsState, error)
 }
 
 // attach has r report its batches, every games, count its accounting in game order (r's
-// protocol connected: r.Calls goes through the returned ledger) and save a checkpoint about
-// every cp.Every games. stop, when set, is then asked whether the run ends there.
-func (cp *Checkpoints) attach(ctx context.Context, r *engine.Run, every int, stop func(done int, sofar func() *engine.Result) bool) (*ledger, error) {
+// protocol connected through the returned ledger) and save a checkpoint about every
+// cp.Every games. stop, when set, is then asked whether the run ends there, with the games
+// since the previous boundary (every, or a whole tournament's where the engine rounds up).
+func (cp *Checkpoints) attach(ctx context.Context, r *engine.Run, every int, stop func(done, step int, sofar func() *engine.Result) bool) (*ledger, error) {
 	saved, err := savedStats(cp.Resume, len(r.Bots))
 	if err != nil {
 		return nil, err
@@ -79,13 +80,19 @@ func (cp *Checkpoints) attach(ctx context.Context, r *engine.Run, every int, sto
 	if cp.Resume != nil {
 		b.Resume = &engine.Checkpoint{Done: cp.Resume.Done, State: cp.Resume.State}
 	}
+	prev := 0 // the previous boundary
+	if cp.Resume != nil {
+		prev = cp.Resume.Done
+	}
 	b.Done = func(c engine.Checkpoint, sofar func() *engine.Result) (bool, error) {
 		l.mu.Lock()
 		l.advance(c.Done)
 		l.mu.Unlock()
+		step := c.Done - prev
+		prev = c.Done
 		// The first boundary at or after each multiple of cp.Every (boundaries come every
-		// games, which may not divide it).
-		if c.Done/cp.Every > (c.Done-every)/cp.Every {
+		// games, which may not divide it, or at a tournament's end).
+		if c.Done/cp.Every > (c.Done-step)/cp.Every {
 			stats, err := json.Marshal(checkpointStats{Kothd: publisher.Version(), Bots: l.fold(c.Done)})
 			if err != nil {
 				return false, err
@@ -96,7 +103,7 @@ func (cp *Checkpoints) attach(ctx context.Context, r *engine.Run, every int, sto
 				return false, err
 			}
 		}
-		if stop != nil && stop(c.Done, sofar) {
+		if stop != nil && stop(c.Done, step, sofar) {
 			l.mu.Lock()
 			l.stopAt = c.Done
 			l.mu.Unlock()

@@ -209,13 +209,16 @@ func runBatches(ctx context.Context, env *PlayEnv, ad *adaptive, r *engine.Run) 
 	default:
 		return nil, nil
 	}
-	var stop func(done int, sofar func() *engine.Result) bool
+	var stop func(done, step int, sofar func() *engine.Result) bool
 	if ad != nil {
-		stop = func(done int, sofar func() *engine.Result) bool { return ad.stop(done, every, sofar) }
+		stop = func(done, step int, sofar func() *engine.Result) bool { return ad.stop(done, step, sofar) }
 	}
 	if cp == nil {
+		prev := 0
 		r.Batches = &engine.Batches{Every: every, Done: func(c engine.Checkpoint, sofar func() *engine.Result) (bool, error) {
-			return stop(c.Done, sofar), nil
+			step := c.Done - prev
+			prev = c.Done
+			return stop(c.Done, step, sofar), nil
 		}}
 		return nil, nil
 	}
