@@ -194,5 +194,5 @@ echo "vote $p" &gt; to_server
 // A Mafia run resumes after its last checkpointed game, its bots' kept files restored.
 func TestKilledMafiaRunResumes(t *testing.T) {
 	snap := questionSnapshot(t, 151341, []int64{151402, 151488, 151610}, map[int64]string{999001: counterBot})
-	killAndResume(t, "mafia", "    games: 6\n", snap, 2, 6)
+	killAndResume(t, "mafia", "    games: 4\n", snap, 2, 4)
 }
