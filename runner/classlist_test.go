@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/store"
 )
 
 // An unchanged answer's classes are listed once: its import-time code (here a sleep, and a
@@ -21,7 +22,7 @@ import (
 func TestListClassesRemembered(t *testing.T) {
 	t.Parallel()
 	dbPath := filepath.Join(t.TempDir(), "kothd.db")
-	st := openStore(t, dbPath)
+	st := openTestStore(t, dbPath)
 	count := filepath.Join(t.TempDir(), "executions")
 	executions := func() int {
 		b, _ := os.ReadFile(count)
@@ -30,7 +31,7 @@ func TestListClassesRemembered(t *testing.T) {
 	dir := t.TempDir()
 	answer := func(tail string) {
 		code := "import time\nopen(" + pyQuote(count) + ", 'a').write('x\\n')\ntime.sleep(1)\n" + tail
-		writeFile(t, dir, "bot.py", code)
+		writeTestFile(t, dir, "bot.py", code)
 		if err := installTestHarness(dir); err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func TestListClassesRemembered(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		if i == 2 { // a restart
 			st.Close()
-			st = openStore(t, dbPath)
+			st = openTestStore(t, dbPath)
 			cfg.Memo = st
 		}
 		classes, err := list(cfg)
@@ -100,9 +101,9 @@ func TestListClassesRemembered(t *testing.T) {
 // A host fault (the interpreter cannot start) is never remembered.
 func TestListClassesHostFaultNotRemembered(t *testing.T) {
 	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "kothd.db"))
+	st := openTestStore(t, filepath.Join(t.TempDir(), "kothd.db"))
 	dir := t.TempDir()
-	writeFile(t, dir, "bot.py", "class A(Bot):\n    pass\n")
+	writeTestFile(t, dir, "bot.py", "class A(Bot):\n    pass\n")
 	if err := installTestHarness(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -123,4 +124,21 @@ func TestListClassesHostFaultNotRemembered(t *testing.T) {
 // pyQuote quotes a path as a Python string literal.
 func pyQuote(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+func writeTestFile(t testing.TB, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func openTestStore(t *testing.T, path string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -81,7 +81,7 @@ func NewDirPool(sb Sandbox, cfg DirConfig, bots []engine.Bot) *DirPool {
 	p := &DirPool{cfg: cfg, sb: sb, bots: bots, launchers: make([]*Launcher, n), shell: make([]*Launcher, n), direct: direct,
 		stats: make([]*Stats, n), last: make([]string, n), exit: make([]int, n)}
 	for i := range bots {
-		p.stats[i] = newStats()
+		p.stats[i] = NewStats()
 		p.launchers[i] = p.launcher(i, cfg.Command)
 	}
 	return p

@@ -152,7 +152,7 @@ func (p *lineProc) hand(l lineOrErr) bool {
 
 // roundTrip writes one request line and waits for one reply line until the deadline.
 func (p *lineProc) roundTrip(req []byte, deadline time.Duration) ([]byte, *engine.Fault) {
-	return p.receive(p.send(append(req, '\n')), deadline, nil, nil)
+	return receiveOr[struct{}](p, p.send(append(req, '\n')), deadline, nil, nil)
 }
 
 // pendingWrite is a request line being written to the process.
@@ -180,11 +180,11 @@ func (p *lineProc) send(req []byte) *pendingWrite {
 	return w
 }
 
-// receive waits, until the deadline, for the write w to end and then for one reply line.
+// receiveOr waits, until the deadline, for the write w to end and then for one reply line.
 // After a fault the process is dead or killed (a blocked write then fails and its goroutine
 // ends). While it waits for the reply, the first batch that arrives on more (if not nil) is
 // handed to onMore, which may write it behind (pyqueue.go).
-func (p *lineProc) receive(w *pendingWrite, deadline time.Duration, more <-chan *pyJob, onMore func(*pyJob)) ([]byte, *engine.Fault) {
+func receiveOr[T any](p *lineProc, w *pendingWrite, deadline time.Duration, more <-chan T, onMore func(T)) ([]byte, *engine.Fault) {
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
 	select {
@@ -291,4 +291,12 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
+}
+
+// truncate cuts s to n bytes, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

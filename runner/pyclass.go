@@ -214,7 +214,7 @@ const cpuReadEvery = 20 * time.Millisecond
 func NewPyPool(sb Sandbox, cfg PyConfig, bots []engine.Bot) *PyPool {
 	p := &PyPool{cfg: cfg, sb: sb, budgets: newBudgets(cfg, bots)}
 	for i, b := range bots {
-		p.bots = append(p.bots, &pyProc{Bot: b, index: i, stats: newStats(), share: cfg.Shares.Answer(AnswerKey(b.AnswerID, i))})
+		p.bots = append(p.bots, &pyProc{Bot: b, index: i, stats: NewStats(), share: cfg.Shares.Answer(AnswerKey(b.AnswerID, i))})
 	}
 	if p.budgets.bounded() {
 		p.watchStop, p.watchDone = make(chan struct{}), make(chan struct{})
@@ -257,13 +257,6 @@ func wireOutcome(s string) engine.Outcome {
 		return o
 	}
 	return engine.BadOutput
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // hostIntact reports what is missing of what the host provides a bot: its directory with

@@ -115,7 +115,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 	fail := func(f *engine.Fault) {
 		for _, i := range idx {
 			replies[i] = engine.Reply{Fault: f}
-			b.stats.record(f, calls[i])
+			b.stats.Record(f, calls[i])
 		}
 	}
 	sent := job.proc != nil && job.proc == b.proc
@@ -175,7 +175,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 	if next != nil {
 		more = nil
 	}
-	line, f := proc.receive(written, deadline, more, func(j *pyJob) {
+	line, f := receiveOr(proc, written, deadline, more, func(j *pyJob) {
 		next = j
 		b.writeAhead(pool, next)
 	})
@@ -208,7 +208,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 		}
 		f := &engine.Fault{Outcome: wireOutcome(r.F), Detail: r.D, ProcessDied: r.Lost}
 		replies[i] = engine.Reply{Fault: f}
-		b.stats.record(f, calls[i])
+		b.stats.Record(f, calls[i])
 	}
 	b.stats.recordOK(oks)
 	return next

@@ -230,7 +230,7 @@ class Hog(Bot):
 			var sum int64
 			for _, d := range subdirs(filepath.Join(shares.tree.mem, shares.rel)) {
 				for _, s := range subdirs(d) {
-					sum += readInt(filepath.Join(s, pick(shares.tree.v2, "memory.current", "memory.usage_in_bytes")))
+					sum += readInt(filepath.Join(s, pickV(shares.tree.v2, "memory.current", "memory.usage_in_bytes")))
 				}
 			}
 			if sum > peak.Load() {
@@ -305,4 +305,11 @@ func readInt(path string) int64 {
 	data, _ := os.ReadFile(path)
 	n, _ := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	return n
+}
+
+func pickV(v2 bool, a, b string) string {
+	if v2 {
+		return a
+	}
+	return b
 }

@@ -26,10 +26,8 @@ type FirstFault struct {
 	Input   string // the call that failed, as JSON
 }
 
-func newStats() *Stats { return &Stats{} }
-
 // NewStats returns empty accounting, for protocols outside this package's pools.
-func NewStats() *Stats { return newStats() }
+func NewStats() *Stats { return &Stats{} }
 
 // Record counts one decision; f is nil for OK. input describes the call.
 func (s *Stats) Record(f *engine.Fault, input any) {
@@ -62,8 +60,6 @@ func (s *Stats) HasFirst() bool {
 	defer s.mu.Unlock()
 	return s.first != nil
 }
-
-func (s *Stats) record(f *engine.Fault, c engine.Call) { s.Record(f, c) }
 
 // recordOK counts n decisions that ended in OK.
 func (s *Stats) recordOK(n int) {

@@ -24,7 +24,7 @@ func (s *Stats) State() StatsState {
 
 // StatsFrom returns accounting holding st (as saved by State).
 func StatsFrom(st StatsState) *Stats {
-	s := newStats()
+	s := NewStats()
 	s.Add(st)
 	return s
 }
