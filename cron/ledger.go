@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol"
 )
 
 // ledger is the fault accounting of a run in game order, for every protocol: each decision
@@ -22,9 +22,9 @@ type ledger struct {
 	engine.Exchanger          // pyclass: the protocol's, nil for the others
 	names            []string // the bots' names, for a dirfiles fault's input
 	mu               sync.Mutex
-	base             []*runner.Stats // games folded
-	pending          map[int][]tally // per game not yet folded: per bot
-	stopAt           int             // the game the run stopped before; -1: it did not stop
+	base             []*protocol.Stats // games folded
+	pending          map[int][]tally   // per game not yet folded: per bot
+	stopAt           int               // the game the run stopped before; -1: it did not stop
 }
 
 // tally is one bot's decisions in one game not yet folded. Thousands of games are pending
@@ -36,7 +36,7 @@ type ledger struct {
 type tally struct {
 	ok, host int
 	faults   []outcomeCount // outcomes other than OK, in the order met
-	first    *runner.FirstFault
+	first    *protocol.FirstFault
 }
 
 type outcomeCount struct {
@@ -53,7 +53,7 @@ func (t *tally) record(f *engine.Fault, input any, firstWanted bool) {
 	default:
 		t.addFault(f.Outcome)
 		if t.first == nil && firstWanted {
-			t.first = runner.NewFirstFault(f, input)
+			t.first = protocol.NewFirstFault(f, input)
 		}
 	}
 }
@@ -69,8 +69,8 @@ func (t *tally) addFault(o engine.Outcome) {
 }
 
 // state is the tally as accounting data.
-func (t *tally) state() runner.StatsState {
-	st := runner.StatsState{Host: t.host, First: t.first, Counts: make(map[engine.Outcome]int, len(t.faults)+1)}
+func (t *tally) state() protocol.StatsState {
+	st := protocol.StatsState{Host: t.host, First: t.first, Counts: make(map[engine.Outcome]int, len(t.faults)+1)}
 	if t.ok > 0 {
 		st.Counts[engine.OK] = t.ok
 	}
@@ -82,13 +82,13 @@ func (t *tally) state() runner.StatsState {
 
 func (t *tally) empty() bool { return t.ok == 0 && t.host == 0 && len(t.faults) == 0 }
 
-func newLedger(ex engine.Exchanger, bots int, saved []runner.StatsState) *ledger {
-	l := &ledger{Exchanger: ex, pending: map[int][]tally{}, stopAt: -1, base: make([]*runner.Stats, bots)}
+func newLedger(ex engine.Exchanger, bots int, saved []protocol.StatsState) *ledger {
+	l := &ledger{Exchanger: ex, pending: map[int][]tally{}, stopAt: -1, base: make([]*protocol.Stats, bots)}
 	for i := range l.base {
 		if saved != nil {
-			l.base[i] = runner.StatsFrom(saved[i])
+			l.base[i] = protocol.StatsFrom(saved[i])
 		} else {
-			l.base[i] = runner.NewStats()
+			l.base[i] = protocol.NewStats()
 		}
 	}
 	return l
@@ -97,7 +97,7 @@ func newLedger(ex engine.Exchanger, bots int, saved []runner.StatsState) *ledger
 // connectLedger puts a ledger between r and its protocol (whichever of Calls, Launch and
 // Files is connected): r's decisions and those its engine settles itself are counted by
 // the ledger from then on.
-func connectLedger(r *engine.Run, saved []runner.StatsState) *ledger {
+func connectLedger(r *engine.Run, saved []protocol.StatsState) *ledger {
 	l := newLedger(r.Calls, len(r.Bots), saved)
 	for _, b := range r.Bots {
 		l.names = append(l.names, b.Name)
@@ -175,11 +175,11 @@ func (l *ledger) engineFault(at engine.At, bot int, f *engine.Fault, input any) 
 
 // fold adds the games below done to the run's accounting, in game order, and returns it
 // as data.
-func (l *ledger) fold(done int) []runner.StatsState {
+func (l *ledger) fold(done int) []protocol.StatsState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.advance(done)
-	out := make([]runner.StatsState, len(l.base))
+	out := make([]protocol.StatsState, len(l.base))
 	for i, s := range l.base {
 		out[i] = s.State()
 	}
@@ -209,7 +209,7 @@ func (l *ledger) advance(done int) {
 
 // final is the accounting of the whole run: every game, or those before the stop, without
 // the games res discarded.
-func (l *ledger) final(res *engine.Result) []*runner.Stats {
+func (l *ledger) final(res *engine.Result) []*protocol.Stats {
 	l.mu.Lock()
 	for _, g := range res.Discarded {
 		delete(l.pending, g)

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // The ledger's place between an engine and the argv and dirfiles protocols: every decision
@@ -23,7 +24,7 @@ func (x *ledgerLaunch) Launch(ctx context.Context, unit int, at engine.At, bot i
 	return ans, f
 }
 
-// ledgerFiles counts the dirfiles protocol's decisions, described as the runner describes
+// ledgerFiles counts the dirfiles protocol's decisions, described as its pool describes
 // them (the bot, where, and the from_server it read), and passes the bots' kept files on
 // (engine.DirKeeper) when the protocol keeps them.
 type ledgerFiles struct {
@@ -56,7 +57,7 @@ func (x *ledgerFiles) Run(ctx context.Context, at engine.At, bot int, collect bo
 	var input map[string]any
 	if f != nil && bot >= 0 && bot < len(x.last) {
 		x.mu.Lock()
-		input = map[string]any{"bot": x.l.names[bot], "game": at.Game, "turn": at.Turn, "from_server": clipText(x.last[bot], 2000)}
+		input = map[string]any{"bot": x.l.names[bot], "game": at.Game, "turn": at.Turn, "from_server": sandbox.Truncate(x.last[bot], 2000)}
 		x.mu.Unlock()
 	}
 	x.l.decided(at, bot, f, input)
@@ -76,12 +77,4 @@ func (x *ledgerFiles) Restore(bot int, kept []byte) error {
 		return k.Restore(bot, kept)
 	}
 	return nil
-}
-
-// clipText keeps the first n bytes of s, as the runner clips a fault's input.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
