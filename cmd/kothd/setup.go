@@ -89,13 +89,18 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	return cy, func() { st.Close(); lock.Release() }, nil
 }
 
-// targetNames are the publication targets the config makes, by the names their sinks
-// record (Sink.Target), for what must know them without making the sinks (status has no
-// token). A new kind of sink adds its name here as it adds itself to cycle.
-func targetNames(cfg *config.Config) []string {
+// targetNames are the publication targets the config makes for a challenge, by the names
+// their sinks record (Sink.Target), for what must know them without making the sinks
+// (status has no token): the sinks, then the question's own table when the challenge keeps
+// one (cron.QuestionTarget). A new kind of sink adds its name here as it adds itself to
+// cycle.
+func targetNames(cfg *config.Config, ch *config.Challenge) []string {
 	out := []string{publisher.Dir{Path: cfg.OutputDir}.Target()}
 	if gh := cfg.GitHub; gh.Repo != "" {
 		out = append(out, publisher.GitHubTarget(gh.Owner, gh.Repo, gh.Branch, gh.Path))
+	}
+	if qb := ch.QuestionBoard; qb != nil && qb.Enabled {
+		out = append(out, cron.QuestionTarget(cfg.Site, ch.QuestionID))
 	}
 	return out
 }
