@@ -162,8 +162,11 @@ func (d *daemon) tick(ctx context.Context, names []string, why string) {
 	c := d.current()
 	log := c.Log
 	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
-		_, err := c.Config.Challenge(n)
-		return err != nil // removed from the config by a reload
+		if _, err := c.Config.Challenge(n); err != nil {
+			log.Info("not in the config any more (a reload removed it); skipped", "challenge", n)
+			return true
+		}
+		return false
 	})
 	// A challenge is never in two cycles at once (two runs of one challenge would take each
 	// other for interrupted): one still running from another tick sits this one out.
