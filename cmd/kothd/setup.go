@@ -76,7 +76,7 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 // configParts makes a cycle of the host's parts (store, sandbox) and what the config makes
 // of its own: the answers' source, the publication targets and the question editor. A
 // reload (reload.go) makes a new one around the same host parts.
-func (c *common) configParts(cfg *config.Config, log *slog.Logger, out io.Writer, st *store.Store, sb runner.Sandbox) (*cron.Cycle, error) {
+func (c *common) configParts(cfg *config.Config, log *slog.Logger, out io.Writer, st *store.Store, sb sandbox.Sandbox) (*cron.Cycle, error) {
 	if c.noTargets {
 		return &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out}, nil
 	}
