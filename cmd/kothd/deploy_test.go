@@ -53,7 +53,7 @@ func installedConfig(t *testing.T) *config.Config {
 		t.Fatal(err)
 	}
 	s := string(b)
-	for _, set := range [][2]string{{"data_dir: data ", "data_dir: /var/lib/kothd "}, {"output_dir: leaderboards ", "output_dir: /srv/kothd "}} {
+	for _, set := range [][2]string{{"data_dir: data ", "data_dir: /var/lib/kothd/data "}, {"output_dir: leaderboards ", "output_dir: /srv/kothd "}} {
 		line := strings.TrimSpace(set[1])
 		if !strings.Contains(string(doc), line) || !strings.Contains(string(unit), line) {
 			t.Errorf("docs/deploy.md and the unit's header must both say %q", line)
