@@ -73,7 +73,7 @@ func (r *reloader) reload(ctx context.Context) error {
 		log.Info("reload: the config is unchanged; nothing to do", "config", r.c.config)
 		return nil
 	}
-	next, err := r.c.configParts(cfg, log, io.Discard, old.Store, old.Sandbox)
+	next, err := r.c.configParts(cfg, log, io.Discard, old.Store, old.Sandbox, cfg.OutputDir != old.Config.OutputDir)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	if st.Migrated != "" {
 		log.Warn("database schema upgraded; the database as it was is kept beside it", "backup", filepath.Join(cfg.DataDir, st.Migrated))
 	}
-	cy, err := c.configParts(cfg, log, out, st, sb)
+	cy, err := c.configParts(cfg, log, out, st, sb, true)
 	if err != nil {
 		st.Close()
 		return nil, nil, err
@@ -75,14 +75,18 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 
 // configParts makes a cycle of the host's parts (store, sandbox) and what the config makes
 // of its own: the answers' source, the publication targets and the question editor. A
-// reload (reload.go) makes a new one around the same host parts.
-func (c *common) configParts(cfg *config.Config, log *slog.Logger, out io.Writer, st *store.Store, sb sandbox.Sandbox) (*cron.Cycle, error) {
+// reload (reload.go) makes a new one around the same host parts. repair finishes or undoes
+// a publication to the output directory that a kill interrupted: at start, and on a reload
+// to another directory only (a run still going may be publishing to the one it had).
+func (c *common) configParts(cfg *config.Config, log *slog.Logger, out io.Writer, st *store.Store, sb sandbox.Sandbox, repair bool) (*cron.Cycle, error) {
 	if c.noTargets {
 		return &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out}, nil
 	}
 	outDir := publisher.Dir{Path: cfg.OutputDir}
-	if err := outDir.Repair(); err != nil { // finish or undo a publication a kill interrupted
-		return nil, err
+	if repair {
+		if err := outDir.Repair(); err != nil {
+			return nil, err
+		}
 	}
 	sinks := []publisher.Sink{outDir}
 	if gh := cfg.GitHub; gh.Repo != "" {
