@@ -7,6 +7,7 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/stats"
 )
 
 // adaptive is a run's adaptive length (the challenge's `adaptive:` block): at each batch
@@ -33,7 +34,7 @@ func newAdaptive(env *PlayEnv, budget int) *adaptive {
 	}
 	a := &adaptive{confidence: c.Confidence, batch: c.Batch, minGames: c.MinGames, budget: budget, seed: env.Seed}
 	if !(a.confidence > 0 && a.confidence < 1) { // unset (or NaN from a config not checked): at NaN every pair would count as separated
-		a.confidence = publisher.Confidence
+		a.confidence = stats.Confidence
 	}
 	if a.batch <= 0 {
 		a.batch = max(budget/10, 1)
@@ -49,7 +50,7 @@ func newAdaptive(env *PlayEnv, budget int) *adaptive {
 // when the order is due for a look and its table so far leaves no adjacent ranks
 // unseparated.
 func (a *adaptive) stop(done, every int, sofar func() *engine.Result) bool {
-	if !a.due(done, every) || len(publisher.Unsettled(sofar(), a.seed, a.perLook())) > 0 {
+	if !a.due(done, every) || len(stats.Unsettled(sofar().StatsTable(), a.seed, a.perLook())) > 0 {
 		return false
 	}
 	a.stoppedAt = done
@@ -86,7 +87,7 @@ func (a *adaptive) ending(res *engine.Result) *publisher.Ending {
 	e := &publisher.Ending{Reason: publisher.EndSettled, Confidence: a.confidence, Games: res.Games + res.Voided,
 		Budget: a.budget, MinGames: a.minGames, Batch: a.batch, Overlaps: [][2]int{}}
 	if a.stoppedAt == 0 {
-		if u := publisher.Unsettled(res, a.seed, a.confidence); len(u) > 0 {
+		if u := stats.Unsettled(res.StatsTable(), a.seed, a.confidence); len(u) > 0 {
 			e.Reason, e.Overlaps = publisher.EndBudget, u
 		}
 	}

@@ -24,7 +24,7 @@ import (
 	"sync"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/publisher/mdtext"
+	"github.com/kothd/kothd/mdtext"
 )
 
 // Call is one decision asked of one bot.
