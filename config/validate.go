@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // challengeName is what a challenge's name may be: it names files (output_dir/<name>.md,

@@ -10,9 +10,9 @@ import (
 	"sync"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/mdtext"
 	"github.com/kothd/kothd/names"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/mdtext"
 	"github.com/kothd/kothd/runner"
 	"github.com/kothd/kothd/scraper"
 )
