@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -165,7 +166,7 @@ func (c *Config) check() error {
 	for i := range c.Challenges {
 		ch := &c.Challenges[i]
 		at := func(key string, format string, args ...any) {
-			bad(ch.line(key), "challenge %s: "+format, append([]any{or(ch.Name, fmt.Sprint(i+1))}, args...)...)
+			bad(ch.line(key), "challenge %s: "+format, append([]any{cmp.Or(ch.Name, fmt.Sprint(i+1))}, args...)...)
 		}
 		if ch.Name == "" || ch.QuestionID <= 0 {
 			at("", "name and question_id are required")
