@@ -24,27 +24,6 @@ type adaptive struct {
 	stoppedAt  int    // games played when it ended the run; 0 while it plays on
 }
 
-// newAdaptive is the adaptive length of env's run of budget games; nil when the challenge
-// has none (or the engine cannot stop early, or there is no budget: the config refuses
-// both, so this only guards a config that was not validated against the engines).
-func newAdaptive(env *PlayEnv, budget int) *adaptive {
-	c := env.Challenge.Adaptive
-	if c == nil || !env.Game.Batched || budget <= 0 {
-		return nil
-	}
-	a := &adaptive{confidence: c.Confidence, batch: c.Batch, minGames: c.MinGames, budget: budget, seed: env.Seed}
-	if !(a.confidence > 0 && a.confidence < 1) { // unset (or NaN from a config not checked): at NaN every pair would count as separated
-		a.confidence = stats.Confidence
-	}
-	if a.batch <= 0 {
-		a.batch = max(budget/10, 1)
-	}
-	if a.minGames <= 0 {
-		a.minGames = a.batch
-	}
-	return a
-}
-
 // stop decides at a boundary of a run that reports every `every` games (the adaptive batch
 // itself, or the checkpoints' batch when they are saved more often): the run ends there
 // when the order is due for a look and its table so far leaves no adjacent ranks
