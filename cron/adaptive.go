@@ -15,6 +15,8 @@ import (
 // separated, and ends the run once they are (not before minGames); otherwise the run plays
 // its whole budget. Its decisions depend only on the games so far and the run's seed, and
 // are made in game order, so the same seed and bots stop after the same number of games.
+// Its settings, defaults applied, are part of the run's description (PlayEnv.resolve);
+// each run starts a copy of them (RunSpec.startAdaptive).
 type adaptive struct {
 	confidence float64
 	batch      int
