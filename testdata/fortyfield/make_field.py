@@ -4,6 +4,11 @@ benchmark field, from answers.py: the Stack Exchange API's /questions/{id}/answe
 
     python3 testdata/fortyfield/make_field.py
 
+It also writes testdata/fortyfloor, the same number of answers whose bots do next to
+nothing (each returns a fixed list of throws, 1 to 6 of them, like the field's ListBot): a
+bench on it measures what kothd and the harness cost per decision, with no bot code to
+speak of.
+
 The output is deterministic (ids, dates and users come from each answer's position), so
 regenerating it changes nothing unless answers.py changed.
 """
@@ -49,14 +54,34 @@ def item(i, a):
     }
 
 
-def main():
-    out = {"items": [item(i, a) for i, a in enumerate(ANSWERS)], "has_more": False,
+FLOOR_CODE = """
+class Fixed%(n)02dBot(Bot):
+    def make_throw(self, scores, last_round):
+        return %(plan)s
+"""
+
+
+def floor():
+    """The floor field: as many answers as the real-style one, each a bot that returns a
+    fixed list (throws 1 to 6 times, then stops)."""
+    return [dict(author="Floor %02d" % n, prose="A fixed plan.", heading=None, score=0, after="",
+                 code=FLOOR_CODE % {"n": n, "plan": [True] * (1 + n % 6) + [False]})
+            for n in range(len(ANSWERS))]
+
+
+def write(root, answers):
+    out = {"items": [item(i, a) for i, a in enumerate(answers)], "has_more": False,
            "quota_max": 10000, "quota_remaining": 9950}
-    d = os.path.join(HERE, "codegolf", str(QUESTION))
+    d = os.path.join(root, "codegolf", str(QUESTION))
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "answers.1.json"), "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1, ensure_ascii=False)
         f.write("\n")
+
+
+def main():
+    write(HERE, ANSWERS)
+    write(os.path.join(os.path.dirname(HERE), "fortyfloor"), floor())
 
 
 if __name__ == "__main__":
