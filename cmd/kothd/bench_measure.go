@@ -8,7 +8,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // playMeasure is what kothd bench measures over the games of one run: from the moment the
@@ -20,7 +21,7 @@ type playMeasure struct {
 	BotsCPU   time.Duration // the bots' processes and their sandboxes
 	BotsBy    string        // how BotsCPU was measured
 	Decisions int64         // bot calls counted by the runs' fault accounting, every outcome
-	// ByAnswer is the bots' CPU per answer (runner.AnswerKey), as the sandboxes' cgroups
+	// ByAnswer is the bots' CPU per answer (sandbox.AnswerKey), as the sandboxes' cgroups
 	// counted it; empty without cgroups. BotDecisions are the decisions of each bot of the
 	// run, in the run's order.
 	ByAnswer     map[string]time.Duration
@@ -42,25 +43,25 @@ const (
 
 // startMeasure starts measuring; the function it returns ends the measure, given the bots'
 // accounting of the run.
-func startMeasure() func(stats []*runner.Stats) playMeasure {
+func startMeasure() func(stats []*protocol.Stats) playMeasure {
 	self0, child0 := cpuOf(syscall.RUSAGE_SELF), cpuOf(syscall.RUSAGE_CHILDREN)
-	cg0, n0 := runner.SandboxesCPU()
-	by0 := runner.SandboxesCPUByAnswer()
+	cg0, n0 := sandbox.SandboxesCPU()
+	by0 := sandbox.SandboxesCPUByAnswer()
 	// Writing 5 to clear_refs resets the process's peak RSS (VmHWM) to its current RSS
 	// (Linux ≥ 4.0): the peak then belongs to this run, not to an earlier one.
 	resetOK := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 	start := time.Now()
-	return func(stats []*runner.Stats) playMeasure {
+	return func(stats []*protocol.Stats) playMeasure {
 		m := playMeasure{
 			Wall:    time.Since(start),
 			SelfCPU: cpuOf(syscall.RUSAGE_SELF) - self0,
 			BotsCPU: cpuOf(syscall.RUSAGE_CHILDREN) - child0,
 			BotsBy:  botsByRusage,
 		}
-		if cg, n := runner.SandboxesCPU(); n > n0 {
+		if cg, n := sandbox.SandboxesCPU(); n > n0 {
 			m.BotsCPU, m.BotsBy = cg-cg0, botsByCgroups
 			m.ByAnswer = map[string]time.Duration{}
-			for k, d := range runner.SandboxesCPUByAnswer() {
+			for k, d := range sandbox.SandboxesCPUByAnswer() {
 				if d -= by0[k]; d > 0 {
 					m.ByAnswer[k] = d
 				}

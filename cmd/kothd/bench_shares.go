@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // answerCPU is one answer's part of the bots' CPU in a bench run: every sandbox made under
-// its cgroup (runner.Shares; all of the answer's classes), as the cgroups counted it. A bot
+// its cgroup (sandbox.Shares; all of the answer's classes), as the cgroups counted it. A bot
 // that takes most of the bots' CPU shows at the top of the list, and its CPU per decision
 // says whether it is its code or its number of decisions.
 type answerCPU struct {
-	Key       string   `json:"key"`       // runner.AnswerKey: a<answer id>, or b<bot> for a built-in bot
+	Key       string   `json:"key"`       // sandbox.AnswerKey: a<answer id>, or b<bot> for a built-in bot
 	AnswerID  int64    `json:"answer_id"` // 0 for a built-in bot
 	Bots      []string `json:"bots"`
 	Author    string   `json:"author,omitempty"`
@@ -41,7 +41,7 @@ func answerShares(bots []engine.Bot, m playMeasure) []answerCPU {
 	byKey := map[string]*answerCPU{}
 	var out []*answerCPU
 	for i, b := range bots {
-		key := runner.AnswerKey(b.AnswerID, i)
+		key := sandbox.AnswerKey(b.AnswerID, i)
 		a := byKey[key]
 		if a == nil {
 			d := m.ByAnswer[key]

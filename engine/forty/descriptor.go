@@ -30,7 +30,7 @@ var Descriptor = &engine.Game{
 	Name:        "forty",
 	Protocol:    engine.PyClass,
 	Games:       1_000_000, // §5.1
-	Concurrency: 8192,      // two pipelined groups of 4096 (engine.Lockstep); see below
+	Concurrency: 8192,      // two pipelined groups of 4096 (engine.Lockstep); see above
 	Baselines:   []string{"ThrowTwiceBot", "GoToTenBot"},
 	Harness: &engine.Harness{Module: "forty", Source: harness,
 		Competes:  "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)",

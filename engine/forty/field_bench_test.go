@@ -16,7 +16,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/forty"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/pyclass"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // The benchmark field (testdata/fortyfield, 48 answers written like the real question's):
@@ -56,7 +57,7 @@ func fieldBots(b *testing.B, snapshot string) []engine.Bot {
 		if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(code), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		if err := runner.InstallHarness(dir, forty.Descriptor.Harness.Module, forty.Descriptor.Harness.Source); err != nil {
+		if err := pyclass.InstallHarness(dir, forty.Descriptor.Harness.Module, forty.Descriptor.Harness.Source); err != nil {
 			b.Fatal(err)
 		}
 		for _, m := range fieldClass.FindAllStringSubmatch(code, -1) {
@@ -82,18 +83,18 @@ func benchField(b *testing.B, snapshot string) {
 	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
 		b.Skip("KOTHD_NO_BWRAP=1: sandbox benchmarks skipped on request")
 	}
-	sb, err := runner.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	sb, err := sandbox.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Skip("no bwrap sandbox with cgroups here: ", err)
 	}
 	bots := fieldBots(b, snapshot)
-	shares, err := runner.NewShares(sb, 0)
+	shares, err := sandbox.NewShares(sb, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	cfg := pyConfig()
 	cfg.CallTimeout, cfg.Shares = time.Second, shares
-	pool := runner.NewPyPool(sb, cfg, bots)
+	pool := pyclass.NewPyPool(sb, cfg, bots)
 	conc := forty.Descriptor.Concurrency
 	ctx := context.Background()
 	decisions0 := poolDecisions(pool, len(bots))
@@ -105,9 +106,9 @@ func benchField(b *testing.B, snapshot string) {
 	b.StopTimer()
 	self := selfCPU() - self0
 	decisions := poolDecisions(pool, len(bots)) - decisions0
-	bots0, _ := runner.SandboxesCPU()
+	bots0, _ := sandbox.SandboxesCPU()
 	pool.Close() // releases the sandboxes: their cgroups' CPU is counted then
-	botsCPU, _ := runner.SandboxesCPU()
+	botsCPU, _ := sandbox.SandboxesCPU()
 	_ = shares.Close()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
 	b.ReportMetric(float64(decisions)/b.Elapsed().Seconds(), "decisions/s")
@@ -115,7 +116,7 @@ func benchField(b *testing.B, snapshot string) {
 	b.ReportMetric(float64((botsCPU-bots0).Microseconds())/float64(decisions), "bots-µs/decision")
 }
 
-func poolDecisions(p *runner.PyPool, bots int) int64 {
+func poolDecisions(p *pyclass.PyPool, bots int) int64 {
 	var n int64
 	for i := range bots {
 		for _, c := range p.Stats(i).Counts() {
