@@ -71,8 +71,8 @@ func fieldBots(b *testing.B, snapshot string) []engine.Bot {
 // the bwrap sandbox (cgroups, a share per answer), at the descriptor's games in flight, as
 // kothd bench forty --snapshot testdata/fortyfield does without the rest of a cycle. One op
 // is one game; the bots' start-ups are counted, as in kothd bench: play thousands of games
-// (-benchtime 20000x) for them to vanish. It reports games/s, decisions/s, and the CPU per decision of this
-// process and of the bots' sandboxes (their cgroups).
+// (-benchtime 20000x) for them to vanish. It reports games/s, decisions/s, and the CPU per
+// decision of this process and of the bots' sandboxes (their cgroups).
 func BenchmarkField(b *testing.B) { benchField(b, "fortyfield") }
 
 // BenchmarkFieldFloor is the same with the floor field (testdata/fortyfloor: bots that
@@ -97,7 +97,6 @@ func benchField(b *testing.B, snapshot string) {
 	pool := pyclass.NewPyPool(sb, cfg, bots)
 	conc := forty.Descriptor.Concurrency
 	ctx := context.Background()
-	decisions0 := poolDecisions(pool, len(bots))
 	self0 := selfCPU()
 	b.ResetTimer()
 	if _, err := forty.Run(ctx, pool, entrantsOf(bots), forty.Options{Games: b.N, Seed: 1, Concurrency: conc}); err != nil {
@@ -105,7 +104,7 @@ func benchField(b *testing.B, snapshot string) {
 	}
 	b.StopTimer()
 	self := selfCPU() - self0
-	decisions := poolDecisions(pool, len(bots)) - decisions0
+	decisions := poolDecisions(pool, len(bots))
 	bots0, _ := sandbox.SandboxesCPU()
 	pool.Close() // releases the sandboxes: their cgroups' CPU is counted then
 	botsCPU, _ := sandbox.SandboxesCPU()
