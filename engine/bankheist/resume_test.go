@@ -16,7 +16,7 @@ func examplesRun(games, n int, perGame map[int]int) engine.Run {
 	for i, e := range Examples {
 		bots[i] = engine.Entrant{Name: e.Name, Baseline: true, Seed: uint64(i)}
 	}
-	r := engine.Run{Bots: bots, Seed: 77, Games: games, Concurrency: 3, Options: &options{GamesPerTournament: n}}
+	r := engine.Run{Bots: bots, Seed: 77, Games: games, Concurrency: 3, Options: &Config{GamesPerTournament: n}}
 	if perGame != nil {
 		r.Fault = func(at engine.At, _ int, _ *engine.Fault, _ any) { perGame[at.Game]++ }
 	}
