@@ -75,7 +75,7 @@ func (p *PyPool) watchBudgets() {
 			if why := p.budgets.exhausted(b.index, b.AnswerID); why != "" {
 				b.overBudget.Store(true)
 				if proc.Alive() {
-					sandbox.KillSandbox(proc.Cmd)
+					proc.Proc.Kill()
 				}
 				continue
 			}
