@@ -65,37 +65,55 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	if st.Migrated != "" {
 		log.Warn("database schema upgraded; the database as it was is kept beside it", "backup", filepath.Join(cfg.DataDir, st.Migrated))
 	}
-	if c.noTargets {
-		cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out}
-		return cy, func() { st.Close(); lock.Release() }, nil
-	}
-	outDir := publisher.Dir{Path: cfg.OutputDir}
-	if err := outDir.Repair(); err != nil { // finish or undo a publication a kill interrupted
+	cy, err := c.configParts(cfg, log, out, st, sb, true)
+	if err != nil {
 		st.Close()
 		return nil, nil, err
+	}
+	return cy, func() { st.Close(); lock.Release() }, nil
+}
+
+// configParts makes a cycle of the host's parts (store, sandbox) and what the config makes
+// of its own: the answers' source, the publication targets and the question editor. A
+// reload (reload.go) makes a new one around the same host parts. repair finishes or undoes
+// a publication to the output directory that a kill interrupted: at start, and on a reload
+// to another directory only (a run still going may be publishing to the one it had).
+func (c *common) configParts(cfg *config.Config, log *slog.Logger, out io.Writer, st *store.Store, sb sandbox.Sandbox, repair bool) (*cron.Cycle, error) {
+	if c.noTargets {
+		return &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out}, nil
+	}
+	outDir := publisher.Dir{Path: cfg.OutputDir}
+	if repair {
+		if err := outDir.Repair(); err != nil {
+			return nil, err
+		}
 	}
 	sinks := []publisher.Sink{outDir}
 	if gh := cfg.GitHub; gh.Repo != "" {
 		g, err := publisher.NewGitHub(gh.Owner, gh.Repo, gh.Branch, gh.Path, os.Getenv("GITHUB_TOKEN"), gh.BaseURL)
 		if err != nil {
-			st.Close()
-			return nil, nil, err
+			return nil, err
 		}
 		g.Deadline, g.Log = gh.Deadline.D(publisher.DefaultGitHubDeadline), log
 		sinks = append(sinks, g)
 	}
 	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
 	cy.Question = questionEditor(cfg, cy.Source, log)
-	return cy, func() { st.Close(); lock.Release() }, nil
+	return cy, nil
 }
 
-// targetNames are the publication targets the config makes, by the names their sinks
-// record (Sink.Target), for what must know them without making the sinks (status has no
-// token). A new kind of sink adds its name here as it adds itself to cycle.
-func targetNames(cfg *config.Config) []string {
+// targetNames are the publication targets the config makes for a challenge, by the names
+// their sinks record (Sink.Target), for what must know them without making the sinks
+// (status has no token): the sinks, then the question's own table when the challenge keeps
+// one (cron.QuestionTarget). A new kind of sink adds its name here as it adds itself to
+// cycle.
+func targetNames(cfg *config.Config, ch *config.Challenge) []string {
 	out := []string{publisher.Dir{Path: cfg.OutputDir}.Target()}
 	if gh := cfg.GitHub; gh.Repo != "" {
 		out = append(out, publisher.GitHubTarget(gh.Owner, gh.Repo, gh.Branch, gh.Path))
+	}
+	if qb := ch.QuestionBoard; qb != nil && qb.Enabled {
+		out = append(out, cron.QuestionTarget(cfg.Site, ch.QuestionID))
 	}
 	return out
 }
