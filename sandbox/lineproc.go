@@ -37,8 +37,8 @@ type LineProc struct {
 	direct bool
 	// The sandbox's CPU time charged to budgets so far, and when it was last read
 	// (pywatch.go; guarded by the owner's lock).
-	CpuCharged time.Duration
-	CpuReadAt  time.Time
+	CPUCharged time.Duration
+	CPUReadAt  time.Time
 }
 
 // Alive reports whether the process has not exited yet.
@@ -111,9 +111,9 @@ func StartLineProc(ctx context.Context, sb Sandbox, spec ProcSpec) (*LineProc, e
 	return p, nil
 }
 
-// CpuTime is the CPU time used so far by the process and everything it started (the
+// CPUTime is the CPU time used so far by the process and everything it started (the
 // sandbox's cgroup); ok is false without cgroups.
-func (p *LineProc) CpuTime() (time.Duration, bool) { return p.Proc.CPU() }
+func (p *LineProc) CPUTime() (time.Duration, bool) { return p.Proc.CPU() }
 
 var errLineTooLong = errors.New("reply line too long")
 
