@@ -259,3 +259,7 @@ func (c *Cycle) sharded(env *PlayEnv) bool {
 type ShardWatcher interface {
 	Shards(challenge string, queued, inFlight, done int)
 }
+
+// RunGames is the length of env's run: the games asked for, else the challenge's, else the
+// game's default.
+func (env *PlayEnv) RunGames() int { return env.run().Games }

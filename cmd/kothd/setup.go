@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kothd/kothd/cluster"
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/publisher"
@@ -65,12 +66,25 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	if st.Migrated != "" {
 		log.Warn("database schema upgraded; the database as it was is kept beside it", "backup", filepath.Join(cfg.DataDir, st.Migrated))
 	}
+	// The cluster (cluster:) plays the runs of games that can be sharded through workers.
+	var dist cron.Distributor
+	leave := func() {}
+	if cfg.Cluster != nil {
+		coord, err := cluster.Start(ctx, cfg, sb, log)
+		if err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		dist, leave = coord, coord.Close
+		log.Info("cluster ready", "url", coord.URL, "local_worker", cfg.Cluster.Local())
+	}
 	if c.noTargets {
-		cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out}
-		return cy, func() { st.Close(); lock.Release() }, nil
+		cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out, Cluster: dist}
+		return cy, func() { leave(); st.Close(); lock.Release() }, nil
 	}
 	outDir := publisher.Dir{Path: cfg.OutputDir}
 	if err := outDir.Repair(); err != nil { // finish or undo a publication a kill interrupted
+		leave()
 		st.Close()
 		return nil, nil, err
 	}
@@ -78,15 +92,16 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	if gh := cfg.GitHub; gh.Repo != "" {
 		g, err := publisher.NewGitHub(gh.Owner, gh.Repo, gh.Branch, gh.Path, os.Getenv("GITHUB_TOKEN"), gh.BaseURL)
 		if err != nil {
+			leave()
 			st.Close()
 			return nil, nil, err
 		}
 		g.Deadline, g.Log = gh.Deadline.D(publisher.DefaultGitHubDeadline), log
 		sinks = append(sinks, g)
 	}
-	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
+	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out, Cluster: dist}
 	cy.Question = questionEditor(cfg, cy.Source, log)
-	return cy, func() { st.Close(); lock.Release() }, nil
+	return cy, func() { leave(); st.Close(); lock.Release() }, nil
 }
 
 // targetNames are the publication targets the config makes, by the names their sinks
