@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/setup.sh --tests
 go vet ./...
-# Real-process packages (runner, the engines) take minutes on two cores: more than go test's
+# Real-process packages (sandbox, build, the protocols, the engines) take minutes on two cores: more than go test's
 # default ten minutes per package when the machine is busy.
 go test -count=1 -timeout 40m "$@" ./...

@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kothd/kothd/build"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // argvAdapter plays games of the argv protocol: any-language bots built from their answer
@@ -29,7 +31,7 @@ func (argvAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([
 	if len(lang.Run) == 0 {
 		return nil, fmt.Errorf("language %q has no run command in the host's configuration", sub.Language)
 	}
-	if err := build(ctx, env, sub); err != nil {
+	if err := buildAnswer(ctx, env, sub); err != nil {
 		return nil, err
 	}
 	return []engine.Bot{{
@@ -38,15 +40,15 @@ func (argvAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([
 	}}, nil
 }
 
-// build runs the language's build command (if any) in the answer's directory.
-func build(ctx context.Context, env *PlayEnv, sub Submission) error {
+// buildAnswer runs the language's build command (if any) in the answer's directory.
+func buildAnswer(ctx context.Context, env *PlayEnv, sub Submission) error {
 	lang := env.Config.Languages[sub.Language]
 	if len(lang.Build) == 0 {
 		return nil
 	}
 	l := env.Challenge.Limits
-	if log, err := runner.Build(ctx, env.Sandbox, env.Memo, lang, sub.Dir, processLimits(env), l.BuildTimeout.D(runner.DefaultBuildTimeout)); err != nil {
-		if errors.Is(err, runner.ErrBuildHost) {
+	if log, err := build.Build(ctx, env.Sandbox, env.Memo, lang, sub.Dir, processLimits(env), l.BuildTimeout.D(build.DefaultBuildTimeout)); err != nil {
+		if errors.Is(err, build.ErrBuildHost) {
 			return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 		}
 		return fmt.Errorf("compile error: %w\n%s", err, log)
@@ -80,7 +82,7 @@ func engineBuiltins(env *PlayEnv) []engine.Bot {
 	return out
 }
 
-func (argvAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error) {
+func (argvAdapter) open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, func(), error) {
 	for _, b := range env.Bots {
 		if len(b.Run) == 0 && b.Dir != "" {
 			return nil, nil, fmt.Errorf("bot %s: no command recorded for it", b.Name)
@@ -113,7 +115,7 @@ func (argvAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) err
 type argvLaunch struct {
 	env     *PlayEnv
 	timeout time.Duration
-	stats   []*runner.Stats // the run's accounting: units 0..folded-1, and the engine's own bots
+	stats   []*protocol.Stats // the run's accounting: units 0..folded-1, and the engine's own bots
 	mu      sync.Mutex
 	units   map[int]*argvUnit
 	ended   map[int]*argvUnit // units over but not yet folded: one before them is still playing
@@ -124,8 +126,8 @@ type argvLaunch struct {
 // unit's copies of their directories.
 type argvUnit struct {
 	ready     chan struct{} // closed when launchers and err are set
-	launchers []*runner.Launcher
-	stats     []*runner.Stats // this unit's decisions, per bot
+	launchers []*sandbox.Launcher
+	stats     []*protocol.Stats // this unit's decisions, per bot
 	cleanup   func()
 	err       error
 }
@@ -133,7 +135,7 @@ type argvUnit struct {
 func newArgvLaunch(env *PlayEnv) *argvLaunch {
 	a := &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{}, ended: map[int]*argvUnit{}}
 	for range env.Bots {
-		a.stats = append(a.stats, runner.NewStats())
+		a.stats = append(a.stats, protocol.NewStats())
 	}
 	return a
 }
@@ -143,9 +145,9 @@ func (a *argvLaunch) unit(k int) *argvUnit {
 	a.mu.Lock()
 	u, ok := a.units[k]
 	if !ok {
-		u = &argvUnit{ready: make(chan struct{}), stats: make([]*runner.Stats, len(a.env.Bots))}
+		u = &argvUnit{ready: make(chan struct{}), stats: make([]*protocol.Stats, len(a.env.Bots))}
 		for i := range u.stats {
-			u.stats[i] = runner.NewStats()
+			u.stats[i] = protocol.NewStats()
 		}
 		a.units[k] = u
 	}
@@ -162,10 +164,10 @@ func (a *argvLaunch) unit(k int) *argvUnit {
 	}
 	u.cleanup = cleanup
 	for i, b := range work {
-		var l *runner.Launcher
+		var l *sandbox.Launcher
 		if len(b.Run) > 0 {
-			l = runner.NewLauncher(a.env.Sandbox, runner.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: processLimits(a.env),
-				Share: a.env.Shares.Answer(runner.AnswerKey(b.AnswerID, i))})
+			l = sandbox.NewLauncher(a.env.Sandbox, sandbox.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: processLimits(a.env),
+				Share: a.env.Shares.Answer(sandbox.AnswerKey(b.AnswerID, i))})
 		}
 		u.launchers = append(u.launchers, l)
 	}

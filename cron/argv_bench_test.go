@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // bankheistBwrap is the real sandbox for the Bank Heist benchmark (KOTHD_NO_BWRAP=1 skips).
-func bankheistBwrap(tb testing.TB) runner.Sandbox {
+func bankheistBwrap(tb testing.TB) sandbox.Sandbox {
 	tb.Helper()
 	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
 		tb.Skip("KOTHD_NO_BWRAP=1")

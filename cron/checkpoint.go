@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/runner"
 	"github.com/kothd/kothd/store"
 )
 
@@ -41,8 +41,8 @@ func checkpointable(env *PlayEnv) bool {
 // games played by two versions of the rules (and read a state another build wrote) under
 // the new build's name on the board. Another build plays the run again from game 0.
 type checkpointStats struct {
-	Kothd string              `json:"kothd"`
-	Bots  []runner.StatsState `json:"bots"`
+	Kothd string                `json:"kothd"`
+	Bots  []protocol.StatsState `json:"bots"`
 }
 
 // checkpointBuild is the kothd build that saved cp ("" when unreadable).
@@ -55,7 +55,7 @@ func checkpointBuild(cp *store.Checkpoint) string {
 }
 
 // savedStats is the accounting saved with resume for bots bots (nil: no resume).
-func savedStats(resume *store.Checkpoint, bots int) ([]runner.StatsState, error) {
+func savedStats(resume *store.Checkpoint, bots int) ([]protocol.StatsState, error) {
 	if resume == nil {
 		return nil, nil
 	}

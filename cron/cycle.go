@@ -17,8 +17,9 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/store"
 )
@@ -28,7 +29,7 @@ type Cycle struct {
 	Config  *config.Config
 	Store   *store.Store
 	Source  scraper.Source
-	Sandbox runner.Sandbox
+	Sandbox sandbox.Sandbox
 	Sinks   []publisher.Sink
 	Log     *slog.Logger
 	Out     io.Writer // progress for a person watching; io.Discard in the daemon
@@ -43,7 +44,7 @@ type Cycle struct {
 	// Meter, when set, is called as a run's games start; the function it returns is called
 	// once they have ended and the bots' processes are gone, with each bot's accounting
 	// (nil if the run failed). kothd bench measures a run's CPU and decisions with it.
-	Meter func(challenge string) func(stats []*runner.Stats)
+	Meter func(challenge string) func(stats []*protocol.Stats)
 	// Question edits the questions of challenges with question_board enabled (question.go);
 	// nil: no client for it (a snapshot run), which each such challenge reports.
 	Question *QuestionEditor

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/protocol/dirfiles"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // dirfilesAdapter plays games of the dirfiles protocol: any-language bots, each a
@@ -34,16 +36,16 @@ func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission
 	if !ok {
 		return nil, fmt.Errorf("unknown language %q", sub.Language)
 	}
-	run := filepath.Join(sub.Dir, runner.RunFile)
+	run := filepath.Join(sub.Dir, dirfiles.RunFile)
 	if _, err := os.Lstat(run); errors.Is(err, os.ErrNotExist) {
 		if len(lang.Run) == 0 {
 			return nil, fmt.Errorf("the answer has no `run` file (show it as a code block under a line `run:`)")
 		}
-		if err := runner.WriteBotFile(sub.Dir, runner.RunFile, []byte("#!/bin/sh\nexec "+shellJoin(lang.Run)+"\n"), 0o755); err != nil {
+		if err := sandbox.WriteBotFile(sub.Dir, dirfiles.RunFile, []byte("#!/bin/sh\nexec "+shellJoin(lang.Run)+"\n"), 0o755); err != nil {
 			return nil, fmt.Errorf("write run: %w", err)
 		}
 	}
-	if err := build(ctx, env, sub); err != nil {
+	if err := buildAnswer(ctx, env, sub); err != nil {
 		return nil, err
 	}
 	if len(lang.Run) > 0 && filepath.IsAbs(lang.Run[0]) {
@@ -51,7 +53,7 @@ func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission
 		for _, n := range interpreterShims[sub.Language] {
 			shims[n] = lang.Run[0]
 		}
-		if err := runner.InstallShims(sub.Dir, shims); err != nil {
+		if err := dirfiles.InstallShims(sub.Dir, shims); err != nil {
 			return nil, err
 		}
 	}
@@ -60,7 +62,7 @@ func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission
 	}
 	return []engine.Bot{{
 		Entrant:  engine.Entrant{Name: answerName(sub), Author: sub.Author, Heading: sub.Heading},
-		AnswerID: sub.AnswerID, Dir: sub.Dir, Run: []string{"./" + runner.RunFile},
+		AnswerID: sub.AnswerID, Dir: sub.Dir, Run: []string{"./" + dirfiles.RunFile},
 	}}, nil
 }
 
@@ -75,7 +77,7 @@ func markScripts(dir string) error {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if e.Name() != runner.RunFile {
+		if e.Name() != dirfiles.RunFile {
 			head := make([]byte, 2)
 			f, err := os.Open(p)
 			if err != nil {
@@ -113,16 +115,16 @@ func (dirfilesAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot
 }
 
 // open runs the bots in their directories (scratch copies named as the game wants).
-func (dirfilesAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error) {
+func (dirfilesAdapter) open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, func(), error) {
 	l := env.Challenge.Limits
-	pool := runner.NewDirPool(env.Sandbox, runner.DirConfig{
+	pool := dirfiles.NewDirPool(env.Sandbox, dirfiles.DirConfig{
 		Timeout:   l.CallTimeout.D(10 * time.Second),
 		MaxOutput: int64(l.OutputKB) << 10,
 		Limits:    processLimits(env),
 		Shares:    env.Shares,
 	}, env.Bots)
 	r.Files = pool
-	stats := make([]*runner.Stats, len(env.Bots))
+	stats := make([]*protocol.Stats, len(env.Bots))
 	for i := range stats {
 		stats[i] = pool.Stats(i)
 	}

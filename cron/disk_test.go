@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/dirfiles"
 )
 
 // hostBytes is what the regular files under dir hold on the host's disk (a bounded
@@ -115,7 +115,7 @@ func TestMafiaBoundedDirectories(t *testing.T) {
 	var bots []engine.Bot
 	for name, run := range map[string]string{"honest": honest, "filler": filler} {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, runner.RunFile), []byte(run), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, dirfiles.RunFile), []byte(run), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: name}, Dir: dir})
@@ -133,7 +133,7 @@ func TestMafiaBoundedDirectories(t *testing.T) {
 			t.Errorf("bot %s's directory %s lost its name", b.Name, b.Dir)
 		}
 	}
-	pool := runner.NewDirPool(env.Sandbox, runner.DirConfig{Limits: processLimits(env)}, work)
+	pool := dirfiles.NewDirPool(env.Sandbox, dirfiles.DirConfig{Limits: processLimits(env)}, work)
 	defer pool.Close()
 	ctx := context.Background()
 	stop := watchWork(env.Config.DataDir)

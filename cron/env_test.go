@@ -12,7 +12,7 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/store"
 )
@@ -39,12 +39,12 @@ func testCycle(t testing.TB, dir string) *Cycle {
 
 // testSandbox is the real bwrap sandbox (crontest.Sandbox's twin, for the same reason).
 // KOTHD_NO_BWRAP=1 opts out explicitly on a machine without user namespaces.
-func testSandbox(t testing.TB) runner.Sandbox {
+func testSandbox(t testing.TB) sandbox.Sandbox {
 	t.Helper()
 	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
-		return runner.Unsandboxed{}
+		return sandbox.Unsandboxed{}
 	}
-	sb, err := runner.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	sb, err := sandbox.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("sandbox: %v (set KOTHD_NO_BWRAP=1 to run these tests unsandboxed)", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol"
 )
 
 // ledger is the fault accounting of a pyclass run in game order. Games finish out of order
@@ -20,9 +20,9 @@ import (
 type ledger struct {
 	engine.Exchanger
 	mu      sync.Mutex
-	base    []*runner.Stats // games folded
-	pending map[int][]tally // per game not yet folded: per bot
-	stopAt  int             // the game the run stopped before; -1: it did not stop
+	base    []*protocol.Stats // games folded
+	pending map[int][]tally   // per game not yet folded: per bot
+	stopAt  int               // the game the run stopped before; -1: it did not stop
 }
 
 // tally is one bot's decisions in one game not yet folded. Thousands of games are pending
@@ -34,7 +34,7 @@ type ledger struct {
 type tally struct {
 	ok, host int
 	faults   []outcomeCount // outcomes other than OK, in the order met
-	first    *runner.FirstFault
+	first    *protocol.FirstFault
 }
 
 type outcomeCount struct {
@@ -51,7 +51,7 @@ func (t *tally) record(f *engine.Fault, c engine.Call, firstWanted bool) {
 	default:
 		t.addFault(f.Outcome)
 		if t.first == nil && firstWanted {
-			t.first = runner.NewFirstFault(f, c)
+			t.first = protocol.NewFirstFault(f, c)
 		}
 	}
 }
@@ -67,8 +67,8 @@ func (t *tally) addFault(o engine.Outcome) {
 }
 
 // state is the tally as accounting data.
-func (t *tally) state() runner.StatsState {
-	st := runner.StatsState{Host: t.host, First: t.first, Counts: make(map[engine.Outcome]int, len(t.faults)+1)}
+func (t *tally) state() protocol.StatsState {
+	st := protocol.StatsState{Host: t.host, First: t.first, Counts: make(map[engine.Outcome]int, len(t.faults)+1)}
 	if t.ok > 0 {
 		st.Counts[engine.OK] = t.ok
 	}
@@ -80,13 +80,13 @@ func (t *tally) state() runner.StatsState {
 
 func (t *tally) empty() bool { return t.ok == 0 && t.host == 0 && len(t.faults) == 0 }
 
-func newLedger(ex engine.Exchanger, bots int, saved []runner.StatsState) *ledger {
-	l := &ledger{Exchanger: ex, pending: map[int][]tally{}, stopAt: -1, base: make([]*runner.Stats, bots)}
+func newLedger(ex engine.Exchanger, bots int, saved []protocol.StatsState) *ledger {
+	l := &ledger{Exchanger: ex, pending: map[int][]tally{}, stopAt: -1, base: make([]*protocol.Stats, bots)}
 	for i := range l.base {
 		if saved != nil {
-			l.base[i] = runner.StatsFrom(saved[i])
+			l.base[i] = protocol.StatsFrom(saved[i])
 		} else {
-			l.base[i] = runner.NewStats()
+			l.base[i] = protocol.NewStats()
 		}
 	}
 	return l
@@ -94,7 +94,7 @@ func newLedger(ex engine.Exchanger, bots int, saved []runner.StatsState) *ledger
 
 // connectLedger puts a ledger between r and its protocol: r's calls and the decisions its
 // engine settles itself are counted by the ledger from then on.
-func connectLedger(r *engine.Run, saved []runner.StatsState) *ledger {
+func connectLedger(r *engine.Run, saved []protocol.StatsState) *ledger {
 	l := newLedger(r.Calls, len(r.Bots), saved)
 	r.Calls = l
 	r.Fault = l.engineFault
@@ -146,7 +146,7 @@ func (l *ledger) engineFault(bot int, f *engine.Fault, input any) {
 
 // fold adds the games below done to the run's accounting, in game order, and returns it
 // as data.
-func (l *ledger) fold(done int) []runner.StatsState {
+func (l *ledger) fold(done int) []protocol.StatsState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var games []int
@@ -164,7 +164,7 @@ func (l *ledger) fold(done int) []runner.StatsState {
 		}
 		delete(l.pending, g)
 	}
-	out := make([]runner.StatsState, len(l.base))
+	out := make([]protocol.StatsState, len(l.base))
 	for i, s := range l.base {
 		out[i] = s.State()
 	}
@@ -173,7 +173,7 @@ func (l *ledger) fold(done int) []runner.StatsState {
 
 // final is the accounting of the whole run: every game, or those before the stop, without
 // the games res discarded.
-func (l *ledger) final(res *engine.Result) []*runner.Stats {
+func (l *ledger) final(res *engine.Result) []*protocol.Stats {
 	l.mu.Lock()
 	for _, g := range res.Discarded {
 		delete(l.pending, g)

@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kothd/kothd/build"
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/all"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // PlayEnv is everything a protocol adapter needs to play one run.
@@ -22,8 +24,8 @@ type PlayEnv struct {
 	Bots      []engine.Bot // tournament order
 	Seed      uint64
 	Games     int // games requested (0: the challenge's or the game's default)
-	Sandbox   runner.Sandbox
-	Memo      runner.Memo // remembers failed builds and class listings by content (nil: none)
+	Sandbox   sandbox.Sandbox
+	Memo      build.Memo // remembers failed builds and class listings by content (nil: none)
 	Progress  engine.Progress
 	Log       *slog.Logger
 	// Checkpoints, when set, commits the run batch by batch and resumes it (checkpoint.go).
@@ -31,14 +33,14 @@ type PlayEnv struct {
 	// Shares is the cgroup of the run's bots while it plays (connect): each answer's
 	// sandboxes share one answer's CPU weight, and all of them limits.total_memory_mb.
 	// nil outside a run (validation, class listing) and without cgroups.
-	Shares *runner.Shares
+	Shares *sandbox.Shares
 }
 
 // Played is a run's outcome: the table, and the fault accounting of each bot (same order
 // as PlayEnv.Bots).
 type Played struct {
 	Result *engine.Result
-	Stats  []*runner.Stats
+	Stats  []*protocol.Stats
 	Games  int               // games planned
 	Ending *publisher.Ending // why a run of adaptive length ended; nil for a fixed length
 }
@@ -67,7 +69,7 @@ type Adapter interface {
 	Validate(ctx context.Context, env *PlayEnv, e engine.Bot) error
 	// open connects env.Bots (in scratch copies) to r, setting r's protocol interface, and
 	// returns each bot's accounting and a function that stops their processes.
-	open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error)
+	open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, func(), error)
 }
 
 // adapters are the protocol adapters.
@@ -120,9 +122,9 @@ func (env *PlayEnv) run() engine.Run {
 
 // connect opens env's bots with the adapter a and sends decisions the engine settles
 // itself to their accounting.
-func connect(a Adapter, env *PlayEnv) (engine.Run, []*runner.Stats, func(), error) {
+func connect(a Adapter, env *PlayEnv) (engine.Run, []*protocol.Stats, func(), error) {
 	r := env.run()
-	shares, err := runner.NewShares(env.Sandbox, env.Challenge.Limits.TotalMemoryMB)
+	shares, err := sandbox.NewShares(env.Sandbox, env.Challenge.Limits.TotalMemoryMB)
 	if err != nil {
 		return r, nil, nil, err
 	}
@@ -176,7 +178,7 @@ func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
 	if led != nil {
 		final := led.final(res)
 		for i := range final {
-			final[i].SetBench(stats[i].Bench()) // benching is the runner's (runner/streak.go)
+			final[i].SetBench(stats[i].Bench()) // benching is the pool's (protocol/pyclass/streak.go)
 		}
 		stats = final
 	}
@@ -223,9 +225,9 @@ func runBatches(ctx context.Context, env *PlayEnv, ad *adaptive, r *engine.Run) 
 }
 
 // processLimits turns a challenge's configured limits into the sandbox's.
-func processLimits(env *PlayEnv) runner.Limits {
+func processLimits(env *PlayEnv) sandbox.Limits {
 	l := env.Challenge.Limits
-	return runner.Limits{
+	return sandbox.Limits{
 		CPUTime:     time.Duration(l.CPUSeconds) * time.Second,
 		MemoryMB:    l.MemoryMB,
 		Procs:       l.Procs,
@@ -233,7 +235,7 @@ func processLimits(env *PlayEnv) runner.Limits {
 		OutputBytes: int64(l.OutputKB) << 10,
 		FileSizeMB:  l.DiskMB,
 		// Unset, the directory's allowance is the documented default, as the file's is.
-		DirMB: firstPositive(l.DiskMB, runner.DefaultFileSizeMB),
+		DirMB: firstPositive(l.DiskMB, sandbox.DefaultFileSizeMB),
 	}
 }
 

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/dirfiles"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // An answer without `run` gets one that starts its language's run command.
@@ -31,7 +32,7 @@ func TestMafiaPrepareWritesRun(t *testing.T) {
 	if err := a.Validate(context.Background(), env, work[0]); err != nil {
 		t.Fatal(err)
 	}
-	pool := runner.NewDirPool(runner.Unsandboxed{}, runner.DirConfig{}, []engine.Bot{{Entrant: engine.Entrant{Name: "Plain"}, Dir: dir}})
+	pool := dirfiles.NewDirPool(sandbox.Unsandboxed{}, dirfiles.DirConfig{}, []engine.Bot{{Entrant: engine.Entrant{Name: "Plain"}, Dir: dir}})
 	defer pool.Close()
 	if out, f := pool.Run(context.Background(), 0, true); f != nil || out != "" {
 		t.Errorf("generated run: %q, %v", out, f)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/config"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 	"github.com/kothd/kothd/scraper"
 )
 
@@ -29,8 +29,8 @@ func (c *Cycle) Preflight(ctx context.Context) error {
 		errs = append(errs, fmt.Errorf("data_dir: %w", err))
 	}
 	errs = append(errs, c.checkInterpreters(ctx)...)
-	if c.Config.Sandbox != "none" && c.Config.Cgroups != runner.CgroupsOff {
-		if err := runner.CheckCgroups(); err != nil { // computed once per process
+	if c.Config.Sandbox != "none" && c.Config.Cgroups != sandbox.CgroupsOff {
+		if err := sandbox.CheckCgroups(); err != nil { // computed once per process
 			errs = append(errs, err)
 		}
 	}
@@ -114,7 +114,7 @@ func (c *Cycle) checkInterpreters(ctx context.Context) []error {
 	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	cmd, err := c.Sandbox.Command(ctx, runner.ProcSpec{Dir: dir, Argv: argv, Limits: runner.Limits{MemoryMB: 1024, Procs: 64}})
+	cmd, err := c.Sandbox.Command(ctx, sandbox.ProcSpec{Dir: dir, Argv: argv, Limits: sandbox.Limits{MemoryMB: 1024, Procs: 64}})
 	if err != nil {
 		return []error{fmt.Errorf("%s in sandbox %s: %w", what, c.Sandbox.Name(), err)}
 	}
@@ -138,7 +138,7 @@ func runWithin(ctx context.Context, cmd *exec.Cmd) (string, error) {
 	case err := <-done:
 		return buf.String(), err
 	case <-ctx.Done():
-		runner.KillGroup(cmd)
+		sandbox.KillGroup(cmd)
 		<-done
 		return buf.String(), fmt.Errorf("no answer: %w", ctx.Err())
 	}

@@ -9,11 +9,12 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/kothd/kothd/build"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/names"
 	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/publisher/mdtext"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 	"github.com/kothd/kothd/scraper"
 )
 
@@ -172,7 +173,7 @@ func (c *Cycle) prepareOne(ctx context.Context, env *PlayEnv, a Adapter, s scrap
 
 // failedStatus is the status of a submission that yields no bots.
 func failedStatus(err error) string {
-	var b *runner.BuildError
+	var b *build.BuildError
 	if errors.As(err, &b) {
 		return "failed build"
 	}
@@ -203,7 +204,7 @@ func (c *Cycle) materialise(env *PlayEnv, s scraper.Submission) (string, error) 
 		}
 		// Bots run in this directory and can leave links where their files were: write
 		// without following them (we may be root), whatever is there.
-		if err := runner.WriteBotFile(dir, name, []byte(f.Content), mode); err != nil {
+		if err := sandbox.WriteBotFile(dir, name, []byte(f.Content), mode); err != nil {
 			return "", err
 		}
 	}

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/protocol/pyclass"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // pyclassAdapter plays games of the pyclass protocol: an answer's competing classes are its
@@ -18,9 +20,9 @@ import (
 type pyclassAdapter struct{}
 
 // pyConfig is the runner configuration of a pyclass challenge.
-func pyConfig(env *PlayEnv) runner.PyConfig {
+func pyConfig(env *PlayEnv) pyclass.PyConfig {
 	l := env.Challenge.Limits
-	return runner.PyConfig{
+	return pyclass.PyConfig{
 		Harness:      env.Game.Harness.Module,
 		Python:       env.Config.Python,
 		CallTimeout:  l.CallTimeout.D(time.Second),
@@ -54,7 +56,7 @@ func faultStreak(n int) int {
 
 func installHarness(env *PlayEnv, dir string) error {
 	h := env.Game.Harness
-	if err := runner.InstallHarness(dir, h.Module, h.Source); err != nil {
+	if err := pyclass.InstallHarness(dir, h.Module, h.Source); err != nil {
 		return fmt.Errorf("install harness: %w", err)
 	}
 	return nil
@@ -66,7 +68,7 @@ func (pyclassAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission)
 	if err := installHarness(env, sub.Dir); err != nil {
 		return nil, err
 	}
-	classes, err := runner.ListClasses(ctx, env.Sandbox, pyConfig(env), sub.Dir)
+	classes, err := pyclass.ListClasses(ctx, env.Sandbox, pyConfig(env), sub.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +118,7 @@ func (pyclassAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot,
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		if err := runner.WriteBotFile(dir, "bot.py", nil, 0o644); err != nil {
+		if err := sandbox.WriteBotFile(dir, "bot.py", nil, 0o644); err != nil {
 			return nil, err
 		}
 		if err := installHarness(env, dir); err != nil {
@@ -127,10 +129,10 @@ func (pyclassAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot,
 	return out, nil
 }
 
-func (pyclassAdapter) open(env *PlayEnv, r *engine.Run) ([]*runner.Stats, func(), error) {
-	pool := runner.NewPyPool(env.Sandbox, pyConfig(env), env.Bots)
+func (pyclassAdapter) open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, func(), error) {
+	pool := pyclass.NewPyPool(env.Sandbox, pyConfig(env), env.Bots)
 	r.Calls = pool
-	stats := make([]*runner.Stats, len(env.Bots))
+	stats := make([]*protocol.Stats, len(env.Bots))
 	for i := range stats {
 		stats[i] = pool.Stats(i)
 	}
@@ -165,7 +167,7 @@ func (pyclassAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) 
 		}
 		ents = append(ents, ent)
 	}
-	pool := runner.NewPyPool(env.Sandbox, cfg, bots)
+	pool := pyclass.NewPyPool(env.Sandbox, cfg, bots)
 	defer pool.Close()
 	w := &decisionWatch{Exchanger: pool, harness: env.Game.Harness}
 	r := engine.Run{Bots: ents, Options: env.Options, Concurrency: 1, Calls: w}
@@ -184,7 +186,7 @@ func validationOpponents(env *PlayEnv, dir string) ([]engine.Bot, error) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
-		if err := runner.WriteBotFile(d, "bot.py", nil, 0o644); err != nil {
+		if err := sandbox.WriteBotFile(d, "bot.py", nil, 0o644); err != nil {
 			return nil, err
 		}
 		if err := installHarness(env, d); err != nil {

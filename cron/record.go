@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/runner"
 	"github.com/kothd/kothd/store"
 )
 
@@ -77,7 +77,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 			return err
 		}
 	}
-	var metered func([]*runner.Stats)
+	var metered func([]*protocol.Stats)
 	if c.Meter != nil {
 		metered = c.Meter(ch.Name)
 	}
@@ -90,7 +90,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 	}
 	rep.Elapsed = time.Since(start)
 	if metered != nil {
-		var stats []*runner.Stats
+		var stats []*protocol.Stats
 		if played != nil {
 			stats = played.Stats
 		}

@@ -3,7 +3,7 @@ package cron
 import (
 	"time"
 
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol"
 )
 
 // Watcher is told what the cycle does, for a host's monitoring (metrics.Metrics serves it
@@ -33,7 +33,7 @@ func (c *Cycle) watch() Watcher {
 }
 
 // watchDecisions tells the watcher a run's decisions, summed over its bots.
-func (c *Cycle) watchDecisions(challenge string, stats []*runner.Stats) {
+func (c *Cycle) watchDecisions(challenge string, stats []*protocol.Stats) {
 	counts := map[string]int{}
 	for _, s := range stats {
 		if s == nil {

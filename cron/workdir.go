@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // scratch copies the bots' directories into a fresh scratch directory for one use (a run,
@@ -18,7 +18,7 @@ import (
 // without one (bots the engine plays itself) keep none. A game that names its
 // bots' directories (Game.DirNames: bots that learn their name from it) gets them so
 // named. A bot that writes to its directory gets its copy on a filesystem of the
-// challenge's disk_mb (runner.BotDir), and then reaches it by another path than root's.
+// challenge's disk_mb (sandbox.BotDir), and then reaches it by another path than root's.
 func scratch(env *PlayEnv, kind string, bots []engine.Bot) ([]engine.Bot, func(), error) {
 	var names []string
 	if env.Game != nil && env.Game.DirNames != nil {
@@ -35,7 +35,7 @@ func scratch(env *PlayEnv, kind string, bots []engine.Bot) ([]engine.Bot, func()
 	// Bots that write to their directory (every protocol but pyclass, whose directory is
 	// read-only) get it on a filesystem of disk_mb where the sandbox can make one.
 	writable := env.Game == nil || env.Game.Protocol != engine.PyClass
-	var lim runner.Limits // no challenge, no allowance: plain copies
+	var lim sandbox.Limits // no challenge, no allowance: plain copies
 	if env.Challenge != nil {
 		lim = processLimits(env)
 	}
@@ -63,12 +63,12 @@ func scratch(env *PlayEnv, kind string, bots []engine.Bot) ([]engine.Bot, func()
 			var err error
 			if writable {
 				var release func()
-				dst, _, release, err = runner.BotDir(env.Sandbox, dst, b.Dir, lim)
+				dst, _, release, err = sandbox.BotDir(env.Sandbox, dst, b.Dir, lim)
 				if release != nil {
 					releases = append(releases, release)
 				}
 			} else {
-				err = runner.CopyBotDir(dst, b.Dir)
+				err = sandbox.CopyBotDir(dst, b.Dir)
 			}
 			if err != nil {
 				cleanup()

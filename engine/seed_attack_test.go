@@ -14,7 +14,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/forty"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/pyclass"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // oracleBot reads every number its sandbox shows it (its harness's seed, its command
@@ -53,12 +54,12 @@ class %s(Bot):
         yield False
 `
 
-func bwrapSandbox(t *testing.T) runner.Sandbox {
+func bwrapSandbox(t *testing.T) sandbox.Sandbox {
 	t.Helper()
 	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
 		t.Skip("KOTHD_NO_BWRAP=1: sandbox tests skipped on request")
 	}
-	sb, err := runner.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	sb, err := sandbox.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,15 +89,15 @@ func TestBotCannotPredictDice(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(srcs[name]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := runner.InstallHarness(dir, forty.Descriptor.Harness.Module, forty.Descriptor.Harness.Source); err != nil {
+		if err := pyclass.InstallHarness(dir, forty.Descriptor.Harness.Module, forty.Descriptor.Harness.Source); err != nil {
 			t.Fatal(err)
 		}
 		// As cron/record.go seeds a run's bots.
 		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: name, Seed: engine.SubSeed(master, name)}, Dir: dir})
 		entrants = append(entrants, engine.Entrant{Name: name})
 	}
-	cfg := runner.PyConfig{Harness: forty.Descriptor.Harness.Module, Python: "/usr/bin/python3", CallTimeout: 5 * time.Second, StartTimeout: 60 * time.Second, MaxRestarts: 3}
-	pool := runner.NewPyPool(sb, cfg, bots)
+	cfg := pyclass.PyConfig{Harness: forty.Descriptor.Harness.Module, Python: "/usr/bin/python3", CallTimeout: 5 * time.Second, StartTimeout: 60 * time.Second, MaxRestarts: 3}
+	pool := pyclass.NewPyPool(sb, cfg, bots)
 	defer pool.Close()
 	ctx := context.Background()
 	const games = 6

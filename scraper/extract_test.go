@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kothd/kothd/build"
 	"github.com/kothd/kothd/config"
-	"github.com/kothd/kothd/runner"
 )
 
 // testLangs is a small language table in the shape of config.yaml's.
@@ -211,7 +211,7 @@ func TestLanguageResolutionMatchesRunner(t *testing.T) {
 	}
 	for _, s := range []string{"Python 3", "python3", "Python 2.7.18", "Python 3.8", "C", "c (GCC)", "C++17", "g++",
 		"Java 11", "Node.js", "node", "ES6", "Golang", "Go 1.22", "bash", "Shell script", "Brainfuck", "", "3", "Python (3)", "Python [numpy]"} {
-		want, wok := runner.ResolveLanguage(cfg.Languages, s)
+		want, wok := build.ResolveLanguage(cfg.Languages, s)
 		got, gok := resolveLanguage(langs, s)
 		if got != want || gok != wok {
 			t.Errorf("%q: scraper says %q %v, runner says %q %v", s, got, gok, want, wok)

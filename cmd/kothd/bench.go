@@ -16,8 +16,8 @@ import (
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine/all"
 	"github.com/kothd/kothd/machine"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/runner"
 )
 
 // benchFlags are kothd bench's choices besides the common flags.
@@ -188,10 +188,10 @@ type bencher struct {
 }
 
 // meter is the cycle's Meter: it measures each run's games.
-func (b *bencher) meter(string) func([]*runner.Stats) {
+func (b *bencher) meter(string) func([]*protocol.Stats) {
 	b.last = nil
 	stop := startMeasure()
-	return func(stats []*runner.Stats) {
+	return func(stats []*protocol.Stats) {
 		m := stop(stats)
 		b.last = &m
 	}

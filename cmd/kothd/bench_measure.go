@@ -8,7 +8,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // playMeasure is what kothd bench measures over the games of one run: from the moment the
@@ -37,21 +38,21 @@ const (
 
 // startMeasure starts measuring; the function it returns ends the measure, given the bots'
 // accounting of the run.
-func startMeasure() func(stats []*runner.Stats) playMeasure {
+func startMeasure() func(stats []*protocol.Stats) playMeasure {
 	self0, child0 := cpuOf(syscall.RUSAGE_SELF), cpuOf(syscall.RUSAGE_CHILDREN)
-	cg0, n0 := runner.SandboxesCPU()
+	cg0, n0 := sandbox.SandboxesCPU()
 	// Writing 5 to clear_refs resets the process's peak RSS (VmHWM) to its current RSS
 	// (Linux ≥ 4.0): the peak then belongs to this run, not to an earlier one.
 	resetOK := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 	start := time.Now()
-	return func(stats []*runner.Stats) playMeasure {
+	return func(stats []*protocol.Stats) playMeasure {
 		m := playMeasure{
 			Wall:    time.Since(start),
 			SelfCPU: cpuOf(syscall.RUSAGE_SELF) - self0,
 			BotsCPU: cpuOf(syscall.RUSAGE_CHILDREN) - child0,
 			BotsBy:  botsByRusage,
 		}
-		if cg, n := runner.SandboxesCPU(); n > n0 {
+		if cg, n := sandbox.SandboxesCPU(); n > n0 {
 			m.BotsCPU, m.BotsBy = cg-cg0, botsByCgroups
 		}
 		for _, s := range stats {

@@ -12,7 +12,8 @@ import (
 	"strings"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/dirfiles"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // The yardsticks: for each game that has one, the original controller's way of playing it,
@@ -101,13 +102,13 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 }
 
 // yardstickEnv is the environment the yardstick and the bots it launches run in: the one
-// kothd's sandboxes give bots (runner.BaseEnv, the interpreter shims of a bot's directory
+// kothd's sandboxes give bots (sandbox.BaseEnv, the interpreter shims of a bot's directory
 // first on PATH). Not the host's: a PATH with pyenv's shims first starts two bash
 // processes before every `python` a bot's run script names, which kothd's bots never pay,
 // and the ratio would time the wrapper instead of the controller.
 func yardstickEnv(home string) []string {
 	// The later PATH wins (exec keeps the last value of a repeated key), as in the sandbox.
-	return append(runner.BaseEnv(home), "PATH="+runner.ShimPath())
+	return append(sandbox.BaseEnv(home), "PATH="+dirfiles.ShimPath())
 }
 
 // tail is the end of s, at most n bytes.

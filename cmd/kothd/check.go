@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/kothd/kothd/cron"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 	"github.com/kothd/kothd/store"
 )
 
@@ -40,7 +40,7 @@ func runCheck(ctx context.Context, cl *cli, args []string) error {
 		return err
 	}
 	log := c.logger(cl.err, slog.LevelWarn)
-	sb, err := runner.NewSandbox(cfg.Sandbox, log)
+	sb, err := sandbox.NewSandbox(cfg.Sandbox, log)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/store"
 )
@@ -54,8 +54,8 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	} else if n > 0 {
 		log.Info("removed work copies a previous process left", "count", n)
 	}
-	runner.SetBotUIDs(cfg.BotUIDFirst, cfg.BotUIDCount)
-	sb, err := runner.NewSandboxCgroups(cfg.Sandbox, cfg.Cgroups, log) // refuses a host without bwrap or cgroups unless opted out
+	sandbox.SetBotUIDs(cfg.BotUIDFirst, cfg.BotUIDCount)
+	sb, err := sandbox.NewSandboxCgroups(cfg.Sandbox, cfg.Cgroups, log) // refuses a host without bwrap or cgroups unless opted out
 	if err != nil {
 		return nil, nil, err
 	}

@@ -27,7 +27,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/store"
 )
@@ -88,12 +88,12 @@ func NewCycle(t testing.TB, dir string) *cron.Cycle {
 
 // Sandbox is the real bwrap sandbox: the tests run bots exactly as a host does.
 // KOTHD_NO_BWRAP=1 opts out explicitly on a machine without user namespaces.
-func Sandbox(t testing.TB) runner.Sandbox {
+func Sandbox(t testing.TB) sandbox.Sandbox {
 	t.Helper()
 	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
-		return runner.Unsandboxed{}
+		return sandbox.Unsandboxed{}
 	}
-	sb, err := runner.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	sb, err := sandbox.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("sandbox: %v (set KOTHD_NO_BWRAP=1 to run these tests unsandboxed)", err)
 	}

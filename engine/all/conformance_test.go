@@ -16,7 +16,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/all"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/pyclass"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // The conformance suite every registered game passes, whatever its protocol: the same seed
@@ -175,7 +176,7 @@ func newConn(t *testing.T, g *engine.Game) *conn {
 			t.Fatal(err)
 		}
 		h := g.Harness
-		if err := runner.InstallHarness(c.dir, h.Module, h.Source); err != nil {
+		if err := pyclass.InstallHarness(c.dir, h.Module, h.Source); err != nil {
 			t.Fatal(err)
 		}
 		if len(g.Baselines) == 0 {
@@ -216,7 +217,7 @@ func (c *conn) open(t *testing.T, r *engine.Run, replay bool) (*recording, func(
 		for i, b := range c.bots {
 			py[i] = engine.Bot{Entrant: engine.Entrant{Name: c.g.Baselines[i%len(c.g.Baselines)], Seed: b.Seed}, Dir: c.dir}
 		}
-		pool := runner.NewPyPool(runner.Unsandboxed{}, runner.PyConfig{Harness: c.g.Harness.Module, Python: "/usr/bin/python3",
+		pool := pyclass.NewPyPool(sandbox.Unsandboxed{}, pyclass.PyConfig{Harness: c.g.Harness.Module, Python: "/usr/bin/python3",
 			CallTimeout: 5 * time.Second, StartTimeout: 60 * time.Second, MaxRestarts: 3}, py)
 		r.Calls = &recordingExchanger{c: c, ex: pool, rec: rec, replay: replay}
 		return rec, pool.Close

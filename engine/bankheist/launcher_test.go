@@ -11,20 +11,20 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 )
 
-// launcherDecider runs the real bots through one runner.Launcher each, as the adapter
+// launcherDecider runs the real bots through one sandbox.Launcher each, as the adapter
 // does, in the given sandbox.
 type launcherDecider struct {
-	launchers []*runner.Launcher
+	launchers []*sandbox.Launcher
 	launches  atomic.Int64
 }
 
-func newLauncherDecider(tb testing.TB, sb runner.Sandbox, names []string) *launcherDecider {
+func newLauncherDecider(tb testing.TB, sb sandbox.Sandbox, names []string) *launcherDecider {
 	d := &launcherDecider{}
 	for _, spec := range newProcDecider(tb, names).specs {
-		l := runner.NewLauncher(sb, spec)
+		l := sandbox.NewLauncher(sb, spec)
 		tb.Cleanup(l.Close)
 		d.launchers = append(d.launchers, l)
 	}
@@ -39,20 +39,20 @@ func (d *launcherDecider) Decide(ctx context.Context, c Call) (string, *engine.F
 // sandboxedDecider is procDecider in a given sandbox: a sandbox per decision (RunArgv).
 type sandboxedDecider struct {
 	*procDecider
-	sb runner.Sandbox
+	sb sandbox.Sandbox
 }
 
 func (d sandboxedDecider) Decide(ctx context.Context, c Call) (string, *engine.Fault) {
 	d.launches.Add(1)
-	return runner.RunArgv(ctx, d.sb, d.specs[c.Bot], c.Args, 10*time.Second)
+	return sandbox.RunArgv(ctx, d.sb, d.specs[c.Bot], c.Args, 10*time.Second)
 }
 
-func realBwrap(tb testing.TB) runner.Sandbox {
+func realBwrap(tb testing.TB) sandbox.Sandbox {
 	tb.Helper()
 	if os.Getenv("KOTHD_NO_BWRAP") == "1" {
 		tb.Skip("KOTHD_NO_BWRAP=1")
 	}
-	sb, err := runner.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	sb, err := sandbox.NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		tb.Fatalf("sandbox: %v (set KOTHD_NO_BWRAP=1 to skip)", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // Real bots, written the way the answers are: each is a program launched once per decision.
@@ -49,7 +49,7 @@ print("I bet everything I have!" if sys.argv[2] == "1" else "Let's go!")
 
 // procDecider launches real bot processes, like the adapter does.
 type procDecider struct {
-	specs    []runner.ProcSpec
+	specs    []sandbox.ProcSpec
 	launches atomic.Int64
 }
 
@@ -64,14 +64,14 @@ func newProcDecider(t testing.TB, names []string) *procDecider {
 		if err := os.WriteFile(filepath.Join(dir, b.file), []byte(b.src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d.specs = append(d.specs, runner.ProcSpec{Dir: dir, Argv: b.argv, Limits: runner.Limits{OutputBytes: 64 << 10}})
+		d.specs = append(d.specs, sandbox.ProcSpec{Dir: dir, Argv: b.argv, Limits: sandbox.Limits{OutputBytes: 64 << 10}})
 	}
 	return d
 }
 
 func (d *procDecider) Decide(ctx context.Context, c Call) (string, *engine.Fault) {
 	d.launches.Add(1)
-	return runner.RunArgv(ctx, runner.Unsandboxed{}, d.specs[c.Bot], c.Args, 10*time.Second)
+	return sandbox.RunArgv(ctx, sandbox.Unsandboxed{}, d.specs[c.Bot], c.Args, 10*time.Second)
 }
 
 func entrants(names []string) []engine.Entrant {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/pyclass"
 )
 
 // A game's draws from the random module do not depend on the games the process serves
@@ -14,7 +14,7 @@ import (
 // stream as it was.
 func TestEndingAGameLeavesOthersDraws(t *testing.T) {
 	dir := t.TempDir()
-	if err := runner.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
+	if err := pyclass.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("/usr/bin/python3", "-c", `
@@ -36,7 +36,7 @@ def draw(end_other):
     return random.random()
 print(draw(False), draw(True))
 `)
-	cmd.Dir = filepath.Join(dir, runner.HarnessDir)
+	cmd.Dir = filepath.Join(dir, pyclass.HarnessDir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("python: %v\n%s", err, out)

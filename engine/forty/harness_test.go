@@ -10,7 +10,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/forty"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/pyclass"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // Real Python bot processes through the pyclass harness: the bots below are written the way
@@ -62,7 +63,7 @@ func prepare(t testing.TB) []engine.Bot {
 		if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(testBots[name]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := runner.InstallHarness(dir, forty.Descriptor.Harness.Module, forty.Descriptor.Harness.Source); err != nil {
+		if err := pyclass.InstallHarness(dir, forty.Descriptor.Harness.Module, forty.Descriptor.Harness.Source); err != nil {
 			t.Fatal(err)
 		}
 		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: name, Seed: engine.SubSeed(7, name)}, Dir: dir})
@@ -70,8 +71,8 @@ func prepare(t testing.TB) []engine.Bot {
 	return bots
 }
 
-func pyConfig() runner.PyConfig {
-	return runner.PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: 2 * time.Second, StartTimeout: 20 * time.Second, MaxRestarts: 3}
+func pyConfig() pyclass.PyConfig {
+	return pyclass.PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: 2 * time.Second, StartTimeout: 20 * time.Second, MaxRestarts: 3}
 }
 
 func entrantsOf(bots []engine.Bot) []engine.Entrant {
@@ -82,12 +83,12 @@ func entrantsOf(bots []engine.Bot) []engine.Entrant {
 	return out
 }
 
-func runOnce(t *testing.T, bots []engine.Bot, games int) (*forty.Tally, *runner.PyPool) {
+func runOnce(t *testing.T, bots []engine.Bot, games int) (*forty.Tally, *pyclass.PyPool) {
 	return runAt(t, bots, games, 16)
 }
 
-func runAt(t *testing.T, bots []engine.Bot, games, concurrency int) (*forty.Tally, *runner.PyPool) {
-	pool := runner.NewPyPool(runner.Unsandboxed{}, pyConfig(), bots)
+func runAt(t *testing.T, bots []engine.Bot, games, concurrency int) (*forty.Tally, *pyclass.PyPool) {
+	pool := pyclass.NewPyPool(sandbox.Unsandboxed{}, pyConfig(), bots)
 	t.Cleanup(pool.Close)
 	tally, err := forty.Run(context.Background(), pool, entrantsOf(bots), forty.Options{Games: games, Seed: 42, Concurrency: concurrency})
 	if err != nil {
@@ -160,7 +161,7 @@ func TestGamesInFlightDoNotChangeTheTable(t *testing.T) {
 // BenchmarkGames measures games/second with real harness processes (5 bots, 4 seats).
 func BenchmarkGames(b *testing.B) {
 	bots := prepare(b)
-	pool := runner.NewPyPool(runner.Unsandboxed{}, pyConfig(), bots)
+	pool := pyclass.NewPyPool(sandbox.Unsandboxed{}, pyConfig(), bots)
 	defer pool.Close()
 	games := 2000
 	b.ResetTimer()

@@ -13,7 +13,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/mafia"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/dirfiles"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // Real bots (testdata/bots, bash and sh scripts) played through the runner's dirfiles
@@ -24,7 +25,7 @@ var realNames = []string{"CopTrust", "CopTrust", "Lynchy", "Lynchy", "Talker", "
 
 // freshBots copies the test bots into a new directory, each under its game name, as a
 // tournament starts from fresh copies of the submissions.
-func freshBots(tb testing.TB, names []string, sb runner.Sandbox) (*runner.DirPool, []engine.Entrant) {
+func freshBots(tb testing.TB, names []string, sb sandbox.Sandbox) (*dirfiles.DirPool, []engine.Entrant) {
 	tb.Helper()
 	root := tb.TempDir()
 	lineup := mafia.NewLineup(names)
@@ -35,24 +36,24 @@ func freshBots(tb testing.TB, names []string, sb runner.Sandbox) (*runner.DirPoo
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			tb.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join("testdata", "bots", n, runner.RunFile))
+		b, err := os.ReadFile(filepath.Join("testdata", "bots", n, dirfiles.RunFile))
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, runner.RunFile), b, 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, dirfiles.RunFile), b, 0o755); err != nil {
 			tb.Fatal(err)
 		}
 		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: n}, Dir: dir})
 		entrants = append(entrants, engine.Entrant{Name: n})
 	}
-	pool := runner.NewDirPool(sb, runner.DirConfig{Timeout: 10 * time.Second}, bots)
+	pool := dirfiles.NewDirPool(sb, dirfiles.DirConfig{Timeout: 10 * time.Second}, bots)
 	tb.Cleanup(pool.Close)
 	return pool, entrants
 }
 
 // counting counts the bot launches of a tournament.
 type counting struct {
-	*runner.DirPool
+	*dirfiles.DirPool
 	runs atomic.Int64
 }
 
@@ -62,8 +63,8 @@ func (c *counting) Run(ctx context.Context, bot int, collect bool) (string, *eng
 }
 
 func TestRealGame(t *testing.T) {
-	play := func() (*engine.Result, *runner.DirPool) {
-		pool, entrants := freshBots(t, realNames, runner.Unsandboxed{})
+	play := func() (*engine.Result, *dirfiles.DirPool) {
+		pool, entrants := freshBots(t, realNames, sandbox.Unsandboxed{})
 		// Master seed 6 deals roles that end this lineup's first game with a mafia victory
 		// at the dawn of day 1: about 560 launches. Chosen with the Go stand-ins of
 		// standin_test.go (TestSearchSeeds), which play these bots' scripts in microseconds.
@@ -108,7 +109,7 @@ func TestRealGame(t *testing.T) {
 func BenchmarkRealGame(b *testing.B) {
 	for _, name := range []string{"none", "bwrap"} {
 		b.Run(name, func(b *testing.B) {
-			sb, err := runner.NewSandbox(name, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			sb, err := sandbox.NewSandbox(name, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err != nil {
 				b.Skip(err)
 			}

@@ -14,7 +14,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/pyrand"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/pyclass"
+	"github.com/kothd/kothd/sandbox"
 )
 
 const python = "/usr/bin/python3"
@@ -78,10 +79,10 @@ func needPython(t testing.TB) {
 
 // harnessPool hosts classes of harnessBots (or built-ins with an empty bot.py) through the
 // real pyclass harness, one process each.
-func harnessPool(t testing.TB, code string, classes ...string) *runner.PyPool {
+func harnessPool(t testing.TB, code string, classes ...string) *pyclass.PyPool {
 	t.Helper()
 	dir := t.TempDir()
-	if err := runner.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
+	if err := pyclass.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(code), 0o644); err != nil {
@@ -91,7 +92,7 @@ func harnessPool(t testing.TB, code string, classes ...string) *runner.PyPool {
 	for i, c := range classes {
 		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: c, Seed: uint64(i)}, Dir: dir})
 	}
-	pool := runner.NewPyPool(runner.Unsandboxed{}, runner.PyConfig{Harness: "ruins", Python: python,
+	pool := pyclass.NewPyPool(sandbox.Unsandboxed{}, pyclass.PyConfig{Harness: "ruins", Python: python,
 		CallTimeout: time.Second, StartTimeout: 10 * time.Second, MaxRestarts: 3}, bots)
 	t.Cleanup(pool.Close)
 	return pool
@@ -100,11 +101,11 @@ func harnessPool(t testing.TB, code string, classes ...string) *runner.PyPool {
 func TestHarnessClasses(t *testing.T) {
 	needPython(t)
 	dir := t.TempDir()
-	if err := runner.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
+	if err := pyclass.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "bot.py"), []byte(harnessBots), 0o644)
-	classes, err := runner.ListClasses(context.Background(), runner.Unsandboxed{}, runner.PyConfig{Harness: "ruins", Python: python, StartTimeout: 10 * time.Second}, dir)
+	classes, err := pyclass.ListClasses(context.Background(), sandbox.Unsandboxed{}, pyclass.PyConfig{Harness: "ruins", Python: python, StartTimeout: 10 * time.Second}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

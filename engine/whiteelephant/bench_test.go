@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/pyclass"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // counting wraps an Exchanger and counts round trips (ticks) and decisions.
@@ -34,7 +35,7 @@ func (c *counting) Send(ctx context.Context, calls []engine.Call) func() []engin
 // the three built-ins in real harness processes.
 func BenchmarkPlay(b *testing.B) {
 	bots, ents := realBots(b, "", nil)
-	pool := runner.NewPyPool(runner.Unsandboxed{}, pyConfig(), bots)
+	pool := pyclass.NewPyPool(sandbox.Unsandboxed{}, pyConfig(), bots)
 	defer pool.Close()
 	ex := &counting{ex: pool}
 	rounds := 0
@@ -71,7 +72,7 @@ func BenchmarkPlayEngine(b *testing.B) {
 // than the configured contests would.
 func BenchmarkPlayConcurrent(b *testing.B) {
 	bots, ents := realBots(b, testAnswer, []string{"Picky", "Bolder", "Listy"})
-	pool := runner.NewPyPool(runner.Unsandboxed{}, pyConfig(), bots)
+	pool := pyclass.NewPyPool(sandbox.Unsandboxed{}, pyConfig(), bots)
 	defer pool.Close()
 	ex := &counting{ex: pool}
 	b.ResetTimer()

@@ -14,15 +14,16 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol/pyclass"
+	"github.com/kothd/kothd/sandbox"
 )
 
-// Tests with the real harness (runner/harness/whiteelephant.py) in real python3 processes.
+// Tests with the real harness (protocol/pyclass/harness/whiteelephant.py) in real python3 processes.
 
 const python = "/usr/bin/python3"
 
-func pyConfig() runner.PyConfig {
-	return runner.PyConfig{Harness: "whiteelephant", Python: python, CallTimeout: time.Second,
+func pyConfig() pyclass.PyConfig {
+	return pyclass.PyConfig{Harness: "whiteelephant", Python: python, CallTimeout: time.Second,
 		StartTimeout: 10 * time.Second, MaxRestarts: 3}
 }
 
@@ -30,7 +31,7 @@ func pyConfig() runner.PyConfig {
 func botDir(t testing.TB, code string) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := runner.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
+	if err := pyclass.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(code), 0o644); err != nil {
@@ -44,7 +45,7 @@ func runPython(t *testing.T, script, stdin string) string {
 	t.Helper()
 	dir := botDir(t, "")
 	cmd := exec.Command(python, "-c", script)
-	cmd.Dir = filepath.Join(dir, runner.HarnessDir)
+	cmd.Dir = filepath.Join(dir, pyclass.HarnessDir)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -238,7 +239,7 @@ func TestListClasses(t *testing.T) {
 		{"not pre-bound", "class R(Bot): pass\n", nil, "NameError"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := runner.ListClasses(t.Context(), runner.Unsandboxed{}, pyConfig(), botDir(t, tc.code))
+			got, err := pyclass.ListClasses(t.Context(), sandbox.Unsandboxed{}, pyConfig(), botDir(t, tc.code))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("got %v, %v; want an error with %q", got, err, tc.err)
@@ -319,7 +320,7 @@ func realBots(t testing.TB, answer string, classes []string) ([]engine.Bot, []en
 }
 
 func TestRealHarnessGame(t *testing.T) {
-	classes, err := runner.ListClasses(t.Context(), runner.Unsandboxed{}, pyConfig(), botDir(t, testAnswer))
+	classes, err := pyclass.ListClasses(t.Context(), sandbox.Unsandboxed{}, pyConfig(), botDir(t, testAnswer))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,8 +328,8 @@ func TestRealHarnessGame(t *testing.T) {
 		t.Fatalf("classes %q, want %q", classes, want)
 	}
 	bots, ents := realBots(t, testAnswer, classes)
-	play := func() (*engine.Result, *runner.PyPool) {
-		pool := runner.NewPyPool(runner.Unsandboxed{}, pyConfig(), bots)
+	play := func() (*engine.Result, *pyclass.PyPool) {
+		pool := pyclass.NewPyPool(sandbox.Unsandboxed{}, pyConfig(), bots)
 		t.Cleanup(pool.Close)
 		opts := Options{Seed: 11, WinningScore: 12, OnFault: func(bot int, f *engine.Fault, in any) { pool.Stats(bot).Record(f, in) }}
 		res, err := Play(t.Context(), pool, ents, opts)
@@ -372,7 +373,7 @@ func TestRealHarnessGame(t *testing.T) {
 // The sanity reference of spec §6: the three built-ins alone, a full game to 500.
 func TestBaselinesSanity(t *testing.T) {
 	bots, ents := realBots(t, "", nil)
-	pool := runner.NewPyPool(runner.Unsandboxed{}, pyConfig(), bots)
+	pool := pyclass.NewPyPool(sandbox.Unsandboxed{}, pyConfig(), bots)
 	defer pool.Close()
 	res, err := Play(t.Context(), pool, ents, Options{Seed: 2018})
 	if err != nil {

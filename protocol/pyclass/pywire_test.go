@@ -1,0 +1,126 @@
+package pyclass
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kothd/kothd/engine"
+)
+
+type appenderArgs struct{ N int }
+
+func (a *appenderArgs) AppendJSON(b []byte) []byte { return append(b, `{"n":7}`...) }
+
+// The request line written without reflection is the one encoding/json would write, for
+// arguments that encode themselves and for any other.
+func TestAppendRequestIsValidJSON(t *testing.T) {
+	calls := []engine.Call{
+		{Game: 3, Method: "new", Args: map[string]int{"seat": 2}},
+		{Game: 4, Method: "odd \"name\"\n", Args: &appenderArgs{}},
+		{Game: 5, Method: "end"},
+	}
+	b, err := appendRequest(nil, 0.25, 1.5, calls, []int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		T, W  float64
+		Calls []struct {
+			G int
+			M string
+			A json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if got.T != 0.25 || got.W != 1.5 || len(got.Calls) != 3 || got.Calls[1].M != "odd \"name\"\n" ||
+		string(got.Calls[0].A) != `{"seat":2}` || string(got.Calls[1].A) != `{"n":7}` || string(got.Calls[2].A) != "null" {
+		t.Fatalf("decoded %+v from %s", got, b)
+	}
+	if _, err := appendRequest(nil, 1, 1, []engine.Call{{Args: func() {}}}, []int{0}); err == nil {
+		t.Error("unencodable arguments gave no error")
+	}
+}
+
+// Reply lines: booleans read on the fast path, anything else by the decoder, and a line that
+// is not exactly n replies refused.
+func TestParseReplies(t *testing.T) {
+	cases := []struct {
+		line string
+		n    int
+		ok   bool
+		want []string // R, or "f:" + F
+	}{
+		{`{"replies":[{"r":true},{"r":false}]}`, 2, true, []string{"true", "false"}},
+		{`{"replies":[{"r":true},{"f":"timeout","d":"x"},{"r":[1,2]}]}`, 3, true, []string{"true", "f:timeout", "[1,2]"}},
+		{`{"replies":[{"r":true}]}`, 2, false, nil},
+		{`{"replies":[{"r":true},{"r":true}]}`, 1, false, nil},
+		{`{"replies":[{"r":true}]}garbage`, 1, false, nil},
+		{`{"replies":[{"r":true}{"r":true}]}`, 2, false, nil},
+		{`hello`, 1, false, nil},
+		{`{"replies":[]}`, 0, true, nil},
+		{`{"replies":[{"r":null},{"r":0},{"r":7},{"r":42},{"r":99},{"r":true}]}`, 6, true, []string{"null", "0", "7", "42", "99", "true"}},
+		// Not small integers as the harness writes them: read by the decoder, as they are.
+		{`{"replies":[{"r":100},{"r":07},{"r":-1}]}`, 3, false, nil},
+		{`{"replies":[{"r":100},{"r":-1},{"r":1.5},{"r":{"p":"x"}},{"r":3}]}`, 5, true, []string{"100", "-1", "1.5", `{"p":"x"}`, "3"}},
+		{`{"replies":[{"r":3 },{"r":4}]}`, 2, true, []string{"3", "4"}},
+		{`{"replies":[{"r":3}{"r":4}]}`, 2, false, nil},
+		{`{"replies":[{"r":5`, 1, false, nil},
+	}
+	var buf []wireReply
+	for _, c := range cases {
+		got, ok := parseReplies([]byte(c.line), c.n, buf)
+		if ok != c.ok {
+			t.Errorf("%s (n=%d): ok %v, want %v", c.line, c.n, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		for i, w := range c.want {
+			g := string(got[i].R)
+			if got[i].F != "" {
+				g = "f:" + got[i].F
+			}
+			if g != w {
+				t.Errorf("%s: reply %d is %s, want %s", c.line, i, g, w)
+			}
+		}
+		buf = got
+	}
+	if string(jsonTrue) != "true" || string(jsonFalse) != "false" || string(jsonNull) != "null" || string(jsonSmall[7]) != "7" {
+		t.Fatalf("the shared results were written into: %s %s %s %s", jsonTrue, jsonFalse, jsonNull, jsonSmall[7])
+	}
+}
+
+// BenchmarkAppendRequest writes the request line of a batch of 64 forty "start" calls; b.N
+// counts calls.
+func BenchmarkAppendRequest(b *testing.B) {
+	calls := make([]engine.Call, 64)
+	idx := make([]int, len(calls))
+	for i := range calls {
+		calls[i] = engine.Call{Game: 1000 + i, Method: "start", Args: benchStart{}}
+		idx[i] = i
+	}
+	var buf []byte
+	b.ReportAllocs()
+	for i := 0; i < b.N; i += len(calls) {
+		buf, _ = appendRequest(buf[:0], 1, 3, calls, idx)
+	}
+}
+
+// BenchmarkParseReplies reads the reply line of a batch of 64 boolean replies; b.N counts
+// replies.
+func BenchmarkParseReplies(b *testing.B) {
+	line := []byte(`{"replies":[{"r":true}` + strings.Repeat(`,{"r":false}`, 63) + `]}`)
+	var out []wireReply
+	b.ReportAllocs()
+	for i := 0; i < b.N; i += 64 {
+		var ok bool
+		if out, ok = parseReplies(line, 64, out); !ok {
+			b.Fatal("refused")
+		}
+	}
+}

@@ -1,0 +1,586 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"weak"
+)
+
+// sandboxTasks is what a sandbox's pids limit allows beyond Limits.Procs: bwrap's monitor
+// outside the PID namespace and its init inside (RLIMIT_NPROC counts only the bot's).
+const sandboxTasks = 2
+
+// SandboxCPUs is the CPU bandwidth one sandbox may use: a bot that forks spinners gets
+// one CPU's worth however many it starts, and the others keep theirs.
+const SandboxCPUs = 1
+
+// releaseWait bounds how long releasing a cgroup waits for its killed tasks to go.
+const releaseWait = 5 * time.Second
+
+// sandboxCgroup is the cgroup of one sandbox: one directory per v1 hierarchy, or one v2
+// directory.
+type sandboxCgroup struct {
+	Tree *cgroupTree
+	name string // relative to the tree's directories: under a Share, its path first
+	dirs []string
+	fd   *os.File      // v2: the directory, for CLONE_INTO_CGROUP
+	stop chan struct{} // ends the CPU watchdog
+
+	cpuOver atomic.Bool // the watchdog killed the sandbox for its CPU time
+
+	once     sync.Once
+	mu       sync.Mutex // held while reading live files and while removing them
+	released bool
+	// The accounting files CPU and oomKilled read, held open while the sandbox lives: a
+	// launcher reads them after every decision, and opening a cgroup file takes several
+	// system calls where a pread takes one. Guarded by mu; closed on release.
+	cpuFile, oomFile liveFile
+	// procsFile is pids.current, read after each reply of a long-lived bot (killStrays);
+	// keep are the processes found to be the sandbox's own: bwrap, its init and the bot's
+	// first process. Guarded by mu.
+	procsFile liveFile
+	keep      []int
+	botPid    int           // the one of keep that is pid 2 inside
+	strays    []int         // processes not its own seen at the last killStrays
+	cpuUsed   time.Duration // final figures, once released
+	ooms      int64
+}
+
+// newSandbox makes and limits a fresh cgroup for one sandbox (l with defaults filled),
+// under its answer's cgroup in its run's (share), or directly under the daemon's (nil).
+func (t *cgroupTree) newSandbox(l Limits, share *Share) (*sandboxCgroup, error) {
+	cg := &sandboxCgroup{Tree: t, name: sandboxPrefix() + strconv.FormatUint(t.seq.Add(1), 10)}
+	if share != nil {
+		if share.Tree != t {
+			return nil, errors.New("make cgroup: the answer's cgroup is another sandbox's")
+		}
+		cg.name = filepath.Join(share.Rel, cg.name)
+	}
+	for _, b := range t.bases() {
+		d := filepath.Join(b, cg.name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			cg.release()
+			return nil, fmt.Errorf("make cgroup: %w", err)
+		}
+		cg.dirs = append(cg.dirs, d)
+	}
+	if err := cg.limit(l); err != nil {
+		cg.release()
+		return nil, err
+	}
+	if t.V2 {
+		fd, err := os.Open(cg.Dir(t.Mem))
+		if err != nil {
+			cg.release()
+			return nil, err
+		}
+		cg.fd = fd
+	}
+	if l.CPUTime > 0 {
+		cg.stop = make(chan struct{})
+		go cg.watchCPU(l.CPUTime)
+	}
+	return cg, nil
+}
+
+func (cg *sandboxCgroup) Dir(base string) string { return filepath.Join(base, cg.name) }
+
+// limit writes the sandbox's memory, task and CPU bounds. Memory is Limits.MemoryMB for
+// all the sandbox's processes together, without swap.
+func (cg *sandboxCgroup) limit(l Limits) error {
+	t := cg.Tree
+	mem := strconv.FormatInt(int64(l.MemoryMB)<<20, 10)
+	pids := strconv.Itoa(l.Procs + sandboxTasks)
+	if t.V2 {
+		d := cg.Dir(t.Mem)
+		const period = 100000
+		for _, w := range [][2]string{{"memory.max", mem}, {"memory.swap.max", "0"}, {"pids.max", pids},
+			{"cpu.max", fmt.Sprintf("%d %d", SandboxCPUs*period, period)}} {
+			// memory.swap.max is absent when the kernel accounts no swap: nothing to bound.
+			if err := writeCgroup(d, w[0], w[1]); err != nil && !(w[0] == "memory.swap.max" && errors.Is(err, os.ErrNotExist)) {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := writeCgroup(cg.Dir(t.Mem), "memory.limit_in_bytes", mem); err != nil {
+		return err
+	}
+	// memsw (memory+swap) exists only with swap accounting; without it there is no swap
+	// to escape to.
+	if err := writeCgroup(cg.Dir(t.Mem), "memory.memsw.limit_in_bytes", mem); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := writeCgroup(cg.Dir(t.Pids), "pids.max", pids); err != nil {
+		return err
+	}
+	period, err := os.ReadFile(filepath.Join(cg.Dir(t.cpu), "cpu.cfs_period_us"))
+	if err != nil {
+		return err
+	}
+	p, err := strconv.ParseInt(strings.TrimSpace(string(period)), 10, 64)
+	if err != nil {
+		return fmt.Errorf("cgroup cpu.cfs_period_us: %w", err)
+	}
+	return writeCgroup(cg.Dir(t.cpu), "cpu.cfs_quota_us", strconv.FormatInt(SandboxCPUs*p, 10))
+}
+
+// joinScript puts the shell in the cgroups named by its first $1 arguments, then executes
+// the rest. cgroup v1 cannot start a process inside a cgroup, and moving bwrap after
+// exec.Cmd.Start would race with the children it forks at once; the shell joins first and
+// then becomes bwrap, so nothing of the sandbox ever runs outside. A failed join ends the
+// shell before bwrap runs: a sandbox failure (sandboxFailed), the host's fault.
+const joinScript = `n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ >"$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`
+
+var shPath = sync.OnceValues(func() (string, error) { return exec.LookPath("sh") })
+
+// enter makes cmd start inside the cgroup: on v2 the kernel creates the process there
+// (clone3 with CLONE_INTO_CGROUP); on v1 a shell joins and then executes the command.
+func (cg *sandboxCgroup) enter(cmd *exec.Cmd) error {
+	if cg.fd != nil {
+		cmd.SysProcAttr.UseCgroupFD = true
+		cmd.SysProcAttr.CgroupFD = int(cg.fd.Fd())
+		return nil
+	}
+	sh, err := shPath()
+	if err != nil {
+		return fmt.Errorf("a shell to join the cgroup: %w", err)
+	}
+	args := []string{"sh", "-c", joinScript, "kothd-join", strconv.Itoa(len(cg.dirs))}
+	for _, d := range cg.dirs {
+		args = append(args, filepath.Join(d, "cgroup.procs"))
+	}
+	cmd.Args = append(append(args, cmd.Path), cmd.Args[1:]...)
+	cmd.Path = sh
+	return nil
+}
+
+// readCPU is the CPU time the sandbox's processes have used, dead ones included.
+func (cg *sandboxCgroup) readCPU() (time.Duration, error) {
+	if cg.Tree.V2 {
+		us, err := readCgroupKey(filepath.Join(cg.Dir(cg.Tree.cpu), "cpu.stat"), "usage_usec")
+		return time.Duration(us) * time.Microsecond, err
+	}
+	data, err := os.ReadFile(filepath.Join(cg.Dir(cg.Tree.acct), "cpuacct.usage"))
+	if err != nil {
+		return 0, err
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	return time.Duration(ns), err
+}
+
+// readOOM is how many of the sandbox's processes the kernel killed for its memory limit.
+func (cg *sandboxCgroup) readOOM() int64 {
+	n, _ := readCgroupKey(cg.oomPath(), "oom_kill")
+	return n
+}
+
+func (cg *sandboxCgroup) oomPath() string {
+	file := "memory.oom_control"
+	if cg.Tree.V2 {
+		file = "memory.events"
+	}
+	return filepath.Join(cg.Dir(cg.Tree.Mem), file)
+}
+
+// liveCPU is readCPU through the held-open file (cg.mu held, not released).
+func (cg *sandboxCgroup) liveCPU() (time.Duration, error) {
+	var buf [1024]byte
+	if cg.Tree.V2 {
+		data, err := cg.cpuFile.read(filepath.Join(cg.Dir(cg.Tree.cpu), "cpu.stat"), buf[:])
+		if err != nil {
+			return 0, err
+		}
+		us, err := cgroupKey(data, "usage_usec")
+		return time.Duration(us) * time.Microsecond, err
+	}
+	data, err := cg.cpuFile.read(filepath.Join(cg.Dir(cg.Tree.acct), "cpuacct.usage"), buf[:])
+	if err != nil {
+		return 0, err
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	return time.Duration(ns), err
+}
+
+// liveOOM is readOOM through the held-open file (cg.mu held, not released).
+func (cg *sandboxCgroup) liveOOM() int64 {
+	var buf [1024]byte
+	data, err := cg.oomFile.read(cg.oomPath(), buf[:])
+	if err != nil {
+		return 0
+	}
+	n, _ := cgroupKey(data, "oom_kill")
+	return n
+}
+
+// liveFile is a cgroup file opened on its first read and read whole from its start each
+// time after.
+type liveFile struct {
+	fd   int
+	open bool
+}
+
+func (f *liveFile) read(path string, buf []byte) ([]byte, error) {
+	if !f.open {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, err
+		}
+		f.fd, f.open = fd, true
+	}
+	for {
+		n, err := syscall.Pread(f.fd, buf, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return buf[:n], nil
+	}
+}
+
+func (f *liveFile) close() {
+	if f.open {
+		_ = syscall.Close(f.fd)
+		f.open = false
+	}
+}
+
+// CPU is the sandbox's CPU time so far (or in total, once released).
+func (cg *sandboxCgroup) CPU() (time.Duration, error) {
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return cg.cpuUsed, nil
+	}
+	return cg.liveCPU()
+}
+
+// oomKilled reports whether the kernel killed one of the sandbox's processes for its
+// memory limit.
+func (cg *sandboxCgroup) oomKilled() bool {
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return cg.ooms > 0
+	}
+	return cg.readOOM() > 0
+}
+
+// watchCPU kills the sandbox once its processes together have used more than limit. No
+// sandbox runs faster than sandboxCPUs, so the check can sleep until the earliest moment
+// the limit could be passed; a sandbox that waits costs one read now and then.
+func (cg *sandboxCgroup) watchCPU(limit time.Duration) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-cg.stop:
+			return
+		case <-timer.C:
+		}
+		used, err := cg.readCPU()
+		if err != nil {
+			return
+		}
+		if used > limit {
+			cg.cpuOver.Store(true)
+			cg.killAll()
+			return
+		}
+		timer.Reset(max((limit-used)/SandboxCPUs, 10*time.Millisecond))
+	}
+}
+
+// killAll sends SIGKILL to every process in the cgroup and reports whether any was there.
+func (cg *sandboxCgroup) killAll() bool {
+	d := cg.Dir(cg.Tree.Pids)
+	if cg.Tree.V2 {
+		if err := writeCgroup(d, "cgroup.kill", "1"); err == nil {
+			n, _ := readCgroupKey(filepath.Join(d, "cgroup.events"), "populated")
+			return n != 0
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+	if err != nil {
+		return false
+	}
+	pids := strings.Fields(string(data))
+	for _, s := range pids {
+		if pid, err := strconv.Atoi(s); err == nil && pid != os.Getpid() {
+			killPid(pid)
+		}
+	}
+	return len(pids) > 0
+}
+
+// killPid kills one process through a pidfd, so that a pid reused since cgroup.procs was
+// read is not hit once the descriptor is open.
+func killPid(pid int) {
+	const sysPidfdOpen, sysPidfdSendSignal = 434, 424
+	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
+	if errno != 0 {
+		if errno == syscall.ENOSYS {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		return
+	}
+	_, _, _ = syscall.Syscall6(sysPidfdSendSignal, fd, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
+	_ = syscall.Close(int(fd))
+}
+
+// release kills whatever is left in the cgroup, keeps its final CPU time and OOM count,
+// and removes it. It is safe to call more than once and from any goroutine.
+func (cg *sandboxCgroup) release() error {
+	var err error
+	cg.once.Do(func() {
+		if cg.stop != nil {
+			close(cg.stop)
+		}
+		deadline := time.Now().Add(releaseWait)
+		for len(cg.dirs) > 0 && cg.killAll() && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cg.mu.Lock()
+		defer cg.mu.Unlock()
+		if len(cg.dirs) > 0 {
+			cg.cpuUsed, _ = cg.readCPU()
+			cg.ooms = cg.readOOM()
+			releasedCPU.Add(int64(cg.cpuUsed))
+			releasedSandboxes.Add(1)
+		}
+		cg.released = true
+		cg.cpuFile.close()
+		cg.oomFile.close()
+		cg.procsFile.close()
+		for _, d := range slices.Backward(cg.dirs) {
+			for {
+				e := syscall.Rmdir(d)
+				if e == nil || errors.Is(e, syscall.ENOENT) {
+					break
+				}
+				if !isBusy(e) || time.Now().After(deadline) {
+					err = fmt.Errorf("remove cgroup %s: %w", d, e)
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		if cg.fd != nil {
+			cg.fd.Close()
+		}
+	})
+	return err
+}
+
+// releasedCPU and releasedSandboxes total the CPU time and number of the sandboxes this
+// process has released, for SandboxesCPU.
+var releasedCPU, releasedSandboxes atomic.Int64
+
+// SandboxesCPU is the CPU time that every sandbox this process has released used (its
+// processes, bwrap's included), as the sandboxes' cgroups counted it, and how many such
+// sandboxes there were: none without cgroups (sandbox none, cgroups off). kothd bench
+// reads it around a run.
+func SandboxesCPU() (time.Duration, int64) {
+	return time.Duration(releasedCPU.Load()), releasedSandboxes.Load()
+}
+
+// Commands made by Bwrap are tied to their cgroup here. The map holds the commands
+// weakly: an entry (and the cgroup, if nobody released it) goes when its command is
+// garbage, so a caller that forgets releaseSandbox leaks nothing for long.
+var cgroupOfCmd sync.Map // weak.Pointer[exec.Cmd] → *sandboxCgroup
+
+func attachCgroup(cmd *exec.Cmd, cg *sandboxCgroup) {
+	key := weak.Make(cmd)
+	cgroupOfCmd.Store(key, cg)
+	runtime.AddCleanup(cmd, func(key weak.Pointer[exec.Cmd]) {
+		if v, ok := cgroupOfCmd.LoadAndDelete(key); ok {
+			_ = v.(*sandboxCgroup).release()
+		}
+	}, key)
+}
+
+// CgroupOf returns the cgroup of a command made by a sandbox with cgroups, or nil.
+func CgroupOf(cmd *exec.Cmd) *sandboxCgroup {
+	if cmd == nil {
+		return nil
+	}
+	if v, ok := cgroupOfCmd.Load(weak.Make(cmd)); ok {
+		return v.(*sandboxCgroup)
+	}
+	return nil
+}
+
+// SandboxCPU is the CPU time used so far by every process of cmd's sandbox, children
+// and dead processes included (after the sandbox ends, its total). ok is false when cmd
+// runs without a cgroup (sandbox none, cgroups off) or the figure cannot be read.
+func SandboxCPU(cmd *exec.Cmd) (used time.Duration, ok bool) {
+	cg := CgroupOf(cmd)
+	if cg == nil {
+		return 0, false
+	}
+	used, err := cg.CPU()
+	return used, err == nil
+}
+
+// releaseCgroup kills what is left of cmd's sandbox and removes its cgroup; its CPU time
+// and OOM count stay readable. For commands without a cgroup it does nothing.
+func releaseCgroup(cmd *exec.Cmd) {
+	if cg := CgroupOf(cmd); cg != nil {
+		_ = cg.release()
+	}
+}
+
+// ReleaseSandbox frees what a sandbox holds for cmd once the caller is done with it (its
+// process waited for and its exit classified): the cgroup (releaseCgroup) and the files
+// handed to bwrap. Every caller of Sandbox.Command should defer it.
+func ReleaseSandbox(cmd *exec.Cmd) {
+	releaseCgroup(cmd)
+	for _, f := range cmd.ExtraFiles {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+// sandboxOOMs is how many of cmd's sandbox processes the kernel has killed for the
+// sandbox's memory limit so far; 0 without a cgroup.
+func sandboxOOMs(cmd *exec.Cmd) int64 {
+	cg := CgroupOf(cmd)
+	if cg == nil {
+		return 0
+	}
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return cg.ooms
+	}
+	return cg.liveOOM()
+}
+
+// killStrays kills the processes of the sandbox that are not its own three – bwrap
+// outside the sandbox's PID namespace, bwrap's init (pid 1 inside) and the command it
+// started (pid 2 inside: a harness) – once they are known to have outlived the call that
+// started them. A long-lived bot's runner calls it after each reply: children that spin
+// on after a reply are charged to no call and slow everyone's. With idle (no request
+// written behind the reply) every stray goes at once; otherwise the bot may already be
+// answering the next request, whose calls' children are not strays yet, so only those
+// that were there at the previous reply go (the bot could not have started on a request
+// after that one before this reply). It reads pids.current (one pread); only when the
+// sandbox holds more than three tasks does it read cgroup.procs and look at them. The
+// three own processes are looked up once by their pid inside the namespace
+// (/proc/<pid>/status NSpid: an orphan the init adopted has another). It returns how
+// many processes it killed.
+func (cg *sandboxCgroup) killStrays(idle bool) int {
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return 0
+	}
+	// pids.current counts tasks (threads too): the own three alone make 3, and it reads
+	// with one pread. cgroup.procs does not: its content is made on open.
+	var buf [64]byte
+	data, err := cg.procsFile.read(filepath.Join(cg.Dir(cg.Tree.Pids), "pids.current"), buf[:])
+	if err != nil {
+		return 0
+	}
+	if tasks, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && tasks <= 3 && len(cg.strays) == 0 && len(cg.keep) == 3 {
+		return 0
+	}
+	data, err = os.ReadFile(filepath.Join(cg.Dir(cg.Tree.Pids), "cgroup.procs"))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	prev := cg.strays
+	cg.strays = cg.strays[:0:0]
+	for _, f := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid == os.Getpid() || slices.Contains(cg.keep, pid) {
+			continue
+		}
+		if len(cg.keep) < 3 {
+			if ns := nsPid(pid); ns != "" {
+				cg.keep = append(cg.keep, pid)
+				if ns == "2" {
+					cg.botPid = pid
+				}
+				continue
+			}
+		}
+		if idle || slices.Contains(prev, pid) {
+			killPid(pid)
+			n++
+			continue
+		}
+		cg.strays = append(cg.strays, pid)
+	}
+	return n
+}
+
+// nsPid says which of a sandbox's own processes pid is: "-" outside its PID namespace
+// (bwrap), "1" or "2" inside it; "" for any other.
+func nsPid(pid int) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
+			switch ns := strings.Fields(rest); {
+			case len(ns) == 1:
+				return "-"
+			case ns[1] == "1" || ns[1] == "2":
+				return ns[1]
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// KillSandbox kills every process of cmd's sandbox (its cgroup's, wherever they moved
+// their process group), or its process group without a cgroup.
+func KillSandbox(cmd *exec.Cmd) {
+	if cg := CgroupOf(cmd); cg != nil {
+		cg.mu.Lock()
+		released := cg.released
+		cg.mu.Unlock()
+		if !released {
+			cg.killAll()
+		}
+	}
+	KillGroup(cmd)
+}
+
+// KillStrays kills what cmd's sandbox runs beyond its own processes
+// (sandboxCgroup.killStrays); without a cgroup, nothing.
+func KillStrays(cmd *exec.Cmd, idle bool) int {
+	if cg := CgroupOf(cmd); cg != nil {
+		return cg.killStrays(idle)
+	}
+	return 0
+}
+
+// sandboxBotPid is the pid, as the daemon sees it, of the command a sandbox started (pid 2
+// inside), once killStrays has looked; 0 when unknown.
+func sandboxBotPid(cmd *exec.Cmd) int {
+	if cg := CgroupOf(cmd); cg != nil {
+		cg.mu.Lock()
+		defer cg.mu.Unlock()
+		return cg.botPid
+	}
+	return 0
+}

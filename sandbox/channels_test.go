@@ -1,0 +1,529 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// Two bots in different sandboxes try to pass a 16-bit value through state the sandboxes
+// share (testdata/channels/chan.c, compiled on the host). Each channel is tried twice:
+// in sandboxes without the seccomp filter (the value must get through, or the test could
+// not tell a closed channel from a broken bot) and in the real ones, where the receiver
+// must decode nothing and its system call must fail with the filter's errno.
+
+var chanBin = sync.OnceValues(func() (string, error) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "kothd-chan-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "chan")
+	out, err := exec.Command("gcc", "-O1", "-o", bin, "testdata/channels/chan.c").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("gcc: %v: %s", err, out)
+	}
+	return bin, nil
+})
+
+func needChan(t testing.TB) string {
+	t.Helper()
+	bin, err := chanBin()
+	if err != nil {
+		t.Skipf("channel bot: %v", err)
+	}
+	return bin
+}
+
+// channelFiles picks n regular files of /usr, the same on every run: what every sandbox
+// sees read-only.
+func channelFiles(t testing.TB, n int) []string {
+	t.Helper()
+	var files []string
+	_ = filepath.WalkDir("/usr/share", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(files) >= n {
+			return fs.SkipDir
+		}
+		if d.Type().IsRegular() {
+			if st, err := d.Info(); err == nil && st.Size() >= 64<<10 && st.Size() <= 8<<20 && st.Mode().Perm()&0o004 != 0 {
+				files = append(files, p)
+			}
+		}
+		return nil
+	})
+	if len(files) < n {
+		t.Skipf("only %d files of 64 KiB–8 MiB under /usr/share", len(files))
+	}
+	return files
+}
+
+// unfiltered is sb without the seccomp filter: main's sandbox, for the control runs.
+func unfiltered(sb *Bwrap) *Bwrap {
+	c := *sb
+	c.seccomp, c.launcherSeccomp = nil, nil
+	return &c
+}
+
+type chanProc struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Reader
+}
+
+// startChan starts the channel bot in a sandbox of its own over a fresh directory.
+func startChan(t *testing.T, sb Sandbox, bin string, args ...string) *chanProc {
+	t.Helper()
+	dir := t.TempDir()
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "chan"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: append([]string{"./chan"}, args...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &chanProc{cmd: cmd}
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	p.out = bufio.NewReader(stdout)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		KillGroup(cmd)
+		_ = cmd.Wait()
+		ReleaseSandbox(cmd)
+	})
+	return p
+}
+
+func (p *chanProc) line(t *testing.T) string {
+	t.Helper()
+	done := make(chan string, 1)
+	go func() {
+		l, _ := p.out.ReadString('\n')
+		done <- strings.TrimSpace(l)
+	}()
+	select {
+	case l := <-done:
+		return l
+	case <-time.After(60 * time.Second):
+		KillGroup(p.cmd)
+		t.Fatal("channel bot: no line within a minute")
+		return ""
+	}
+}
+
+func (p *chanProc) finish(t *testing.T) string {
+	t.Helper()
+	_ = p.stdin.Close()
+	l := p.line(t)
+	_ = p.cmd.Wait()
+	return l
+}
+
+// passValue has a sender put value into the channel and a receiver read it, each in its
+// own sandbox; it returns what the receiver decoded and the first errno it met.
+func passValue(t *testing.T, sb Sandbox, bin, channel string, value uint32, files []string) (uint32, syscall.Errno) {
+	t.Helper()
+	sendArgs := append([]string{channel, "send", strconv.Itoa(int(value))}, files...)
+	recvArgs := append([]string{channel, "recv", "0"}, files...)
+	var res string
+	switch channel {
+	case "cache", "mincore":
+		// One after the other: the sender has ended before the receiver starts.
+		startChan(t, sb, bin, sendArgs...).finish(t)
+		res = startChan(t, sb, bin, recvArgs...).finish(t)
+	case "inotify":
+		r := startChan(t, sb, bin, recvArgs...)
+		if l := r.line(t); l != "ready" {
+			t.Fatalf("receiver: %q", l)
+		}
+		startChan(t, sb, bin, sendArgs...).finish(t)
+		res = r.finish(t)
+	default: // a lasting state: the sender holds it while the receiver looks
+		s := startChan(t, sb, bin, sendArgs...)
+		if l := s.line(t); l != "ready" {
+			t.Fatalf("sender: %q", l)
+		}
+		res = startChan(t, sb, bin, recvArgs...).finish(t)
+		s.finish(t)
+	}
+	var got uint32
+	var errno int
+	if _, err := fmt.Sscanf(res, "value=%d err=%d", &got, &errno); err != nil {
+		t.Fatalf("receiver said %q: %v", res, err)
+	}
+	return got, syscall.Errno(errno)
+}
+
+func TestSandboxChannelsClosed(t *testing.T) {
+	sb := NeedBwrap(t)
+	if sb.seccomp == nil {
+		t.Skip("no seccomp filter on this architecture")
+	}
+	bin := needChan(t)
+	files := channelFiles(t, 16)
+	const value = 0xb5a3
+	for _, c := range []struct {
+		channel string
+		errno   syscall.Errno
+		control bool // the channel carries the value without the filter on this host
+	}{
+		{"flock", syscall.EPERM, true},
+		{"fcntl", syscall.EPERM, true},
+		{"ofd", syscall.EPERM, true},
+		{"cache", syscall.EPERM, true}, // fadvise evicts, preadv2(RWF_NOWAIT) probes
+		// fadvise evicts, mincore probes. Since Linux 5.0 mincore reports every page of a
+		// file the caller may not write as cached, so this one is closed without the
+		// filter too; the filter denies the call all the same.
+		{"mincore", syscall.EPERM, false},
+		{"inotify", syscall.EPERM, true}, // an open of a shared file is an event
+		// The user keyring belongs to a uid in its user namespace (Linux 5.3 on): neither
+		// a root daemon's sandboxes (a uid each) nor a non-root daemon's (a user
+		// namespace each) share one here. The filter denies keyrings all the same.
+		{"keyring", syscall.EPERM, false},
+	} {
+		t.Run(c.channel, func(t *testing.T) {
+			if c.control {
+				// The control shows the channel works here; on a busy host other processes
+				// reading the same files may flip a bit of the page-cache probe, so two of
+				// the sixteen may be wrong. With the filter nothing at all may arrive.
+				if got, errno := passValue(t, unfiltered(sb), bin, c.channel, value, files); bits.OnesCount32(got^value) > 2 {
+					t.Fatalf("control: without the filter the receiver decoded %#x (errno %v), not %#x: "+
+						"the test cannot tell whether the filter closes the channel", got, errno, value)
+				}
+			}
+			got, errno := passValue(t, sb, bin, c.channel, value, files)
+			if got != 0 || errno != c.errno {
+				t.Errorf("with the filter the receiver decoded %#x (want nothing) with errno %v (want %v)", got, errno, c.errno)
+			}
+		})
+	}
+}
+
+// TestSandboxDeniesNamespacesAndOtherProcesses: no way to a new user namespace (clone3
+// answers ENOSYS so that glibc falls back to clone), no ptrace or reading another process's
+// memory, and a 32-bit argument's upper half does not hide a denied value.
+func TestSandboxDeniesNamespacesAndOtherProcesses(t *testing.T) {
+	sb := NeedBwrap(t)
+	if sb.seccomp == nil {
+		t.Skip("no seccomp filter on this architecture")
+	}
+	bin := needChan(t)
+	if l := startChan(t, sb, bin, "userns", "probe", "0").finish(t); l != "unshare=1 clone3=38 clone=1 unshare_hi=1" {
+		t.Errorf("user namespaces: %q, want every way denied", l)
+	}
+	if l := startChan(t, sb, bin, "ptrace", "probe", "0").finish(t); l != "ptrace=1 process_vm_readv=1 kcmp=1 fcntl_hi=1" {
+		t.Errorf("other processes: %q, want every call denied", l)
+	}
+	// Control: the probe tells the calls that work from those that do not.
+	if l := startChan(t, unfiltered(sb), bin, "ptrace", "probe", "0").finish(t); !strings.HasPrefix(l, "ptrace=0 process_vm_readv=0") {
+		t.Errorf("without the filter: %q, want ptrace and process_vm_readv to work", l)
+	}
+}
+
+// TestSandboxFilterActive: every bot process runs under the filter, also those kothd's
+// launcher starts (its own filter stacked on the sandbox's), and the launcher still gets
+// its PID namespace.
+func TestSandboxFilterActive(t *testing.T) {
+	sb := NeedBwrap(t)
+	if sb.seccomp == nil {
+		t.Skip("no seccomp filter on this architecture")
+	}
+	out, err := runIn(t, sb, t.TempDir(), Limits{}, `grep -E '^Seccomp(_filters)?:' /proc/self/status | tr '\t\n' '  '`)
+	if err != nil || !strings.Contains(out, "Seccomp: 2 ") {
+		t.Errorf("sandbox: %v: %q, want Seccomp: 2", err, out)
+	}
+	bin := needChan(t)
+	dir := t.TempDir()
+	data, _ := os.ReadFile(bin)
+	if err := os.WriteFile(filepath.Join(dir, "chan"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l := NewLauncher(sb, ProcSpec{Dir: dir, Argv: []string{"sh", "-c", `grep -E '^Seccomp_filters:' /proc/self/status | tr '\t' ' '; ./chan userns probe 0`}})
+	defer l.Close()
+	got, f := l.Run(context.Background(), nil, 20*time.Second)
+	if f != nil {
+		t.Fatalf("launcher: %v", f)
+	}
+	if !strings.Contains(got, "Seccomp_filters: 2") || !strings.Contains(got, "unshare=1 clone3=38 clone=1") {
+		t.Errorf("a launcher's bot: %q, want two filters and no user namespace", got)
+	}
+	lp, err := l.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lp.isolation != "pidns" {
+		t.Errorf("launcher isolation %q, want pidns", lp.isolation)
+	}
+	l.put(lp)
+}
+
+// TestSandboxUIDs: a root daemon runs each bot directory's sandboxes as a uid of its own,
+// the same for two sandboxes of one directory.
+func TestSandboxUIDs(t *testing.T) {
+	sb := NeedBwrap(t)
+	if !sb.root || sb.uids == nil {
+		t.Skip("not a root daemon with a uid pool")
+	}
+	uidOf := func(dir string) (int, *exec.Cmd) {
+		cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"sh", "-c", "id -u; id -g; sleep 1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.Output()
+		ReleaseSandbox(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(string(out))
+		uid, _ := strconv.Atoi(f[0])
+		if len(f) != 2 || f[0] != f[1] {
+			t.Errorf("uid and gid: %q", out)
+		}
+		if pooled, ok := SandboxUID(cmd); !ok || pooled != uid {
+			t.Errorf("SandboxUID %d, %v; the bot ran as %d", pooled, ok, uid)
+		}
+		return uid, cmd
+	}
+	a, b := t.TempDir(), t.TempDir()
+	var ua, ub, ua2 int
+	var wg sync.WaitGroup
+	var keep []*exec.Cmd
+	var mu sync.Mutex
+	for _, x := range []struct {
+		dir string
+		uid *int
+	}{{a, &ua}, {b, &ub}, {a, &ua2}} {
+		wg.Go(func() {
+			u, cmd := uidOf(x.dir)
+			mu.Lock()
+			*x.uid, keep = u, append(keep, cmd)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if ua == ub || ua < DefaultBotUIDBase || ub < DefaultBotUIDBase || ua >= DefaultBotUIDBase+DefaultBotUIDCount {
+		t.Errorf("two bots ran as %d and %d: want distinct uids of the pool from %d", ua, ub, DefaultBotUIDBase)
+	}
+	if ua2 != ua {
+		t.Errorf("two sandboxes of one directory ran as %d and %d", ua, ua2)
+	}
+	if st, err := os.Stat(a); err != nil || int(st.Sys().(*syscall.Stat_t).Uid) != ua {
+		t.Errorf("the bot's directory is not its uid's: %v", err)
+	}
+}
+
+func TestUIDPool(t *testing.T) {
+	p := newUIDPool(100, 3)
+	freed := make(chan int, 10)
+	p.onFree = func(uid int) { freed <- uid }
+	a, _ := p.acquire("/a")
+	b, _ := p.acquire("/b")
+	a2, _ := p.acquire("/a")
+	c, _ := p.acquire("/c")
+	if a != 100 || b != 101 || a2 != a || c != 102 {
+		t.Fatalf("uids %d %d %d %d", a, b, a2, c)
+	}
+	if _, err := p.acquire("/d"); err == nil {
+		t.Fatal("a fourth directory got a uid from a pool of three held ones")
+	}
+	p.release(b)
+	d, err := p.acquire("/d")
+	if err != nil || d != b {
+		t.Fatalf("after /b's release /d got %d, %v; want %d", d, err, b)
+	}
+	if u, _ := p.acquire("/b"); u == b {
+		t.Errorf("/b got its old uid %d, now /d's", u)
+	}
+}
+
+// TestSandboxHidesInterpretersNotNamed: /usr/local and pyenv's versions are hidden but for
+// the prefix a command names, and the named ones work.
+func TestSandboxHidesInterpretersNotNamed(t *testing.T) {
+	sb := NeedBwrap(t)
+	out, err := runIn(t, sb, t.TempDir(), Limits{}, `ls /usr/local 2>&1; ls /root/.pyenv/versions 2>&1; echo end`)
+	if err != nil || strings.Contains(out, "bin") || strings.Contains(out, "3.13") || strings.Contains(out, "2.7") {
+		t.Errorf("a command that names no prefix sees: %v: %s", err, out)
+	}
+	py2 := "/root/.pyenv/versions/2.7.18/bin/python2.7"
+	if _, err := os.Stat(py2); err == nil {
+		cmd, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: []string{py2, "-c",
+			"import os; print(sorted(os.listdir('/root/.pyenv/versions'))); print(os.path.exists('/usr/local/bin'))"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		ReleaseSandbox(cmd)
+		if err != nil || strings.TrimSpace(string(out)) != "['2.7.18']\nFalse" {
+			t.Errorf("python2.7 sees: %v: %s", err, out)
+		}
+	}
+	if _, err := os.Stat("/usr/local/go/bin/go"); err == nil {
+		cmd, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: []string{"sh", "-c",
+			"ls /usr/local; GOCACHE=/tmp/x /usr/local/go/bin/go version >/dev/null && echo go-ok"}, Limits: Limits{MemoryMB: 1024}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		ReleaseSandbox(cmd)
+		if f := strings.Fields(string(out)); err != nil || !slices.Equal(f, []string{"go", "go-ok"}) {
+			t.Errorf("a build script naming /usr/local/go sees: %v: %s", err, out)
+		}
+	}
+}
+
+// TestSandboxMasksGlobalCounters: the files of /proc that tally the whole machine's open
+// files, threads, locks and keys cannot be read (maskedProc); the sandbox's own /proc
+// entries can.
+func TestSandboxMasksGlobalCounters(t *testing.T) {
+	sb := NeedBwrap(t)
+	script := `for f in /proc/sys/fs/file-nr /proc/loadavg /proc/locks /proc/key-users /proc/vmstat /proc/pressure/cpu; do
+		[ -e "$f" ] || continue; cat "$f" >/dev/null 2>&1 && echo "read $f"; done; grep -c . /proc/self/status`
+	out, err := runIn(t, sb, t.TempDir(), Limits{}, script)
+	if err != nil || strings.Contains(out, "read ") || strings.TrimSpace(out) == "" {
+		t.Errorf("%v: %s", err, out)
+	}
+	if len(sb.masked) == 0 {
+		t.Error("no file of maskedProc exists on this host")
+	}
+}
+
+// BenchmarkTimingChannel measures what remains open: CPU contention. The sender spins
+// through a slot for a 1 and sleeps for a 0; the receiver, pinned to the same CPU, counts
+// loop turns per slot and reads a 1 where it got fewer. Both run in real sandboxes with the
+// filter and their cgroups, on slots of the shared monotonic clock. Reported: the raw rate
+// (bits/s), the bit error rate after a 16-bit preamble sets the threshold, and the capacity
+// of a binary symmetric channel with that error rate (bits/s). KOTHD_TIMING_UNSANDBOXED=1
+// runs the same bots without a sandbox, for comparison.
+func BenchmarkTimingChannel(b *testing.B) {
+	var sb Sandbox = NeedBwrap(b)
+	if os.Getenv("KOTHD_TIMING_UNSANDBOXED") != "" {
+		sb = Unsandboxed{}
+	}
+	bin := needChan(b)
+	const nbits = 128
+	for _, slot := range []time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
+		b.Run(slot.String(), func(b *testing.B) {
+			var errs, total int
+			for b.Loop() {
+				bits := make([]byte, 16+nbits)
+				for i := range bits {
+					bits[i] = '0' + byte(i&1^1)
+					if i >= 16 {
+						bits[i] = '0' + byte(rand.IntN(2))
+					}
+				}
+				// Both ends start on the same slot boundary, far enough ahead for two
+				// sandboxes to start on a loaded machine.
+				us, start := strconv.FormatInt(slot.Microseconds(), 10), strconv.FormatInt(monotonicNow()+int64(3*time.Second), 10)
+				recv := startChanB(b, sb, bin, "timing", "recv", us, start, strconv.Itoa(len(bits)))
+				send := startChanB(b, sb, bin, "timing", "send", us, start, string(bits))
+				counts := make([]float64, 0, len(bits))
+				for range bits {
+					l, err := recv.out.ReadString('\n')
+					if err != nil {
+						b.Fatalf("receiver: %v", err)
+					}
+					c, _ := strconv.ParseFloat(strings.TrimSpace(l), 64)
+					counts = append(counts, c)
+				}
+				_ = send.cmd.Wait()
+				_ = recv.cmd.Wait()
+				var one, zero float64
+				for i := range 16 {
+					if bits[i] == '1' {
+						one += counts[i] / 8
+					} else {
+						zero += counts[i] / 8
+					}
+				}
+				threshold := (one + zero) / 2
+				for i := 16; i < len(bits); i++ {
+					got := byte('0')
+					if (counts[i] < threshold) == (one < zero) {
+						got = '1'
+					}
+					if got != bits[i] {
+						errs++
+					}
+					total++
+				}
+			}
+			p := float64(errs) / float64(total)
+			rate := 1 / slot.Seconds()
+			h := 0.0
+			if p > 0 && p < 1 {
+				h = -p*math.Log2(p) - (1-p)*math.Log2(1-p)
+			}
+			b.ReportMetric(rate, "raw-bits/s")
+			b.ReportMetric(p, "bit-error-rate")
+			b.ReportMetric(rate*(1-h), "capacity-bits/s")
+		})
+	}
+}
+
+// monotonicNow is CLOCK_MONOTONIC in nanoseconds, the clock the channel bots share.
+func monotonicNow() int64 {
+	var ts syscall.Timespec
+	_, _, _ = syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 1, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Nano()
+}
+
+// startChanB is startChan for benchmarks: the bot's stdout is read by the caller.
+func startChanB(b *testing.B, sb Sandbox, bin string, args ...string) *chanProc {
+	b.Helper()
+	dir := b.TempDir()
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "chan"), data, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: append([]string{"./chan"}, args...)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		KillGroup(cmd)
+		_ = cmd.Wait()
+		ReleaseSandbox(cmd)
+	})
+	return &chanProc{cmd: cmd, out: bufio.NewReader(stdout)}
+}

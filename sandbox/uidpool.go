@@ -1,0 +1,175 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"weak"
+)
+
+// A root daemon runs each bot directory's sandboxes as a host uid (and gid) of their own,
+// from a pool. One uid for every bot would make every per-user count of the kernel a
+// channel between sandboxes and a lever of one bot against the others: RLIMIT_NPROC (one
+// bot's fork bomb would starve the others' forks), pipe buffer pages, epoll watches,
+// keyrings. These used to be split by a user namespace per sandbox (`unshare --user`
+// inside the sandbox), which the seccomp filter now forbids a bot: see seccomp.go.
+//
+// Sandboxes of the same directory (one bot's launchers, its restarts) share a uid: they
+// are the same bot, and the directory can only be owned by one. A directory keeps its uid
+// while any of its sandboxes' commands is alive (not yet garbage), and afterwards until
+// the pool, handing out uids in turn, comes round to it again, so a bot's files are
+// rarely handed over anew.
+//
+// A daemon that is not root cannot switch uids: its bots all run as its own uid (in a
+// user namespace of bwrap's), the remaining limitation docs/trust.md names.
+
+// Default pool: far above the uids of real users, systemd's dynamic users (61184–65519)
+// and the usual container ranges' starts, below the 32-bit limit.
+const (
+	DefaultBotUIDBase  = 2_000_000_000
+	DefaultBotUIDCount = 1 << 16
+)
+
+// botUIDs is the pool NewBwrap uses: SetBotUIDs.
+var botUIDs = struct{ first, count int }{DefaultBotUIDBase, DefaultBotUIDCount}
+
+// SetBotUIDs sets the pool of host uids the sandboxes a root daemon makes from now on run
+// as (the config's bot_uid_first and bot_uid_count); zero keeps the default.
+func SetBotUIDs(first, count int) {
+	if first > 0 {
+		botUIDs.first = first
+	}
+	if count > 0 {
+		botUIDs.count = count
+	}
+}
+
+type uidPool struct {
+	base, count int
+
+	mu     sync.Mutex
+	next   int            // offset of the next uid to try
+	byDir  map[string]int // directory → its uid
+	dirOf  map[int]string // uid → the directory that has it
+	live   map[int]int    // uid → commands alive that run as it
+	onFree func(uid int)  // tests: called when a command's hold ends
+}
+
+func newUIDPool(base, count int) *uidPool {
+	return &uidPool{base: base, count: count, byDir: map[string]int{}, dirOf: map[int]string{}, live: map[int]int{}}
+}
+
+// acquire returns the uid of dir's sandboxes, held until cmd is garbage (hold). It fails
+// only when every uid of the pool is held by a live command.
+func (p *uidPool) acquire(dir string) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if uid, ok := p.byDir[dir]; ok {
+		p.live[uid]++
+		return uid, nil
+	}
+	for range p.count {
+		uid := p.base + p.next
+		p.next = (p.next + 1) % p.count
+		if p.live[uid] > 0 {
+			continue
+		}
+		if old, ok := p.dirOf[uid]; ok {
+			delete(p.byDir, old)
+		}
+		p.byDir[dir], p.dirOf[uid] = uid, dir
+		p.live[uid]++
+		return uid, nil
+	}
+	return 0, fmt.Errorf("all %d bot uids from %d are in use", p.count, p.base)
+}
+
+// hold ties one acquire of uid to cmd: it ends when cmd is garbage, so that no uid goes
+// back to the pool while a command that runs as it may still be running.
+func (p *uidPool) hold(cmd *exec.Cmd, uid int) {
+	key := weak.Make(cmd)
+	uidOfCmd.Store(key, uid)
+	runtime.AddCleanup(cmd, func(h heldUID) {
+		uidOfCmd.Delete(h.key)
+		p.release(h.uid)
+	}, heldUID{key, uid})
+}
+
+type heldUID struct {
+	key weak.Pointer[exec.Cmd]
+	uid int
+}
+
+// release ends one hold of uid.
+func (p *uidPool) release(uid int) {
+	p.mu.Lock()
+	if p.live[uid]--; p.live[uid] <= 0 {
+		delete(p.live, uid)
+	}
+	f := p.onFree
+	p.mu.Unlock()
+	if f != nil {
+		f(uid)
+	}
+}
+
+// uidOfCmd remembers which uid each command made by a pooled Bwrap runs as (tests, logs).
+var uidOfCmd sync.Map // weak.Pointer[exec.Cmd] → int
+
+// SandboxUID is the host uid cmd's bot runs as when a root daemon's Bwrap made it from
+// its pool; ok is false otherwise.
+func SandboxUID(cmd *exec.Cmd) (uid int, ok bool) {
+	if v, found := uidOfCmd.Load(weak.Make(cmd)); found {
+		return v.(int), true
+	}
+	return 0, false
+}
+
+// mappedRange reports whether the uids [base, base+count) all exist in the daemon's user
+// namespace (/proc/self/uid_map and gid_map): a root daemon in a container may have only
+// a few thousand, and setpriv would fail on an unmapped one.
+func mappedRange(base, count int) bool {
+	for _, f := range []string{"/proc/self/uid_map", "/proc/self/gid_map"} {
+		if !rangeIn(f, base, count) {
+			return false
+		}
+	}
+	return true
+}
+
+func rangeIn(mapFile string, base, count int) bool {
+	f, err := os.Open(mapFile)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		if len(fields) != 3 {
+			continue
+		}
+		inside, err1 := strconv.ParseInt(fields[0], 10, 64)
+		n, err2 := strconv.ParseInt(fields[2], 10, 64)
+		if err1 == nil && err2 == nil && int64(base) >= inside && int64(base)+int64(count) <= inside+n {
+			return true
+		}
+	}
+	return false
+}
+
+// uidsName says which uids bots run as, for the log.
+func (b *Bwrap) uidsName() string {
+	switch {
+	case !b.root:
+		return "the daemon's"
+	case b.uids == nil:
+		return strconv.Itoa(b.UID)
+	}
+	return fmt.Sprintf("%d-%d", b.uids.base, b.uids.base+b.uids.count-1)
+}
