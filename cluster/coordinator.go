@@ -22,7 +22,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // Coordinator is the daemon's side of a cluster (cron.Distributor): it publishes a run's
@@ -46,7 +46,7 @@ type Coordinator struct {
 
 // Start embeds or joins the cluster cfg.Cluster describes, makes its streams and starts
 // the daemon's own worker (sandbox sb) unless local_worker is false.
-func Start(ctx context.Context, cfg *config.Config, sb runner.Sandbox, log *slog.Logger) (_ *Coordinator, err error) {
+func Start(ctx context.Context, cfg *config.Config, sb sandbox.Sandbox, log *slog.Logger) (_ *Coordinator, err error) {
 	cl := cfg.Cluster
 	c := &Coordinator{cfg: cl, python: cfg.Python, log: log.With("part", "cluster"), done: make(chan struct{}), URL: cl.URL}
 	defer func() {

@@ -16,7 +16,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // Worker plays shard jobs, one at a time, until its context ends: it takes a job from the
@@ -27,7 +27,7 @@ type Worker struct {
 	Name    string
 	NC      *nats.Conn
 	Config  *config.Config // the worker's: data directory, sandbox settings, interpreter
-	Sandbox runner.Sandbox
+	Sandbox sandbox.Sandbox
 	Log     *slog.Logger
 	// Python, when set, is the interpreter here, whatever the daemon's is.
 	Python string

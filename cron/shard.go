@@ -10,7 +10,8 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // Shard is a run's games [First, First+Count): the unit a cluster hands to one worker.
@@ -23,8 +24,8 @@ type Shard struct {
 // bot's accounting of them (game order), what a checkpoint holds for the whole run.
 type ShardResult struct {
 	State []byte              `json:"state"`
-	Stats []runner.StatsState `json:"stats"`
-	Bench []*runner.Bench     `json:"bench,omitempty"` // when a bot was benched in the shard
+	Stats []protocol.StatsState `json:"stats"`
+	Bench []*protocol.Bench     `json:"bench,omitempty"` // when a bot was benched in the shard
 	// Worker names who played it (for status and logs only).
 	Worker string `json:"worker"`
 }
@@ -75,7 +76,7 @@ func CutShards(start, games, size, unit int) []Shard {
 // WorkerEnv is the play environment of challenge ch on a worker, which has no cycle: its
 // game, decoded options, sandbox and config (data directory, interpreter). The caller
 // sets Bots, Seed and Games.
-func WorkerEnv(cfg *config.Config, ch *config.Challenge, sb runner.Sandbox, log *slog.Logger) (*PlayEnv, error) {
+func WorkerEnv(cfg *config.Config, ch *config.Challenge, sb sandbox.Sandbox, log *slog.Logger) (*PlayEnv, error) {
 	c := &Cycle{Config: cfg, Sandbox: sb, Log: log}
 	env, _, err := c.newEnv(ch)
 	return env, err
@@ -110,7 +111,7 @@ func PlayShard(ctx context.Context, env *PlayEnv, s Shard) (*ShardResult, error)
 	if err != nil {
 		return nil, err
 	}
-	res := &ShardResult{State: state, Stats: make([]runner.StatsState, len(stats)), Bench: make([]*runner.Bench, len(stats))}
+	res := &ShardResult{State: state, Stats: make([]protocol.StatsState, len(stats)), Bench: make([]*protocol.Bench, len(stats))}
 	if led != nil {
 		copy(res.Stats, led.fold(int(^uint(0)>>1)))
 	} else {
@@ -134,8 +135,8 @@ type shardFold struct {
 	next    int // shards[next] is the next to fold
 	held    map[int]*ShardResult
 	state   []byte
-	stats   []*runner.Stats
-	bench   []*runner.Bench
+	stats   []*protocol.Stats
+	bench   []*protocol.Bench
 	done    int // games folded
 	onFold  func(done int)
 	saveErr error
@@ -174,7 +175,7 @@ func (f *shardFold) add(ctx context.Context, index int, res *ShardResult) error 
 		f.done = f.shards[f.next].First + f.shards[f.next].Count
 		f.next++
 		if cp := f.env.Checkpoints; cp != nil && f.next < len(f.shards) {
-			sts := make([]runner.StatsState, len(f.stats))
+			sts := make([]protocol.StatsState, len(f.stats))
 			for i, s := range f.stats {
 				sts[i] = s.State()
 			}
@@ -202,9 +203,9 @@ func (c *Cycle) playSharded(ctx context.Context, env *PlayEnv, runID int64, live
 		unit = u(r)
 	}
 	start := 0
-	f := &shardFold{env: env, held: map[int]*ShardResult{}, stats: make([]*runner.Stats, len(env.Bots)), bench: make([]*runner.Bench, len(env.Bots))}
+	f := &shardFold{env: env, held: map[int]*ShardResult{}, stats: make([]*protocol.Stats, len(env.Bots)), bench: make([]*protocol.Bench, len(env.Bots))}
 	for i := range f.stats {
-		f.stats[i] = runner.NewStats()
+		f.stats[i] = protocol.NewStats()
 	}
 	if cp := env.Checkpoints; cp != nil && cp.Resume != nil {
 		saved, err := savedStats(cp.Resume, len(env.Bots))
@@ -212,7 +213,7 @@ func (c *Cycle) playSharded(ctx context.Context, env *PlayEnv, runID int64, live
 			return nil, err
 		}
 		for i := range f.stats {
-			f.stats[i] = runner.StatsFrom(saved[i])
+			f.stats[i] = protocol.StatsFrom(saved[i])
 		}
 		start, f.state = cp.Resume.Done, cp.Resume.State
 	}

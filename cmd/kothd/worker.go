@@ -10,7 +10,7 @@ import (
 	"github.com/kothd/kothd/cluster"
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
-	"github.com/kothd/kothd/runner"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // runWorker plays the shards of the runs of a cluster's daemon (docs/cluster.md) until
@@ -23,7 +23,7 @@ func runWorker(ctx context.Context, cl *cli, args []string) error {
 	url := fs.String("nats", "", "`URL` of the cluster's NATS server (nats://host:4222, tls://host:4222)")
 	data := fs.String("data", "", "`DIR` for this worker's bot copies, builds and scratch directories")
 	python := fs.String("python", "", "interpreter for pyclass bots here (default: the daemon's)")
-	sandbox := fs.String("sandbox", "bwrap", "sandbox: bwrap or none")
+	sandboxKind := fs.String("sandbox", "bwrap", "sandbox: bwrap or none")
 	cgroups := fs.String("cgroups", "required", "per-sandbox limits: required or off")
 	name := fs.String("name", "", "the worker's `name` in status and logs (default host-pid)")
 	if _, err := cl.parse(fs, args); err != nil {
@@ -47,8 +47,8 @@ func runWorker(ctx context.Context, cl *cli, args []string) error {
 	if _, err := cron.CleanWork(dir); err != nil {
 		return err
 	}
-	cfg := &config.Config{DataDir: dir, Sandbox: *sandbox, Cgroups: *cgroups, Python: "/usr/bin/python3"}
-	sb, err := runner.NewSandboxCgroups(cfg.Sandbox, cfg.Cgroups, log)
+	cfg := &config.Config{DataDir: dir, Sandbox: *sandboxKind, Cgroups: *cgroups, Python: "/usr/bin/python3"}
+	sb, err := sandbox.NewSandboxCgroups(cfg.Sandbox, cfg.Cgroups, log)
 	if err != nil {
 		return err
 	}
