@@ -29,7 +29,7 @@ type LiveRun struct {
 	Updated   time.Time `json:"updated"`
 	// Shards, for a run a cluster plays (cluster:), counts its shards and names the worker
 	// holding each one in flight.
-	Shards *ShardStatus `json:"shards,omitempty"`
+	Shards *ShardStatus                `json:"shards,omitempty"`
 	shards atomic.Pointer[ShardStatus] // the latest, copied into Shards when written
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/sandbox"
 )
 
@@ -23,7 +23,7 @@ type Shard struct {
 // ShardResult is what a played shard holds: the engine's state of its games alone and each
 // bot's accounting of them (game order), what a checkpoint holds for the whole run.
 type ShardResult struct {
-	State []byte              `json:"state"`
+	State []byte                `json:"state"`
 	Stats []protocol.StatsState `json:"stats"`
 	Bench []*protocol.Bench     `json:"bench,omitempty"` // when a bot was benched in the shard
 	// Worker names who played it (for status and logs only).
