@@ -64,7 +64,7 @@ func CutShards(start, games, size, unit int) []Shard {
 	size = max(unit, (size+unit-1)/unit*unit)
 	var out []Shard
 	for i, first := 0, 0; first < games; i, first = i+1, first+size {
-		if first+size <= start {
+		if min(first+size, games) <= start {
 			continue
 		}
 		f := max(first, start)

@@ -10,6 +10,7 @@ import (
 	"github.com/kothd/kothd/cluster"
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/metrics"
 	"github.com/kothd/kothd/sandbox"
 )
 
@@ -60,3 +61,6 @@ func runWorker(ctx context.Context, cl *cli, args []string) error {
 	w := &cluster.Worker{Name: *name, NC: nc, Config: cfg, Sandbox: sb, Log: log, Python: *python}
 	return w.Run(ctx)
 }
+
+// The daemon's metrics count a cluster's shards (kothd_shards).
+var _ cron.ShardWatcher = (*metrics.Metrics)(nil)
