@@ -66,10 +66,12 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	if st.Migrated != "" {
 		log.Warn("database schema upgraded; the database as it was is kept beside it", "backup", filepath.Join(cfg.DataDir, st.Migrated))
 	}
-	// The cluster (cluster:) plays the runs of games that can be sharded through workers.
+	// The cluster (cluster:) plays the runs of games that can be sharded through workers;
+	// bench and replay (noTargets) play here: they measure and explain this machine, and
+	// must not take the port of a daemon's embedded server.
 	var dist cron.Distributor
 	leave := func() {}
-	if cfg.Cluster != nil {
+	if cfg.Cluster != nil && !c.noTargets {
 		coord, err := cluster.Start(ctx, cfg, sb, log)
 		if err != nil {
 			st.Close()
