@@ -54,6 +54,9 @@ type Cycle struct {
 	// Ready, when set, is called by Serve once the preflight passed and the schedules run
 	// (the daemon tells systemd it is ready).
 	Ready func()
+	// Reloads, when set, offers Serve new cycles between ticks (kothd daemon on SIGHUP;
+	// reload.go).
+	Reloads <-chan Reload
 	// Watch, when set, is told runs, decisions, progress, publications and ticks (the
 	// daemon's metrics).
 	Watch Watcher

@@ -52,19 +52,52 @@ type questionLook struct {
 	err             error
 }
 
-// publishQuestion keeps the question's table of b's challenge, if it has one.
-func (c *Cycle) publishQuestion(ctx context.Context, b *publisher.Board) {
+// QuestionTarget is the publication target name of a challenge's question table, as
+// reports, metrics and `kothd status` show it beside the sinks' targets.
+func QuestionTarget(site string, questionID int64) string {
+	return fmt.Sprintf("question:%s/%d", site, questionID)
+}
+
+// questionFailure says whether a look's outcome is the target failing: the API refused or
+// failed, or the host must fix the question (markers, length). Waiting and unchanged are
+// the table doing its job.
+func questionFailure(outcome string) bool {
+	switch outcome {
+	case QuestionFailed, QuestionNoMarkers, QuestionTooLong:
+		return true
+	}
+	return false
+}
+
+// publishQuestion keeps the question's table of b's challenge, if it has one, and returns
+// its outcome as a publication target's (ok false: the challenge has no table). Like the
+// sinks', a failure is reported (rep.Targets, so `once` exits 1 and the daemon's tick says
+// publications failed) and never stops play or the other targets.
+func (c *Cycle) publishQuestion(ctx context.Context, b *publisher.Board) (out TargetOutcome, ok bool) {
 	ch, err := c.Config.Challenge(b.Challenge)
 	if err != nil || ch.QuestionBoard == nil || !ch.QuestionBoard.Enabled {
-		return
+		return out, false
 	}
+	out.Target = QuestionTarget(c.Config.Site, ch.QuestionID)
 	ctx = context.WithoutCancel(ctx) // record the outcome even when the daemon is stopping
 	prev, err := c.Store.QuestionBoard(ctx, ch.Name)
 	if err != nil {
 		c.Log.Error("question table: read its state", "challenge", ch.Name, "err", err)
-		return
+		out.Err = fmt.Errorf("read the question table's state: %w", err)
+		return out, true
 	}
 	look := c.lookAtQuestion(ctx, ch, b, prev)
+	switch {
+	case look.outcome == QuestionEdited:
+		out.Published = true
+		c.watch().Published(b.Challenge, out.Target, true)
+	case look.outcome == QuestionUnchanged:
+		out.Current = true // the question shows this ranking: as good as published
+		c.watch().Published(b.Challenge, out.Target, true)
+	case questionFailure(look.outcome):
+		out.Err = fmt.Errorf("%s: %s", look.outcome, look.detail)
+		c.watch().Published(b.Challenge, out.Target, false)
+	}
 	log := c.Log.Info
 	switch look.outcome {
 	case QuestionEdited:
@@ -77,11 +110,12 @@ func (c *Cycle) publishQuestion(ctx context.Context, b *publisher.Board) {
 	log("question table: "+look.outcome, "challenge", ch.Name, "question", ch.QuestionID, "run", b.Run.ID, "detail", look.detail)
 	c.printf("%s: question %d: %s: %s\n", ch.Name, ch.QuestionID, look.outcome, look.detail)
 	if look.outcome == QuestionEdited {
-		return // recorded with the ranking by lookAtQuestion
+		return out, true // recorded with the ranking by lookAtQuestion
 	}
 	if err := c.Store.RecordQuestionCheck(ctx, ch.Name, c.questionNow(), look.outcome, look.detail, look.owed); err != nil {
 		c.Log.Error("question table: record the outcome", "challenge", ch.Name, "err", err)
 	}
+	return out, true
 }
 
 func (c *Cycle) lookAtQuestion(ctx context.Context, ch *config.Challenge, b *publisher.Board, prev *store.QuestionBoard) questionLook {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/cron/crontest"
+	"github.com/kothd/kothd/metrics"
 	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/publisher/fakegithub"
 	"github.com/kothd/kothd/scraper"
@@ -44,6 +46,7 @@ type qbWorld struct {
 	out    *bytes.Buffer
 	logs   *syncBuffer
 	now    time.Time
+	err    error // the last cycle's (publication failures only; others are fatal)
 }
 
 type syncBuffer struct {
@@ -120,7 +123,8 @@ func (c qbClock) Sleep(ctx context.Context, d time.Duration) error {
 func (w *qbWorld) cycle(force bool) *cron.Report {
 	w.t.Helper()
 	reps, err := w.cy.RunSome(context.Background(), []string{"forty"}, cron.Options{Force: force})
-	if err != nil {
+	w.err = err
+	if err != nil && !cron.IsPublishOnly(err) { // a failed question is a failed target, as GitHub's
 		w.t.Fatalf("cycle: %v\n%s", err, w.out)
 	}
 	return reps[0]
@@ -165,8 +169,8 @@ func TestQuestionTableReplacesOnlyTheMarkedText(t *testing.T) {
 	if st := w.state(); st.Outcome != cron.QuestionEdited || st.EditedRun != rep.RunID || st.OwedRun != 0 {
 		t.Errorf("state %+v", st)
 	}
-	if len(rep.Published) != 2 {
-		t.Errorf("published to %v", rep.Published)
+	if len(rep.Published) != 3 || rep.Published[2] != cron.QuestionTarget("codegolf", qbQuestion) || w.err != nil {
+		t.Errorf("published to %v (%v)", rep.Published, w.err)
 	}
 
 	// The same bots again, another seed: ranks within the noise, no edit, however long after.
@@ -265,10 +269,18 @@ func TestQuestionTableNeedsMarkersAndRoom(t *testing.T) {
 func TestQuestionTableAPIFailures(t *testing.T) {
 	t.Parallel()
 	w := newQBWorld(t)
+	m := metrics.New("test", "", "")
+	w.cy.Watch = m
 	w.cy.Question.Token = "expired-token"
 	rep := w.cycle(false)
 	if rep.RunID == 0 || len(rep.Published) != 2 || len(w.api.Edits()) != 0 {
 		t.Fatalf("run %d, published %v, edits %d", rep.RunID, rep.Published, len(w.api.Edits()))
+	}
+	// A failed target like the others: the cycle says publication failed (once exits 1),
+	// naming the question.
+	if pe, ok := w.err.(*cron.PublishError); !ok || len(pe.Failures) != 1 || pe.Failures[0].Target != cron.QuestionTarget("codegolf", qbQuestion) ||
+		!strings.Contains(pe.Error(), "invalid_access_token") {
+		t.Errorf("cycle error %v", w.err)
 	}
 	st := w.state()
 	if st.Outcome != cron.QuestionFailed || !strings.Contains(st.Detail, "invalid_access_token") || !strings.Contains(st.Detail, "obtain a new token") {
@@ -300,5 +312,14 @@ func TestQuestionTableAPIFailures(t *testing.T) {
 	}
 	if !strings.HasPrefix(w.api.Body(qbQuestion), qbHead) {
 		t.Errorf("body %q", w.api.Body(qbQuestion))
+	}
+	// The metrics count the question as a target: its failures (expired token, missing
+	// token, throttle) and its last successful publication.
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	label := `{challenge="forty",target="` + cron.QuestionTarget("codegolf", qbQuestion) + `"}`
+	if got := rec.Body.String(); !strings.Contains(got, "kothd_publication_failures_total"+label+" 3") ||
+		!strings.Contains(got, "kothd_last_publication_success_timestamp_seconds"+label+" ") {
+		t.Errorf("metrics of the question target:\n%s", got)
 	}
 }

@@ -358,7 +358,13 @@ func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report, do
 		rep.Published = append(rep.Published, s.Target())
 		c.printf("%s: leaderboard written to %s\n", b.Challenge, s.Target())
 	}
-	c.publishQuestion(ctx, b) // after the sinks, whatever they did; never fails the cycle
+	// After the sinks, whatever they did; a target like them (cron/question.go).
+	if out, ok := c.publishQuestion(ctx, b); ok {
+		rep.Targets = append(rep.Targets, out)
+		if out.Published {
+			rep.Published = append(rep.Published, out.Target)
+		}
+	}
 	return nil
 }
 

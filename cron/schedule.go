@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-co-op/gocron/v2"
 	robfig "github.com/robfig/cron/v3"
-
-	"github.com/kothd/kothd/config"
 )
 
 // Serve runs the challenges' cycles on their schedules until ctx ends, then waits for
@@ -39,51 +36,24 @@ func Serve(ctx context.Context, c *Cycle) error {
 	if err != nil {
 		return fmt.Errorf("create scheduler: %w", err)
 	}
-	d := &daemon{c: c, loc: loc, sem: make(chan struct{}, max(1, c.Config.MaxConcurrentRuns)), scheds: map[string]robfigSchedule{}}
-	c.NextRun = d.next // the boards say when the challenge is played next
-	if c.ProgressLog == 0 {
-		c.ProgressLog = time.Minute
-	}
-	bySpec := map[string][]string{}
-	var specs []string
-	for i := range c.Config.Challenges {
-		ch := &c.Config.Challenges[i]
-		spec := c.Config.ScheduleOf(ch)
-		sched, err := config.ParseSchedule(spec, loc)
-		if err != nil {
-			return fmt.Errorf("challenge %s: %w", ch.Name, err)
-		}
-		d.scheds[ch.Name] = sched
-		if _, seen := bySpec[spec]; !seen {
-			specs = append(specs, spec)
-		}
-		bySpec[spec] = append(bySpec[spec], ch.Name)
-	}
-	for _, spec := range specs {
-		names := bySpec[spec]
-		_, err := s.NewJob(
-			// gocron's seconds-optional parser is the one config.ParseSchedule checked with.
-			gocron.CronJob(spec, true),
-			gocron.NewTask(func() { d.tick(ctx, names, "scheduled") }),
-			gocron.WithName(strings.Join(names, ",")),
-			gocron.WithSingletonMode(gocron.LimitModeReschedule),
-		)
-		if err != nil {
-			return fmt.Errorf("schedule %s (%q): %w", strings.Join(names, ", "), spec, err)
-		}
-		c.Log.Info("scheduled", "challenges", names, "cron", spec, "timezone", config.ZoneName(loc))
+	d := &daemon{c: c, loc: loc, sem: make(chan struct{}, max(1, c.Config.MaxConcurrentRuns))}
+	if err := d.schedule(ctx, s, c); err != nil {
+		return err
 	}
 	due, err := d.due(ctx, time.Now())
 	if err != nil {
 		return err
 	}
-	var startup sync.WaitGroup
-	if len(due) > 0 {
+	var startup sync.WaitGroup // start-up ticks (and a reload's), which Serve waits for
+	playDue := func(names []string) {
 		startup.Add(1)
 		go func() {
 			defer startup.Done()
-			d.tick(ctx, due, "start-up: no board yet or a scheduled run was missed")
+			d.tick(ctx, names, "start-up: no board yet or a scheduled run was missed")
 		}()
+	}
+	if len(due) > 0 {
+		playDue(due)
 	}
 	for _, ch := range c.Config.Challenges {
 		if !slices.Contains(due, ch.Name) {
@@ -94,7 +64,17 @@ func Serve(ctx context.Context, c *Cycle) error {
 	if c.Ready != nil {
 		c.Ready()
 	}
-	<-ctx.Done()
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case r := <-c.Reloads:
+			err := d.reload(ctx, s, r.Cycle, playDue)
+			if r.Done != nil {
+				r.Done <- err
+			}
+		}
+	}
 	// Shutdown waits for running jobs; their context is already cancelled, so a run in
 	// progress stops at its next game boundary and is recorded as interrupted, not
 	// half-published.
@@ -106,13 +86,14 @@ func Serve(ctx context.Context, c *Cycle) error {
 type robfigSchedule = robfig.Schedule
 
 type daemon struct {
-	c      *Cycle
-	loc    *time.Location
-	sem    chan struct{} // one token per cycle allowed to run at once
-	scheds map[string]robfigSchedule
+	loc *time.Location
+	sem chan struct{} // one token per cycle allowed to run at once
 
-	mu   sync.Mutex
-	busy map[string]bool // challenges in a cycle now (the start-up tick and a job may meet)
+	mu     sync.Mutex
+	c      *Cycle // the cycle new ticks take (a reload swaps it; reload.go)
+	scheds map[string]robfigSchedule
+	jobs   []gocron.Job
+	busy   map[string]bool // challenges in a cycle now (the start-up tick and a job may meet)
 }
 
 // claim marks the named challenges busy and returns those that were free.
@@ -144,23 +125,24 @@ func (d *daemon) release(names []string) {
 // whose schedule fired since their last attempt (run or fetch) while the daemon was not
 // there to see it.
 func (d *daemon) due(ctx context.Context, now time.Time) ([]string, error) {
+	c := d.current()
 	var out []string
-	for _, ch := range d.c.Config.Challenges {
-		st, err := d.c.Store.Status(ctx, ch.Name)
+	for _, ch := range c.Config.Challenges {
+		st, err := c.Store.Status(ctx, ch.Name)
 		if err != nil {
 			return nil, fmt.Errorf("start-up check of %s: %w", ch.Name, err)
 		}
 		last := st.LastFetch
 		if st.LastRun == nil {
-			d.c.Log.Info("due at start", "challenge", ch.Name, "why", "no finished run yet")
+			c.Log.Info("due at start", "challenge", ch.Name, "why", "no finished run yet")
 			out = append(out, ch.Name)
 			continue
 		}
-		if a, err := d.c.Store.LastAttempt(ctx, ch.Name); err == nil && a != nil {
+		if a, err := c.Store.LastAttempt(ctx, ch.Name); err == nil && a != nil {
 			last = max(last, a.Started)
 		}
-		if next := d.scheds[ch.Name].Next(time.Unix(last, 0).In(d.loc)); !next.After(now) {
-			d.c.Log.Info("due at start", "challenge", ch.Name, "why", "missed the scheduled run", "missed", next.Format(time.RFC3339), "last_attempt", time.Unix(last, 0).In(d.loc).Format(time.RFC3339))
+		if next := d.schedOf(ch.Name).Next(time.Unix(last, 0).In(d.loc)); !next.After(now) {
+			c.Log.Info("due at start", "challenge", ch.Name, "why", "missed the scheduled run", "missed", next.Format(time.RFC3339), "last_attempt", time.Unix(last, 0).In(d.loc).Format(time.RFC3339))
 			out = append(out, ch.Name)
 		}
 	}
@@ -176,7 +158,16 @@ func (d *daemon) tick(ctx context.Context, names []string, why string) {
 		return
 	}
 	defer func() { <-d.sem }()
-	log := d.c.Log
+	// The cycle in force now is the tick's to its end, whatever a reload does meanwhile.
+	c := d.current()
+	log := c.Log
+	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+		if _, err := c.Config.Challenge(n); err != nil {
+			log.Info("not in the config any more (a reload removed it); skipped", "challenge", n)
+			return true
+		}
+		return false
+	})
 	// A challenge is never in two cycles at once (two runs of one challenge would take each
 	// other for interrupted): one still running from another tick sits this one out.
 	free := d.claim(names)
@@ -189,7 +180,7 @@ func (d *daemon) tick(ctx context.Context, names []string, why string) {
 	}
 	log.Info("tick", "challenges", names, "why", why)
 	start := time.Now()
-	reps, err := d.c.RunSome(ctx, names, Options{})
+	reps, err := c.RunSome(ctx, names, Options{})
 	for _, r := range reps {
 		switch {
 		case r.Stopped:
@@ -206,7 +197,7 @@ func (d *daemon) tick(ctx context.Context, names []string, why string) {
 		}
 	}
 	if ctx.Err() == nil {
-		d.c.watch().CycleEnded(err, IsPublishOnly(err))
+		c.watch().CycleEnded(err, IsPublishOnly(err))
 	}
 	switch {
 	case err == nil:
@@ -228,7 +219,7 @@ func (d *daemon) tick(ctx context.Context, names []string, why string) {
 
 // next is when a challenge's schedule next fires after now, in UTC; nil if it has none.
 func (d *daemon) next(name string) *time.Time {
-	s := d.scheds[name]
+	s := d.schedOf(name)
 	if s == nil {
 		return nil
 	}
@@ -238,7 +229,14 @@ func (d *daemon) next(name string) *time.Time {
 
 // logNext says when a challenge's schedule next fires.
 func (d *daemon) logNext(name string) {
-	if s := d.scheds[name]; s != nil {
-		d.c.Log.Info("next run", "challenge", name, "at", s.Next(time.Now().In(d.loc)).Format(time.RFC3339))
+	if s := d.schedOf(name); s != nil {
+		d.current().Log.Info("next run", "challenge", name, "at", s.Next(time.Now().In(d.loc)).Format(time.RFC3339))
 	}
+}
+
+// schedOf is the schedule in force of a challenge; nil if it has none.
+func (d *daemon) schedOf(name string) robfigSchedule {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.scheds[name]
 }

@@ -44,7 +44,7 @@ func New(version, revision, goVersion string) *Metrics {
 	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kothd_run_duration_seconds", Help: "Wall time of runs that ended.",
 		Buckets: prometheus.ExponentialBuckets(1, 4, 10)}, []string{"challenge"})
 	m.gamesDone = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kothd_run_games_done", Help: "Games done in the run being played (0 when none)."}, []string{"challenge"})
-	m.published = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kothd_last_publication_success_timestamp_seconds", Help: "When a board was last published to a target, Unix seconds."}, []string{"challenge", "target"})
+	m.published = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kothd_last_publication_success_timestamp_seconds", Help: "When a board was last published to a target (the question's table: edited, or found showing the board), Unix seconds."}, []string{"challenge", "target"})
 	m.pubFailures = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kothd_publication_failures_total", Help: "Failed publications, by challenge and target."}, []string{"challenge", "target"})
 	quota := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kothd_api_quota_remaining", Help: "Stack Exchange API requests left today, as last reported (-1: not known yet)."}, func() float64 {
 		m.mu.Lock()

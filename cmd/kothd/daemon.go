@@ -7,16 +7,23 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 	"time"
 
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/metrics"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/scraper"
 )
 
 func runDaemon(ctx context.Context, cl *cli, args []string) error {
+	// SIGHUP reloads the config (reload.go). Caught from the very start: its default
+	// action would end the process.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	fs := cl.flags()
 	var c common
 	c.register(fs, true)
@@ -45,9 +52,13 @@ func runDaemon(ctx context.Context, cl *cli, args []string) error {
 	}
 	// Under systemd (Type=notify): ready once the preflight passed and the schedules run,
 	// the watchdog pinged while the daemon lives, stopping said at once on SIGTERM.
+	reloads := make(chan cron.Reload)
+	cy.Reloads = reloads
+	r := &reloader{c: &c, cur: cy, reloads: reloads}
 	cy.Ready = func() {
 		sdNotify("READY=1\nSTATUS=scheduled; see kothd status")
 		watchdog(ctx)
+		go r.loop(ctx, hup) // a reload asked for before now is handled now
 	}
 	go func() {
 		<-ctx.Done()
@@ -69,9 +80,7 @@ func serveMetrics(addr string, cy *cron.Cycle) (func(), error) {
 		b = publisher.BuildOf(bi)
 	}
 	m := metrics.New(b.Module, b.Revision, b.Go)
-	if api, ok := cy.Source.(*scraper.Client); ok {
-		m.SetQuota(func() (int, bool) { q := api.Quota(); return q.Remaining, !q.At.IsZero() })
-	}
+	watchQuota(m, cy.Source)
 	cy.Watch = m
 	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)

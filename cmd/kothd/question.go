@@ -64,3 +64,23 @@ func printQuestionBoard(ctx context.Context, w io.Writer, st *store.Store, ch *c
 	fmt.Fprintf(w, "  question:     %s%s; last look %s: %s: %s\n", last, state, at(q.CheckedAt), q.Outcome, q.Detail)
 	return nil
 }
+
+// questionPublication is the question's table as a publication target for status: its
+// last success is the last look that found the question showing the board (an edit, or the
+// ranking unchanged within the noise), its failure a later look that failed or found the
+// question needing the host (no markers, too long). Waiting for min_interval is no failure.
+func questionPublication(ctx context.Context, st *store.Store, ch *config.Challenge, target string) (store.PublicationState, error) {
+	p := store.PublicationState{Target: target}
+	q, err := st.QuestionBoard(ctx, ch.Name)
+	if err != nil || q == nil {
+		return p, err
+	}
+	p.At, p.RunID = q.EditedAt, q.EditedRun
+	switch q.Outcome {
+	case cron.QuestionFailed, cron.QuestionNoMarkers, cron.QuestionTooLong:
+		p.FailedAt, p.Failure = q.CheckedAt, q.Outcome+": "+q.Detail
+	case cron.QuestionUnchanged:
+		p.At = max(p.At, q.CheckedAt)
+	}
+	return p, nil
+}

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/scraper/fakeapi"
 	"github.com/kothd/kothd/store"
 )
 
@@ -47,5 +51,70 @@ func TestStatusShowsTheQuestionTable(t *testing.T) {
 	w.Reset()
 	if err := printQuestionBoard(ctx, &w, st, &config.Challenge{Name: "other"}, at); err != nil || w.Len() != 0 {
 		t.Errorf("a challenge without a table: %q %v", w.String(), err)
+	}
+}
+
+// The question's table is a publication target like the directory and GitHub: with the
+// API refusing the edit (an expired token), once plays, writes the directory's board and
+// exits 1 naming the question; status lists it FAILED with the reason (text and --json) and
+// exits 1 (degraded). With the token fixed, the next once writes the owed table and all is
+// well. Before, a failed edit left once at exit 0 and status at "healthy".
+func TestQuestionTableIsAPublicationTarget(t *testing.T) {
+	api := fakeapi.New()
+	defer api.Close()
+	if err := api.LoadSnapshot(oneBotSnapshot(t), "codegolf"); err != nil {
+		t.Fatal(err)
+	}
+	body := "Play forty.\r\n\r\n" + publisher.MarkerOpen + "\r\n" + publisher.MarkerClose + "\r\n\r\nRules follow, long enough.\r\n"
+	api.SetQuestion(177765, "A game of dice", body, "king-of-the-hill")
+	api.SetAccessToken("good-token")
+	t.Setenv("SE_API_KEY", "key")
+	t.Setenv("SE_ACCESS_TOKEN", "expired-token")
+	cfg := testConfig(t, "api_base: "+api.BaseURL()+"\n")
+	b, _ := os.ReadFile(cfg)
+	cfgText := strings.Replace(string(b), "engine: forty}", "engine: forty, games: 20, question_board: {enabled: true}}", 1)
+	if err := os.WriteFile(cfg, []byte(cfgText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := "question:codegolf/177765"
+	code, out, errOut := kothd(t, "once", "--config", cfg, "--challenge", "forty")
+	if code != 1 || !strings.Contains(errOut, "publication to "+target+" failed") || !strings.Contains(errOut, "invalid_access_token") {
+		t.Fatalf("once with the edit refused: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "leaderboard written to") || len(api.Edits()) != 0 {
+		t.Fatalf("the directory's board is missing, or an edit went through:\n%s", out)
+	}
+	code, out, _ = kothd(t, "status", "--config", cfg, "--challenge", "forty")
+	if code != 1 || !strings.Contains(out, "published:    "+target+": FAILED at") || !strings.Contains(out, "obtain a new token") {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+	code, out, _ = kothd(t, "status", "--config", cfg, "--challenge", "forty", "--json")
+	var rep struct {
+		Challenges []struct {
+			Health       string `json:"health"`
+			Publications []struct {
+				Target   string     `json:"target"`
+				OK       bool       `json:"ok"`
+				FailedAt *time.Time `json:"failed_at"`
+				Failure  string     `json:"failure"`
+			} `json:"publications"`
+		} `json:"challenges"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Challenges) != 1 {
+		t.Fatalf("status --json: exit %d, %v\n%s", code, err, out)
+	}
+	pubs := rep.Challenges[0].Publications
+	if code != 1 || rep.Challenges[0].Health != "degraded" || len(pubs) != 2 || pubs[1].Target != target || pubs[1].OK ||
+		pubs[1].FailedAt == nil || !strings.Contains(pubs[1].Failure, "invalid_access_token") {
+		t.Errorf("status --json: exit %d\n%s", code, out)
+	}
+	t.Setenv("SE_ACCESS_TOKEN", "good-token")
+	code, out, errOut = kothd(t, "once", "--config", cfg, "--challenge", "forty")
+	if code != 0 || len(api.Edits()) != 1 || !strings.Contains(out, "question 177765: edited") {
+		t.Fatalf("once with the token fixed: exit %d, %d edits\nstdout:\n%s\nstderr:\n%s", code, len(api.Edits()), out, errOut)
+	}
+	code, out, _ = kothd(t, "status", "--config", cfg, "--challenge", "forty")
+	if code != 0 || !strings.Contains(out, "published:    "+target+": ok at") {
+		t.Errorf("status after the edit: exit %d\n%s", code, out)
 	}
 }

@@ -66,10 +66,15 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 	if st.Migrated != "" {
 		log.Warn("database schema upgraded; the database as it was is kept beside it", "backup", filepath.Join(cfg.DataDir, st.Migrated))
 	}
+	cy, err := c.configParts(cfg, log, out, st, sb, true)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
 	// The cluster (cluster:) plays the runs of games that can be sharded through workers;
 	// bench and replay (noTargets) play here: they measure and explain this machine, and
-	// must not take the port of a daemon's embedded server.
-	var dist cron.Distributor
+	// must not take the port of a daemon's embedded server. It belongs to the process, as
+	// the store does: a reload keeps it (cluster is a restart-only key).
 	leave := func() {}
 	if cfg.Cluster != nil && !c.noTargets {
 		coord, err := cluster.Start(ctx, cfg, sb, log)
@@ -77,42 +82,53 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 			st.Close()
 			return nil, nil, err
 		}
-		dist, leave = coord, coord.Close
+		cy.Cluster, leave = coord, coord.Close
 		log.Info("cluster ready", "url", coord.URL, "local_worker", cfg.Cluster.Local())
 	}
+	return cy, func() { leave(); st.Close(); lock.Release() }, nil
+}
+
+// configParts makes a cycle of the host's parts (store, sandbox) and what the config makes
+// of its own: the answers' source, the publication targets and the question editor. A
+// reload (reload.go) makes a new one around the same host parts. repair finishes or undoes
+// a publication to the output directory that a kill interrupted: at start, and on a reload
+// to another directory only (a run still going may be publishing to the one it had).
+func (c *common) configParts(cfg *config.Config, log *slog.Logger, out io.Writer, st *store.Store, sb sandbox.Sandbox, repair bool) (*cron.Cycle, error) {
 	if c.noTargets {
-		cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out, Cluster: dist}
-		return cy, func() { leave(); st.Close(); lock.Release() }, nil
+		return &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out}, nil
 	}
 	outDir := publisher.Dir{Path: cfg.OutputDir}
-	if err := outDir.Repair(); err != nil { // finish or undo a publication a kill interrupted
-		leave()
-		st.Close()
-		return nil, nil, err
+	if repair {
+		if err := outDir.Repair(); err != nil {
+			return nil, err
+		}
 	}
 	sinks := []publisher.Sink{outDir}
 	if gh := cfg.GitHub; gh.Repo != "" {
 		g, err := publisher.NewGitHub(gh.Owner, gh.Repo, gh.Branch, gh.Path, os.Getenv("GITHUB_TOKEN"), gh.BaseURL)
 		if err != nil {
-			leave()
-			st.Close()
-			return nil, nil, err
+			return nil, err
 		}
 		g.Deadline, g.Log = gh.Deadline.D(publisher.DefaultGitHubDeadline), log
 		sinks = append(sinks, g)
 	}
-	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out, Cluster: dist}
+	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
 	cy.Question = questionEditor(cfg, cy.Source, log)
-	return cy, func() { leave(); st.Close(); lock.Release() }, nil
+	return cy, nil
 }
 
-// targetNames are the publication targets the config makes, by the names their sinks
-// record (Sink.Target), for what must know them without making the sinks (status has no
-// token). A new kind of sink adds its name here as it adds itself to cycle.
-func targetNames(cfg *config.Config) []string {
+// targetNames are the publication targets the config makes for a challenge, by the names
+// their sinks record (Sink.Target), for what must know them without making the sinks
+// (status has no token): the sinks, then the question's own table when the challenge keeps
+// one (cron.QuestionTarget). A new kind of sink adds its name here as it adds itself to
+// cycle.
+func targetNames(cfg *config.Config, ch *config.Challenge) []string {
 	out := []string{publisher.Dir{Path: cfg.OutputDir}.Target()}
 	if gh := cfg.GitHub; gh.Repo != "" {
 		out = append(out, publisher.GitHubTarget(gh.Owner, gh.Repo, gh.Branch, gh.Path))
+	}
+	if qb := ch.QuestionBoard; qb != nil && qb.Enabled {
+		out = append(out, cron.QuestionTarget(cfg.Site, ch.QuestionID))
 	}
 	return out
 }

@@ -217,10 +217,15 @@ func challengeState(ctx context.Context, st *store.Store, cfg *config.Config, ch
 		return cs, err
 	}
 	cs.Publications = []publication{}
-	for _, target := range targetNames(cfg) { // targets no longer configured are history
+	for _, target := range targetNames(cfg, ch) { // targets no longer configured are history
 		p := store.PublicationState{Target: target}
 		if i := slices.IndexFunc(all, func(x store.PublicationState) bool { return x.Target == target }); i >= 0 {
 			p = all[i]
+		}
+		if target == cron.QuestionTarget(cfg.Site, ch.QuestionID) {
+			if p, err = questionPublication(ctx, st, ch, target); err != nil {
+				return cs, err
+			}
 		}
 		cs.pubs = append(cs.pubs, p)
 		cs.Publications = append(cs.Publications, publication{Target: p.Target, OK: p.At != 0 && p.FailedAt == 0, At: unixPtr(p.At),
