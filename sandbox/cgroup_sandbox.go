@@ -33,9 +33,12 @@ const releaseWait = 5 * time.Second
 type sandboxCgroup struct {
 	Tree *cgroupTree
 	name string // relative to the tree's directories: under a Share, its path first
-	dirs []string
-	fd   *os.File      // v2: the directory, for CLONE_INTO_CGROUP
-	stop chan struct{} // ends the CPU watchdog
+	// answer is the key (AnswerKey) of the Share it was made under, "" under none: its CPU
+	// time is totalled per answer as it is released (SandboxesCPUByAnswer).
+	answer string
+	dirs   []string
+	fd     *os.File      // v2: the directory, for CLONE_INTO_CGROUP
+	stop   chan struct{} // ends the CPU watchdog
 
 	cpuOver atomic.Bool // the watchdog killed the sandbox for its CPU time
 
@@ -66,6 +69,7 @@ func (t *cgroupTree) newSandbox(l Limits, share *Share) (*sandboxCgroup, error) 
 			return nil, errors.New("make cgroup: the answer's cgroup is another sandbox's")
 		}
 		cg.name = filepath.Join(share.Rel, cg.name)
+		cg.answer = filepath.Base(share.Rel)
 	}
 	for _, b := range t.bases() {
 		d := filepath.Join(b, cg.name)
@@ -360,6 +364,10 @@ func (cg *sandboxCgroup) release() error {
 			cg.ooms = cg.readOOM()
 			releasedCPU.Add(int64(cg.cpuUsed))
 			releasedSandboxes.Add(1)
+			if cg.answer != "" {
+				v, _ := releasedByAnswer.LoadOrStore(cg.answer, new(atomic.Int64))
+				v.(*atomic.Int64).Add(int64(cg.cpuUsed))
+			}
 		}
 		cg.released = true
 		cg.cpuFile.close()
@@ -395,6 +403,24 @@ var releasedCPU, releasedSandboxes atomic.Int64
 // reads it around a run.
 func SandboxesCPU() (time.Duration, int64) {
 	return time.Duration(releasedCPU.Load()), releasedSandboxes.Load()
+}
+
+// releasedByAnswer totals the CPU time of the released sandboxes made under a Share, by
+// its key (AnswerKey → *atomic.Int64), over every run of this process.
+var releasedByAnswer sync.Map
+
+// SandboxesCPUByAnswer is SandboxesCPU per answer: the CPU time of the released sandboxes
+// made under each answer's cgroup (Shares.Answer), by AnswerKey, totalled over every run
+// of this process (an answer's key is the same from run to run: a caller that wants one
+// run's subtracts the figures before it). kothd bench shows each answer's share of the
+// bots' CPU from it, so that one bot that takes most of it is seen at once.
+func SandboxesCPUByAnswer() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	releasedByAnswer.Range(func(k, v any) bool {
+		out[k.(string)] = time.Duration(v.(*atomic.Int64).Load())
+		return true
+	})
+	return out
 }
 
 // Commands made by Bwrap are tied to their cgroup here. The map holds the commands

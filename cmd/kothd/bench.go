@@ -273,5 +273,6 @@ func (b *bencher) play(ctx context.Context, ch *config.Challenge, concurrency in
 		return nil, err
 	}
 	res.Bots = len(bots) // built-in bots too (the report's Entered counts answers' bots)
+	res.Answers = answerShares(bots, *b.last)
 	return res, nil
 }

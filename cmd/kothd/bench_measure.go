@@ -21,8 +21,13 @@ type playMeasure struct {
 	BotsCPU   time.Duration // the bots' processes and their sandboxes
 	BotsBy    string        // how BotsCPU was measured
 	Decisions int64         // bot calls counted by the runs' fault accounting, every outcome
-	PeakRSS   int64         // bytes: kothd's peak resident set during the games
-	RSSSource string        // how PeakRSS was measured
+	// ByAnswer is the bots' CPU per answer (sandbox.AnswerKey), as the sandboxes' cgroups
+	// counted it; empty without cgroups. BotDecisions are the decisions of each bot of the
+	// run, in the run's order.
+	ByAnswer     map[string]time.Duration
+	BotDecisions []int64
+	PeakRSS      int64  // bytes: kothd's peak resident set during the games
+	RSSSource    string // how PeakRSS was measured
 }
 
 // How BotsCPU is measured, for the output. Each sandbox's cgroup counts the CPU of every
@@ -41,6 +46,7 @@ const (
 func startMeasure() func(stats []*protocol.Stats) playMeasure {
 	self0, child0 := cpuOf(syscall.RUSAGE_SELF), cpuOf(syscall.RUSAGE_CHILDREN)
 	cg0, n0 := sandbox.SandboxesCPU()
+	by0 := sandbox.SandboxesCPUByAnswer()
 	// Writing 5 to clear_refs resets the process's peak RSS (VmHWM) to its current RSS
 	// (Linux ≥ 4.0): the peak then belongs to this run, not to an earlier one.
 	resetOK := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
@@ -54,15 +60,23 @@ func startMeasure() func(stats []*protocol.Stats) playMeasure {
 		}
 		if cg, n := sandbox.SandboxesCPU(); n > n0 {
 			m.BotsCPU, m.BotsBy = cg-cg0, botsByCgroups
+			m.ByAnswer = map[string]time.Duration{}
+			for k, d := range sandbox.SandboxesCPUByAnswer() {
+				if d -= by0[k]; d > 0 {
+					m.ByAnswer[k] = d
+				}
+			}
 		}
-		for _, s := range stats {
+		m.BotDecisions = make([]int64, len(stats))
+		for i, s := range stats {
 			if s == nil {
 				continue
 			}
 			for _, n := range s.Counts() {
-				m.Decisions += int64(n)
+				m.BotDecisions[i] += int64(n)
 			}
-			m.Decisions += int64(s.HostFaults())
+			m.BotDecisions[i] += int64(s.HostFaults())
+			m.Decisions += m.BotDecisions[i]
 		}
 		m.PeakRSS, m.RSSSource = peakRSS(resetOK)
 		return m

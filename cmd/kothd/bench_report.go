@@ -36,6 +36,10 @@ type benchResult struct {
 	PeakRSS       int64  `json:"peak_rss_bytes"`
 	PeakRSSSource string `json:"peak_rss_source"`
 
+	// Answers is each answer's part of the bots' CPU, largest first (bench_shares.go);
+	// absent without cgroups.
+	Answers []answerCPU `json:"answers_cpu,omitempty"`
+
 	Yardstick  *yardstickReport  `json:"yardstick,omitempty"`
 	Sequential *sequentialResult `json:"sequential,omitempty"`
 }
@@ -102,6 +106,7 @@ func (res *benchResult) print(w io.Writer) {
 		res.KothdCPUPerDecision, res.BotsCPUPerDecision, res.KothdCPU, res.BotsCPU, res.BotsSource)
 	fmt.Fprintf(w, "  CPU per game     kothd %s, bots %s\n", dur(per(res.KothdCPU, float64(res.Games))), dur(per(res.BotsCPU, float64(res.Games))))
 	fmt.Fprintf(w, "  peak RSS         %.1f MB  (%s)\n", float64(res.PeakRSS)/(1<<20), res.PeakRSSSource)
+	printShares(w, res.Answers)
 	if s := res.Sequential; s != nil {
 		fmt.Fprintf(w, "  sequential       %s games/s with concurrency 1 (%.2f s): ratio %s×\n", rate(s.GamesPerSec), s.Seconds, ratio(s.Ratio))
 	}

@@ -53,6 +53,23 @@ func TestBenchReportsEveryMeasure(t *testing.T) {
 	if r.PeakRSS < 1<<20 || r.PeakRSS > 4<<30 {
 		t.Errorf("peak RSS %d bytes", r.PeakRSS)
 	}
+	// With cgroups, every bot's answer has its part of the bots' CPU, and the parts add up
+	// to the whole the cgroups counted.
+	if r.BotsSource == botsByCgroups {
+		var share, cpu float64
+		named := 0
+		for _, a := range r.Answers {
+			share += a.Share
+			cpu += a.CPU
+			named += len(a.Bots)
+			if !(a.Share > 0 && a.Share <= 1 && a.Decisions > 0) {
+				t.Errorf("answer %+v", a)
+			}
+		}
+		if named != r.Bots || share < 0.999 || share > 1.001 || cpu < 0.999*r.BotsCPU || cpu > 1.001*r.BotsCPU {
+			t.Errorf("answers name %d of %d bots, shares add up to %v, CPU to %v s of %v s: %+v", named, r.Bots, share, cpu, r.BotsCPU, r.Answers)
+		}
+	}
 	var text bytes.Buffer
 	r.print(&text)
 	for _, want := range []string{"games/s", "decisions/s", "CPU per decision", "kothd", "bots", "peak RSS", "yardstick", "ratio", "load average"} {
