@@ -17,7 +17,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
@@ -172,7 +172,7 @@ func (c *Coordinator) Play(ctx context.Context, run *cron.ShardedRun, fold func(
 	}
 	published := time.Now()
 	for _, s := range run.Shards {
-		b, _ := json.Marshal(Job{Token: token, Shard: s, Challenge: chYAML, Python: c.python, Seed: env.Seed, Games: env.RunGames(),
+		b, _ := json.Marshal(Job{Token: token, Shard: s, Challenge: chYAML, Python: c.python, Seed: env.Run.Seed(), Games: env.RunGames(),
 			Bots: jb, AckWait: c.cfg.Wait()})
 		ack, err := c.js.Publish(ctx, jobSubjectOf(chName, token, s.Index), b)
 		if err != nil {

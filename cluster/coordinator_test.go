@@ -39,7 +39,7 @@ func TestShardFailingEverywhereFailsTheRun(t *testing.T) {
 	defer c.Close()
 	// An engine no worker has: WorkerEnv fails on every attempt, as a broken worker would.
 	ch := &config.Challenge{Name: "ghost", Engine: "no-such-engine"}
-	env := &cron.PlayEnv{Challenge: ch, Config: cfg, Game: &engine.Game{Name: "no-such-engine"}, Seed: 1, Games: 10,
+	env := &cron.PlayEnv{Challenge: ch, Config: cfg, Game: &engine.Game{Name: "no-such-engine"},
 		Bots: []engine.Bot{{Entrant: engine.Entrant{Name: "A"}}, {Entrant: engine.Entrant{Name: "B"}}}}
 	folded := 0
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

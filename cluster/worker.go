@@ -11,7 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
@@ -168,7 +168,7 @@ func (w *Worker) play(ctx context.Context, store jetstream.ObjectStore, job *Job
 	if err != nil {
 		return nil, err
 	}
-	env.Seed, env.Games = job.Seed, job.Games
+	env.SetRun(job.Games, job.Seed)
 	for _, b := range job.Bots {
 		bot := engine.Bot{Entrant: engine.Entrant{Name: b.Name, Author: b.Author, Heading: b.Heading, Seed: b.Seed, Baseline: b.Baseline},
 			AnswerID: b.AnswerID, Run: b.Run}

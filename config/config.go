@@ -4,6 +4,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Config is the whole of config.yaml.
@@ -239,13 +240,13 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	base := filepath.Dir(abs)
-	c.DataDir = resolve(base, or(c.DataDir, "data"))
-	c.OutputDir = resolve(base, or(c.OutputDir, "leaderboards"))
-	c.Site = or(c.Site, "codegolf")
-	c.APIBase = or(c.APIBase, "https://api.stackexchange.com/2.3")
-	c.Sandbox = or(c.Sandbox, "bwrap")
-	c.Python = or(c.Python, "/usr/bin/python3")
-	c.Schedule = or(c.Schedule, "0 4 * * *")
+	c.DataDir = resolve(base, cmp.Or(c.DataDir, "data"))
+	c.OutputDir = resolve(base, cmp.Or(c.OutputDir, "leaderboards"))
+	c.Site = cmp.Or(c.Site, "codegolf")
+	c.APIBase = cmp.Or(c.APIBase, "https://api.stackexchange.com/2.3")
+	c.Sandbox = cmp.Or(c.Sandbox, "bwrap")
+	c.Python = cmp.Or(c.Python, "/usr/bin/python3")
+	c.Schedule = cmp.Or(c.Schedule, "0 4 * * *")
 	if c.MaxConcurrentRuns == 0 {
 		c.MaxConcurrentRuns = 1
 	}
@@ -269,7 +270,7 @@ func (c *Config) Challenge(name string) (*Challenge, error) {
 		}
 	}
 	names := c.Names()
-	msg := fmt.Sprintf("no challenge named %q in %s; the challenges are: %s", name, or(c.file, "the config"), strings.Join(names, ", "))
+	msg := fmt.Sprintf("no challenge named %q in %s; the challenges are: %s", name, cmp.Or(c.file, "the config"), strings.Join(names, ", "))
 	if s := nearest(name, names); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
@@ -283,13 +284,6 @@ func (c *Config) Names() []string {
 		out = append(out, ch.Name)
 	}
 	return out
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func resolve(base, p string) string {

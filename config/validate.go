@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -13,7 +14,7 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // challengeName is what a challenge's name may be: it names files (output_dir/<name>.md,
@@ -166,7 +167,7 @@ func (c *Config) check() error {
 	for i := range c.Challenges {
 		ch := &c.Challenges[i]
 		at := func(key string, format string, args ...any) {
-			bad(ch.line(key), "challenge %s: "+format, append([]any{or(ch.Name, fmt.Sprint(i+1))}, args...)...)
+			bad(ch.line(key), "challenge %s: "+format, append([]any{cmp.Or(ch.Name, fmt.Sprint(i+1))}, args...)...)
 		}
 		if ch.Name == "" || ch.QuestionID <= 0 {
 			at("", "name and question_id are required")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/stats"
 )
 
 // adaptive is a run's adaptive length (the challenge's `adaptive:` block): at each batch
@@ -14,6 +15,8 @@ import (
 // separated, and ends the run once they are (not before minGames); otherwise the run plays
 // its whole budget. Its decisions depend only on the games so far and the run's seed, and
 // are made in game order, so the same seed and bots stop after the same number of games.
+// Its settings, defaults applied, are part of the run's description (PlayEnv.resolve);
+// each run starts a copy of them (RunSpec.startAdaptive).
 type adaptive struct {
 	confidence float64
 	batch      int
@@ -23,33 +26,12 @@ type adaptive struct {
 	stoppedAt  int    // games played when it ended the run; 0 while it plays on
 }
 
-// newAdaptive is the adaptive length of env's run of budget games; nil when the challenge
-// has none (or the engine cannot stop early, or there is no budget: the config refuses
-// both, so this only guards a config that was not validated against the engines).
-func newAdaptive(env *PlayEnv, budget int) *adaptive {
-	c := env.Challenge.Adaptive
-	if c == nil || !env.Game.Batched || budget <= 0 {
-		return nil
-	}
-	a := &adaptive{confidence: c.Confidence, batch: c.Batch, minGames: c.MinGames, budget: budget, seed: env.Seed}
-	if !(a.confidence > 0 && a.confidence < 1) { // unset (or NaN from a config not checked): at NaN every pair would count as separated
-		a.confidence = publisher.Confidence
-	}
-	if a.batch <= 0 {
-		a.batch = max(budget/10, 1)
-	}
-	if a.minGames <= 0 {
-		a.minGames = a.batch
-	}
-	return a
-}
-
 // stop decides at a boundary of a run that reports every `every` games (the adaptive batch
 // itself, or the checkpoints' batch when they are saved more often): the run ends there
 // when the order is due for a look and its table so far leaves no adjacent ranks
 // unseparated.
 func (a *adaptive) stop(done, every int, sofar func() *engine.Result) bool {
-	if !a.due(done, every) || len(publisher.Unsettled(sofar(), a.seed, a.perLook())) > 0 {
+	if !a.due(done, every) || len(stats.Unsettled(sofar().StatsTable(), a.seed, a.perLook())) > 0 {
 		return false
 	}
 	a.stoppedAt = done
@@ -86,7 +68,7 @@ func (a *adaptive) ending(res *engine.Result) *publisher.Ending {
 	e := &publisher.Ending{Reason: publisher.EndSettled, Confidence: a.confidence, Games: res.Games + res.Voided,
 		Budget: a.budget, MinGames: a.minGames, Batch: a.batch, Overlaps: [][2]int{}}
 	if a.stoppedAt == 0 {
-		if u := publisher.Unsettled(res, a.seed, a.confidence); len(u) > 0 {
+		if u := stats.Unsettled(res.StatsTable(), a.seed, a.confidence); len(u) > 0 {
 			e.Reason, e.Overlaps = publisher.EndBudget, u
 		}
 	}

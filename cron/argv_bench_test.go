@@ -31,7 +31,7 @@ func BenchmarkBankHeistSnapshot(b *testing.B) {
 	games, launches := 0, 0
 	start := time.Now()
 	for i := 0; b.Loop(); i++ {
-		env.Seed, env.Games = uint64(i), 20
+		env.Run = env.resolve(20).withSeed(uint64(i))
 		played, err := playRun(context.Background(), env, a)
 		if err != nil {
 			b.Fatal(err)

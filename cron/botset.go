@@ -26,8 +26,10 @@ const botSetHashVersion = "v2:"
 func botSetHash(env *PlayEnv) string {
 	h := sha256.New()
 	ch := env.Challenge
-	opts, _ := json.Marshal(env.Options)
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", ch.Engine, firstPositive(env.Games, ch.Games), ch.Concurrency, opts)
+	opts, _ := json.Marshal(env.Run.Options())
+	// The games and concurrency as asked, not resolved: the hashes stored by earlier
+	// builds were made so, and a game's default is part of its build anyway.
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", ch.Engine, env.Run.Asked(), ch.Concurrency, opts)
 	if k := adaptiveKey(env); k != "" {
 		fmt.Fprintf(h, "%s\x00", k)
 	}
@@ -79,8 +81,8 @@ func nonZeroJSON(v any) string {
 // and directory path. Kept to recognise a store's last run after an upgrade.
 func legacyBotSetHash(env *PlayEnv) string {
 	h := sha256.New()
-	opts, _ := json.Marshal(env.Options)
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", env.Challenge.Engine, firstPositive(env.Games, env.Challenge.Games), env.Challenge.Concurrency, opts)
+	opts, _ := json.Marshal(env.Run.Options())
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00", env.Challenge.Engine, env.Run.Asked(), env.Challenge.Concurrency, opts)
 	if k := adaptiveKey(env); k != "" {
 		fmt.Fprintf(h, "%s\x00", k)
 	}

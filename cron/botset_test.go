@@ -2,12 +2,16 @@ package cron
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/all"
 	"github.com/kothd/kothd/store"
 )
 
@@ -101,5 +105,35 @@ func TestNonZeroJSONIgnoresUnsetFields(t *testing.T) {
 	}
 	if a, b := nonZeroJSON(v1{A: 3}), nonZeroJSON(v2{A: 3, B: 1}); a == b {
 		t.Errorf("a set field is ignored: %s", a)
+	}
+}
+
+// The bot set's hash holds each challenge's decoded options as JSON. They are decoded
+// straight into the engines' own option types, whose fields the run sets are marked
+// json:"-": their JSON must stay what the earlier, options-only types gave, or every host
+// would play its unchanged bots again after an upgrade.
+func TestOptionsJSONIsStable(t *testing.T) {
+	want := map[string]string{
+		"bankheist":     `{"GamesPerTournament":20}`,
+		"ruins":         `{"SeedString":"K48XMESC","GameSize":0,"PoolGames":0,"Lead":0,"MaxFinals":0}`,
+		"whiteelephant": `{"WinningScore":20}`,
+	}
+	blocks := map[string]string{"bankheist": "games_per_tournament: 20", "ruins": "seed_string: K48XMESC", "whiteelephant": "winning_score: 20"}
+	for name, w := range want {
+		g, err := all.Games().Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var node yaml.Node
+		if err := yaml.Unmarshal([]byte(blocks[name]), &node); err != nil {
+			t.Fatal(err)
+		}
+		o, err := g.DecodeOptions(node.Content[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := json.Marshal(o); string(got) != w {
+			t.Errorf("%s: options JSON %s, want %s", name, got, w)
+		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/publisher/mdtext"
+	"github.com/kothd/kothd/mdtext"
 )
 
 // Caps on what answers bring (issue 10). An answer's code runs before kothd knows what it

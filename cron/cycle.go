@@ -1,6 +1,9 @@
-// Package cron runs kothd's cycle (fetch → diff → build → play → record → publish) for each
-// configured challenge, once or on a schedule. It is the only package that knows all the
-// others; each of them knows nothing of the rest.
+// Package cron runs kothd's cycle (probe → fetch → diff → prepare → play → record →
+// publish) for each configured challenge, once or on a schedule. It is where the parts
+// meet: the scraper, the store, the runner's sandbox, the engines and the publisher are
+// called from here and not from each other (the store reads the scraper's submissions and
+// the engine's results; the publisher renders engine results; the engines import only
+// leaf packages). docs/architecture.md lists every package's imports.
 package cron
 
 import (

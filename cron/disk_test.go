@@ -62,7 +62,6 @@ func TestBankHeistDiskFiller(t *testing.T) {
 	if env.Challenge.Limits.DiskMB != 16 {
 		t.Fatalf("the bankheist challenge's disk_mb is %d, the test expects 16", env.Challenge.Limits.DiskMB)
 	}
-	env.Games = 3
 	answer := "if [ \"$2\" = 1 ]; then echo 1; else echo stick; fi\n" // a bet in round 1
 	bots := map[string]string{
 		"Filler": "i=0; while [ $i -lt 4 ]; do head -c 20000000 /dev/zero > f$RANDOM 2>/dev/null; i=$((i+1)); done\n" + answer,
@@ -75,7 +74,7 @@ func TestBankHeistDiskFiller(t *testing.T) {
 		}
 		env.Bots = append(env.Bots, engine.Bot{Entrant: engine.Entrant{Name: name}, Dir: dir, Run: []string{"sh", "bot.sh"}})
 	}
-	env.Seed = 7
+	env.Run = env.resolve(3).withSeed(7)
 	stop := watchWork(env.Config.DataDir)
 	played, err := playRun(ctx, env, a)
 	most := stop()

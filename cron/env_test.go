@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"

@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -22,12 +23,13 @@ type PlayEnv struct {
 	Game      *engine.Game
 	Options   any          // the challenge's options, decoded for Game
 	Bots      []engine.Bot // tournament order
-	Seed      uint64
-	Games     int // games requested (0: the challenge's or the game's default)
-	Sandbox   sandbox.Sandbox
-	Memo      build.Memo // remembers failed builds and class listings by content (nil: none)
-	Progress  engine.Progress
-	Log       *slog.Logger
+	// Run is the run's settings, resolved once (resolve) before it plays; zero outside a
+	// run (validation, class listing).
+	Run      RunSpec
+	Sandbox  sandbox.Sandbox
+	Memo     build.Memo // remembers failed builds and class listings by content (nil: none)
+	Progress engine.Progress
+	Log      *slog.Logger
 	// Checkpoints, when set, commits the run batch by batch and resumes it (checkpoint.go).
 	Checkpoints *Checkpoints
 	// Shares is the cgroup of the run's bots while it plays (connect): each answer's
@@ -112,10 +114,10 @@ func (c *Cycle) newEnv(ch *config.Challenge) (*PlayEnv, Adapter, error) {
 func (env *PlayEnv) run() engine.Run {
 	return engine.Run{
 		Bots:        engine.Entrants(env.Bots),
-		Seed:        env.Seed,
-		Games:       firstPositive(env.Games, env.Challenge.Games, env.Game.Games),
-		Concurrency: firstPositive(env.Challenge.Concurrency, env.Game.Concurrency),
-		Options:     env.Options,
+		Seed:        env.Run.Seed(),
+		Games:       env.Run.Games(),
+		Concurrency: env.Run.Concurrency(),
+		Options:     env.Run.Options(),
 		Progress:    env.Progress,
 	}
 }
@@ -160,7 +162,7 @@ func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
 		return nil, err
 	}
 	defer closeFn()
-	ad := newAdaptive(env, r.Games)
+	ad := env.Run.startAdaptive()
 	led, err := runBatches(ctx, env, ad, &r)
 	if err != nil {
 		return nil, err
@@ -235,16 +237,6 @@ func processLimits(env *PlayEnv) sandbox.Limits {
 		OutputBytes: int64(l.OutputKB) << 10,
 		FileSizeMB:  l.DiskMB,
 		// Unset, the directory's allowance is the documented default, as the file's is.
-		DirMB: firstPositive(l.DiskMB, sandbox.DefaultFileSizeMB),
+		DirMB: cmp.Or(l.DiskMB, sandbox.DefaultFileSizeMB),
 	}
-}
-
-// firstPositive returns the first of its arguments above zero.
-func firstPositive(v ...int) int {
-	for _, x := range v {
-		if x > 0 {
-			return x
-		}
-	}
-	return 0
 }

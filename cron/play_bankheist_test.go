@@ -27,7 +27,7 @@ func TestBankHeistBuiltinsAndFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Bots = append(builtins, engine.Bot{Entrant: engine.Entrant{Name: "Garbage"}, Dir: dir, Run: []string{"bash", "bot.sh"}})
-	env.Seed = 1
+	env.Run = env.resolve(0).withSeed(1)
 	played, err := playRun(ctx, env, a)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,6 @@ func TestBankHeistUnitsKeepBotFilesApart(t *testing.T) {
 	play := func(workers int) *engine.Result {
 		env, a := adapterEnv(t, "bankheist", "games_per_tournament: 4\n")
 		env.Challenge.Concurrency = workers
-		env.Games = 16 // four tournaments
 		for _, n := range []string{"A", "B", "C"} {
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, "bot.sh"), []byte(bot), 0o644); err != nil {
@@ -68,7 +67,7 @@ func TestBankHeistUnitsKeepBotFilesApart(t *testing.T) {
 			}
 			env.Bots = append(env.Bots, engine.Bot{Entrant: engine.Entrant{Name: n}, Dir: dir, Run: []string{"sh", "bot.sh"}})
 		}
-		env.Seed = 5
+		env.Run = env.resolve(16).withSeed(5) // four tournaments
 		played, err := playRun(ctx, env, a)
 		if err != nil {
 			t.Fatal(err)
@@ -92,7 +91,6 @@ func TestBankHeistFirstFaultInTournamentOrder(t *testing.T) {
 	t.Parallel()
 	env, a := adapterEnv(t, "bankheist", "games_per_tournament: 3\n")
 	env.Challenge.Concurrency = 4
-	env.Games = 12 // four tournaments
 	dir := t.TempDir()
 	// Random delays: which tournament faults first in time is left to chance.
 	bot := "sleep 0.$((RANDOM % 4)); echo 'not a number'\n"
@@ -100,7 +98,7 @@ func TestBankHeistFirstFaultInTournamentOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Bots = []engine.Bot{{Entrant: engine.Entrant{Name: "Garbage"}, Dir: dir, Run: []string{"bash", "bot.sh"}}}
-	env.Seed = 3
+	env.Run = env.resolve(12).withSeed(3) // four tournaments
 	played, err := playRun(context.Background(), env, a)
 	if err != nil {
 		t.Fatal(err)
@@ -124,9 +122,9 @@ func TestAskedGamesTheEngineCannotPlayAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.Bots, env.Seed = builtins, 1
+	env.Bots = builtins
 	for asked, ok := range map[int]bool{20: false, 1500: false, 1000: true, 3000: true} {
-		env.Games = asked
+		env.Run = env.resolve(asked).withSeed(1)
 		err := checkAskedGames(env, asked)
 		if (err == nil) != ok {
 			t.Errorf("--games %d: %v, want accepted %v", asked, err, ok)
@@ -136,12 +134,12 @@ func TestAskedGamesTheEngineCannotPlayAreRefused(t *testing.T) {
 		}
 	}
 	short, _ := adapterEnv(t, "bankheist", "games_per_tournament: 20\n")
-	short.Bots, short.Seed, short.Games = builtins, 1, 20
+	short.Bots, short.Run = builtins, short.resolve(20).withSeed(1)
 	if err := checkAskedGames(short, 20); err != nil {
 		t.Errorf("a shorter tournament set in the options: %v", err)
 	}
 	forty, _ := adapterEnv(t, "forty", "")
-	forty.Games = 7
+	forty.Run = forty.resolve(7)
 	if err := checkAskedGames(forty, 7); err != nil {
 		t.Errorf("forty plays any number: %v", err)
 	}

@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,9 +12,9 @@ import (
 
 	"github.com/kothd/kothd/build"
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/mdtext"
 	"github.com/kothd/kothd/names"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/publisher/mdtext"
 	"github.com/kothd/kothd/sandbox"
 	"github.com/kothd/kothd/scraper"
 )
@@ -52,7 +53,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scr
 		if err := c.Store.SetBotStatus(ctx, env.Challenge.Name, s.AnswerID, name, status, reason); err != nil {
 			c.Log.Error("record bot status", "err", err)
 		}
-		c.printf("  rejected answer %d (%s by %s): %s: %s\n", s.AnswerID, orDash(name), s.Author, status, reason)
+		c.printf("  rejected answer %d (%s by %s): %s: %s\n", s.AnswerID, cmp.Or(name, "—"), s.Author, status, reason)
 	}
 	// Preparing and validating means starting bot processes: do it for several answers at
 	// once, then settle names in answer order so the outcome does not depend on timing.
@@ -209,13 +210,6 @@ func (c *Cycle) materialise(env *PlayEnv, s scraper.Submission) (string, error) 
 		}
 	}
 	return dir, nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }
 
 // validate runs the game's validation for a bot not validated before in this

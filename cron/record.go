@@ -15,7 +15,7 @@ import (
 // play decides whether anything needs playing, plays, records and publishes.
 func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options, rep *Report) error {
 	ch := env.Challenge
-	env.Games = opts.Games
+	env.Run = env.resolve(opts.Games) // the seed comes below, once resume is decided
 	botset := botSetHash(env)
 	last, err := c.Store.LastRun(ctx, ch.Name)
 	if err != nil {
@@ -41,36 +41,38 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		c.printf("%s: %s\n", ch.Name, rep.Skipped)
 		return nil
 	}
+	var seed uint64
 	switch {
 	case opts.Seed != nil:
-		env.Seed = *opts.Seed
+		seed = *opts.Seed
 	case resume:
-		env.Seed = prev.Seed
+		seed = prev.Seed
 		c.printf("%s: run %d was interrupted; playing it again with its seed %d\n", ch.Name, prev.ID, prev.Seed)
 	default:
-		env.Seed = newSeed()
+		seed = newSeed()
 	}
+	env.Run = env.Run.withSeed(seed)
 	for i := range env.Bots {
-		env.Bots[i].Seed = engine.SubSeed(env.Seed, env.Bots[i].Name)
+		env.Bots[i].Seed = engine.SubSeed(seed, env.Bots[i].Name)
 	}
 	if err := checkAskedGames(env, opts.Games); err != nil {
 		rep.Skipped = err.Error()
 		return err
 	}
-	runID, err := c.Store.StartRun(ctx, ch.Name, env.Seed, ch.Concurrency, botset, firstPositive(env.Games, ch.Games))
+	runID, err := c.Store.StartRun(ctx, ch.Name, seed, env.Run.Concurrency(), botset, env.Run.Games())
 	if err != nil {
 		return err
 	}
-	live := &LiveRun{Challenge: ch.Name, Run: runID, Seed: env.Seed, Total: firstPositive(env.Games, ch.Games), Started: time.Now().UTC()}
+	live := &LiveRun{Challenge: ch.Name, Run: runID, Seed: seed, Total: env.Run.Games(), Started: time.Now().UTC()}
 	c.writeLive(live)
 	defer c.removeLive(ch.Name)
 	env.Progress = c.progressPrinter(ch.Name, live)
-	rep.RunID, rep.Seed = runID, env.Seed
+	rep.RunID, rep.Seed = runID, seed
 	if err := c.Store.RecordRunBots(ctx, runID, env.Bots); err != nil {
 		c.endRun(ctx, runID, err)
 		return describe(err)
 	}
-	c.printf("%s: run %d, seed %d, %d bots\n", ch.Name, runID, env.Seed, len(env.Bots))
+	c.printf("%s: run %d, seed %d, %d bots\n", ch.Name, runID, seed, len(env.Bots))
 	if checkpointable(env) {
 		if env.Checkpoints, err = c.checkpoints(ctx, env, runID, prev, resume); err != nil {
 			c.endRun(ctx, runID, err)
@@ -114,7 +116,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		c.Log.Warn("games voided by host faults", "challenge", ch.Name, "run", runID, "voided", v)
 		c.printf("%s: %d games voided by host faults (not scored)\n", ch.Name, v)
 	}
-	c.Log.Info("run finished", "challenge", ch.Name, "run", runID, "seed", env.Seed, "games", rep.Games, "elapsed", rep.Elapsed)
+	c.Log.Info("run finished", "challenge", ch.Name, "run", runID, "seed", seed, "games", rep.Games, "elapsed", rep.Elapsed)
 	// A resumed run played only the games after its checkpoint this time.
 	now := rep.Games
 	if cp := env.Checkpoints; cp != nil && cp.Resume != nil {
@@ -158,7 +160,7 @@ func checkAskedGames(env *PlayEnv, asked int) error {
 // checkpoints sets up the checkpoints of run runID: from the interrupted run prev's last
 // one when the run resumes it (same seed, same bots), else from game 0.
 func (c *Cycle) checkpoints(ctx context.Context, env *PlayEnv, runID int64, prev *store.Run, resume bool) (*Checkpoints, error) {
-	games := env.run().Games
+	games := env.Run.Games()
 	cp := &Checkpoints{Store: c.Store, RunID: runID, Every: checkpointEvery(games)}
 	if !resume {
 		return cp, nil
@@ -210,7 +212,7 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 	}
 	in := publisher.Input{
 		Challenge: env.Challenge.Name, Title: env.Challenge.Title, Engine: env.Challenge.Engine, QuestionID: env.Challenge.QuestionID,
-		RunID: rep.RunID, Seed: env.Seed, Date: time.Now(), Sandbox: c.Sandbox.Name(),
+		RunID: rep.RunID, Seed: env.Run.Seed(), Date: time.Now(), Sandbox: c.Sandbox.Name(),
 		Result: p.Result, Bots: map[string]publisher.BotInfo{}, NotEntered: rep.Rejected, Changes: changeList(rep.Changes, revs),
 		Ending: p.Ending, FirstRun: last == nil, NextRun: c.nextRun(env.Challenge.Name),
 	}

@@ -34,8 +34,8 @@ func (c *Cycle) Replay(ctx context.Context, runID int64, game int, w io.Writer) 
 	if len(bots) == 0 {
 		return fmt.Errorf("run %d has no recorded bots (it predates replays)", runID)
 	}
-	// Games is what the run requested, so the run's games are counted as it counted them.
-	env.Seed, env.Games = run.Seed, run.GamesPlanned
+	// The games the run was asked for, so the run's games are counted as it counted them.
+	env.Run = env.resolve(run.GamesPlanned).withSeed(run.Seed)
 	for _, b := range bots {
 		if b.Dir != "" { // "": a bot the engine plays itself
 			if _, err := os.Stat(b.Dir); err != nil {
@@ -44,7 +44,7 @@ func (c *Cycle) Replay(ctx context.Context, runID int64, game int, w io.Writer) 
 		}
 	}
 	env.Bots = bots
-	games := env.run().Games
+	games := env.Run.Games()
 	if env.Game.Planned != nil {
 		games = env.Game.Planned(env.run(), run.Result)
 	}

@@ -264,3 +264,7 @@ type ShardWatcher interface {
 // RunGames is the length of env's run: the games asked for, else the challenge's, else the
 // game's default.
 func (env *PlayEnv) RunGames() int { return env.run().Games }
+
+// SetRun sets the run a worker plays a shard of: games games (the run's length, resolved on
+// the daemon) with master seed seed.
+func (env *PlayEnv) SetRun(games int, seed uint64) { env.Run = env.resolve(games).withSeed(seed) }

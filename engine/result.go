@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/kothd/kothd/stats"
+
 // Result is what a tournament produces: a table in the challenge's own columns, ready for a
 // publisher to render and a store to record. Rows are sorted best first by the engine, which
 // knows the challenge's tie-breaks.
@@ -77,4 +79,14 @@ type Row struct {
 	Wins     int      // games won, where the challenge has winners
 	Cells    []string // formatted values, one per Result.Columns
 	Errors   int      // faults the engine handled for this bot (rules' default applied)
+}
+
+// StatsTable is what the statistics (package stats) read of the result: its rows, best
+// first, and how noisy their scores are. The rows are copied; Resample is shared.
+func (r *Result) StatsTable() stats.Table {
+	t := stats.Table{Games: r.Games, WinRate: r.WinRate, Units: r.Units, UnitName: r.UnitName, Resample: r.Resample}
+	for _, row := range r.Rows {
+		t.Rows = append(t.Rows, stats.Row{Bot: row.Bot, Score: row.Score, Wins: row.Wins, Played: row.Played})
+	}
+	return t
 }

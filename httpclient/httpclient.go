@@ -1,7 +1,7 @@
 // Package httpclient makes the HTTP clients kothd talks to the outside with (the Stack
 // Exchange API, GitHub). Go's default client waits for ever: a server that accepts the
 // connection and never answers would hold a cycle, and with it the daemon, until killed.
-// Every stage here has a bound.
+// Every stage here has a bound. Retry is the loop both clients retry a failed call with.
 package httpclient
 
 import (

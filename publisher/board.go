@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/publisher/mdtext"
+	"github.com/kothd/kothd/mdtext"
+	"github.com/kothd/kothd/stats"
 )
 
 // SchemaVersion is the version of the board's JSON (docs/leaderboard-schema.json). It
@@ -238,18 +239,18 @@ func Build(in Input) *Board {
 		e.Overlaps = nonNil(e.Overlaps)
 		b.Run.Ending = &e
 	}
-	a := analyse(res, in.Seed)
-	b.Statistics = Statistics{Method: a.method, Confidence: Confidence, Unit: a.unit, Units: a.units, Ties: tieMethod(a.method)}
-	if a.method == MethodBootstrap {
-		b.Statistics.Replicates = bootstrapReplicates
+	a := stats.Analyse(res.StatsTable(), in.Seed, stats.Confidence)
+	b.Statistics = Statistics{Method: a.Method, Confidence: stats.Confidence, Unit: a.Unit, Units: a.Units, Ties: tieMethod(a.Method)}
+	if a.Method == stats.MethodBootstrap {
+		b.Statistics.Replicates = stats.BootstrapReplicates
 	}
 	for i, r := range res.Rows {
 		info := in.Bots[r.Bot]
-		row := Row{Rank: a.rank[i], RankRange: a.ranks[i], TieGroup: a.ranks[i], Bot: r.Bot, Baseline: r.Baseline,
+		row := Row{Rank: a.Rank[i], RankRange: a.Ranks[i], TieGroup: a.Ranks[i], Bot: r.Bot, Baseline: r.Baseline,
 			AnswerID: info.AnswerID, Link: answerURL(info.AnswerID), Author: mdtext.Cut(info.Author, maxAuthor), Revision: info.Revision, Versions: info.Versions, ContentHash: info.ContentHash,
 			Score: finite(r.Score), Games: r.Played, Wins: r.Wins, Faults: info.Faults, FirstFault: mdtext.Cut(info.FirstFault, maxFault), Benched: info.Benched, Cells: r.Cells}
-		if !math.IsNaN(a.lo[i]) && !math.IsInf(a.lo[i], 0) && !math.IsInf(a.hi[i], 0) {
-			row.Interval = &Interval{Low: a.lo[i], High: a.hi[i]}
+		if !math.IsNaN(a.Lo[i]) && !math.IsInf(a.Lo[i], 0) && !math.IsInf(a.Hi[i], 0) {
+			row.Interval = &Interval{Low: a.Lo[i], High: a.Hi[i]}
 		}
 		if row.Faults == nil {
 			row.Faults = Faults{}
@@ -295,7 +296,7 @@ func answerURL(id int64) string {
 // tieMethod describes how ranks are decided, for the footer and the JSON.
 func tieMethod(method string) string {
 	switch method {
-	case MethodWilson, MethodBootstrap:
+	case stats.MethodWilson, stats.MethodBootstrap:
 		return "simultaneous 95 % intervals (each bot's at 1 − 5 %/n for n bots, Bonferroni); a bot ranks above another only when its interval lies wholly above the other's, and its rank range runs from 1 + the bots above it to n − the bots below it"
 	default:
 		return "one unit of play cannot order bots: every bot's rank range spans the table, except that identical scores share a rank"

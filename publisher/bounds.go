@@ -3,7 +3,7 @@ package publisher
 import (
 	"fmt"
 
-	"github.com/kothd/kothd/publisher/mdtext"
+	"github.com/kothd/kothd/mdtext"
 )
 
 // Bounds on what participants put on a board. The cycle bounds its records as it makes

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/kothd/kothd/httpclient"
 )
 
 // How the GitHub sink survives GitHub: which failures are retried, how long it waits, and
@@ -37,13 +39,11 @@ func permanent(err error) error { return &permanentError{err} }
 // retry runs one attempt after another until one succeeds, a failure cannot be retried,
 // the attempts run out or the context's deadline would pass.
 func (g *GitHub) retry(ctx context.Context, what string, attempt func(*github.Client) error) error {
-	delay := retryBase
 	var last error
-	for n := 1; ; n++ {
-		err := attempt(g.client())
-		if err == nil {
-			return nil
-		}
+	var why string // why the last failure is retried, for a wait cut short
+	deadline := durOr(g.Deadline, DefaultGitHubDeadline)
+	r := httpclient.Retry{Base: retryBase, Max: retryMax, Sleep: g.pause}
+	return r.Do(ctx, func(int) error { return attempt(g.client()) }, func(n int, err error, delay time.Duration) httpclient.Next {
 		if ctx.Err() != nil {
 			if last == nil || !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 				last = err
@@ -52,29 +52,28 @@ func (g *GitHub) retry(ctx context.Context, what string, attempt func(*github.Cl
 			if errors.Is(last, context.DeadlineExceeded) {
 				why = "GitHub did not answer"
 			}
-			return fmt.Errorf("%s: %s: no success within the deadline of %s (%w) after %d attempt(s); %s: %v",
-				g.Target(), what, durOr(g.Deadline, DefaultGitHubDeadline), context.Cause(ctx), n, why, g.explain(last))
+			return httpclient.Next{Stop: fmt.Errorf("%s: %s: no success within the deadline of %s (%w) after %d attempt(s); %s: %v",
+				g.Target(), what, deadline, context.Cause(ctx), n, why, g.explain(last))}
 		}
 		last = err
-		wait, why, ok := g.classify(err, delay)
+		var wait time.Duration
+		var ok bool
+		wait, why, ok = g.classify(err, delay)
 		if !ok {
-			return fmt.Errorf("%s: %s: %w", g.Target(), what, g.explain(err))
+			return httpclient.Next{Stop: fmt.Errorf("%s: %s: %w", g.Target(), what, g.explain(err))}
 		}
 		if n >= maxGitHubAttempts {
-			return fmt.Errorf("%s: %s: giving up after %d attempts: %w", g.Target(), what, n, g.explain(err))
+			return httpclient.Next{Stop: fmt.Errorf("%s: %s: giving up after %d attempts: %w", g.Target(), what, n, g.explain(err))}
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return fmt.Errorf("%s: %s: retrying (%s) in %s would pass this publication's deadline of %s; the next cycle retries: %w",
-				g.Target(), what, why, wait.Round(time.Second), durOr(g.Deadline, DefaultGitHubDeadline), g.explain(err))
+			return httpclient.Next{Stop: fmt.Errorf("%s: %s: retrying (%s) in %s would pass this publication's deadline of %s; the next cycle retries: %w",
+				g.Target(), what, why, wait.Round(time.Second), deadline, g.explain(err))}
 		}
 		g.log().Warn("github: retrying", "target", g.Target(), "what", what, "attempt", n, "reason", why, "wait", wait, "err", err)
-		if err := g.pause(ctx, wait); err != nil {
-			return fmt.Errorf("%s: %s: %w while waiting to retry (%s): %v", g.Target(), what, err, why, last)
-		}
-		if strings.HasPrefix(why, "transient") {
-			delay = min(2*delay, retryMax)
-		}
-	}
+		return httpclient.Next{Wait: wait, Grow: strings.HasPrefix(why, "transient")}
+	}, func(err error) error {
+		return fmt.Errorf("%s: %s: %w while waiting to retry (%s): %v", g.Target(), what, err, why, last)
+	})
 }
 
 // classify says whether err is worth another attempt, after how long, and why.

@@ -9,7 +9,8 @@ import (
 	"unicode"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/publisher/mdtext"
+	"github.com/kothd/kothd/mdtext"
+	"github.com/kothd/kothd/stats"
 )
 
 // Markdown renders the board for people (GitHub Flavored Markdown). Everything the
@@ -391,9 +392,9 @@ func footer(w *strings.Builder, b *Board) {
 	fmt.Fprintf(w, "**Reproduce**: seed `%d` · engine `%s` · kothd `%s` · sandbox %s. Same seed and same bots give the same table.  \n",
 		b.Run.Seed, code(b.Run.EngineVersion), code(b.Run.KothdVersion), text(b.Run.Sandbox))
 	switch s.Method {
-	case MethodWilson:
+	case stats.MethodWilson:
 		fmt.Fprintf(w, "**Statistics**: Wilson score intervals of the win rate over %s %s. Ranks: %s.\n", itoa(int64(s.Units)), s.Unit, s.Ties)
-	case MethodBootstrap:
+	case stats.MethodBootstrap:
 		fmt.Fprintf(w, "**Statistics**: intervals of the score ± a critical value times its bootstrap standard error (%d resamples of the run's %d %s). Ranks: %s.\n", s.Replicates, s.Units, s.Unit, s.Ties)
 	default:
 		fmt.Fprintf(w, "**Statistics**: the run has %d %s, too few to measure its noise: no intervals. Ranks: %s.\n", s.Units, s.Unit, s.Ties)

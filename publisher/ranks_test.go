@@ -38,28 +38,28 @@ func checkRanges(t *testing.T, what string, res *engine.Result, a *analysis) {
 	t.Helper()
 	n := len(res.Rows)
 	for i, r := range res.Rows {
-		g := a.ranks[i]
-		if g[0] < 1 || g[1] > n || g[0] > g[1] || a.rank[i] < g[0] || a.rank[i] > g[1] {
-			t.Errorf("%s: %s rank %d, range %v", what, r.Bot, a.rank[i], g)
+		g := a.Ranks[i]
+		if g[0] < 1 || g[1] > n || g[0] > g[1] || a.Rank[i] < g[0] || a.Rank[i] > g[1] {
+			t.Errorf("%s: %s rank %d, range %v", what, r.Bot, a.Rank[i], g)
 		}
 		better, worse, same := 0, 0, 0
 		for j, o := range res.Rows {
 			if j == i {
 				continue
 			}
-			h := a.ranks[j]
+			h := a.Ranks[j]
 			switch {
 			case o.Score == r.Score:
 				same++
 				if h != g {
 					t.Errorf("%s: %s and %s score the same, ranges %v and %v", what, r.Bot, o.Bot, g, h)
 				}
-			case a.lo[j] > a.hi[i]:
+			case a.Lo[j] > a.Hi[i]:
 				better++
 				if !(h[0] < g[0] && h[1] < g[1]) {
-					t.Errorf("%s: %s's interval %.2f–%.2f lies above %s's %.2f–%.2f, yet ranges %v and %v", what, o.Bot, a.lo[j], a.hi[j], r.Bot, a.lo[i], a.hi[i], h, g)
+					t.Errorf("%s: %s's interval %.2f–%.2f lies above %s's %.2f–%.2f, yet ranges %v and %v", what, o.Bot, a.Lo[j], a.Hi[j], r.Bot, a.Lo[i], a.Hi[i], h, g)
 				}
-			case a.hi[j] < a.lo[i]:
+			case a.Hi[j] < a.Lo[i]:
 				worse++
 			}
 		}
@@ -82,15 +82,15 @@ func TestRankRangesDoNotChain(t *testing.T) {
 	res := winRates(p, 830, 1)
 	a := analyse(res, 1)
 	checkRanges(t, "forty-like", res, a)
-	n := len(a.ranks)
-	top, bottom := a.ranks[0], a.ranks[n-1]
-	if !above(res, a.lo, a.hi, 0, n-1) || !(top[1] < bottom[1] && top[0] < bottom[0]) {
+	n := len(a.Ranks)
+	top, bottom := a.Ranks[0], a.Ranks[n-1]
+	if !above(res, a.Lo, a.Hi, 0, n-1) || !(top[1] < bottom[1] && top[0] < bottom[0]) {
 		t.Errorf("leader %v not ordered above the last %v", top, bottom)
 	}
 	if top[1] > n/2+2 || bottom[0] < n/2-2 {
 		t.Errorf("leader ranked down to %d, last up to %d of %d", top[1], bottom[0], n)
 	}
-	t.Logf("ranges %v", a.ranks)
+	t.Logf("ranges %v", a.Ranks)
 }
 
 // Property over random tables, win rates and bootstrapped means, few and many bots.
@@ -131,7 +131,7 @@ func TestRankRangesEqualAndApart(t *testing.T) {
 		res := winRates([]float64{0.2, 0.2, 0.2, 0.2, 0.2, 0.2}, 1000, s)
 		a := analyse(res, s)
 		ok := true
-		for i, g := range a.ranks {
+		for i, g := range a.Ranks {
 			same := 0 // bots with exactly its score share its rank: its range ends that much sooner
 			for _, r := range res.Rows {
 				if r.Score == res.Rows[i].Score {
@@ -149,9 +149,9 @@ func TestRankRangesEqualAndApart(t *testing.T) {
 	}
 	res := winRates([]float64{0.6, 0.4, 0.2, 0.05}, 1000, 1)
 	a := analyse(res, 1)
-	for i, g := range a.ranks {
+	for i, g := range a.Ranks {
 		if g != [2]int{i + 1, i + 1} {
-			t.Errorf("far apart bots: ranges %v", a.ranks)
+			t.Errorf("far apart bots: ranges %v", a.Ranks)
 			break
 		}
 	}
@@ -168,11 +168,11 @@ func TestOrderedBotsMayShareARank(t *testing.T) {
 		{Bot: "B", Score: 30, Wins: 300, Played: 1000},
 	}}
 	a := analyse(res, 1)
-	if !above(res, a.lo, a.hi, 0, 2) || above(res, a.lo, a.hi, 0, 1) || above(res, a.lo, a.hi, 1, 2) {
-		t.Fatalf("intervals %v %v: want A above B, C overlapping both", a.lo, a.hi)
+	if !above(res, a.Lo, a.Hi, 0, 2) || above(res, a.Lo, a.Hi, 0, 1) || above(res, a.Lo, a.Hi, 1, 2) {
+		t.Fatalf("intervals %v %v: want A above B, C overlapping both", a.Lo, a.Hi)
 	}
-	if want := [][2]int{{1, 2}, {1, 3}, {2, 3}}; !reflect.DeepEqual(a.ranks, want) {
-		t.Errorf("ranges %v, want %v", a.ranks, want)
+	if want := [][2]int{{1, 2}, {1, 3}, {2, 3}}; !reflect.DeepEqual(a.Ranks, want) {
+		t.Errorf("ranges %v, want %v", a.Ranks, want)
 	}
 	checkRanges(t, "A, C, B", res, a)
 }

@@ -3,7 +3,6 @@ package publisher
 import (
 	"encoding/xml"
 	"io"
-	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -11,18 +10,8 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/stats"
 )
-
-func TestWilson(t *testing.T) {
-	// 1200 of 4000: the Wilson interval is 0.2859–0.3144 (computed by hand from the formula).
-	lo, hi := Wilson(1200, 4000)
-	if math.Abs(lo-0.28594) > 1e-4 || math.Abs(hi-0.31436) > 1e-4 {
-		t.Errorf("Wilson(1200, 4000) = %.5f–%.5f", lo, hi)
-	}
-	if lo, hi := Wilson(0, 100); lo != 0 || hi < 0.03 || hi > 0.04 {
-		t.Errorf("Wilson(0, 100) = %f–%f, want 0–0.037", lo, hi)
-	}
-}
 
 // meanResult is a White-Elephant-like run: per game every bot scores a normal draw around
 // its strength; the score is the mean over games, which the publisher bootstraps.
@@ -69,22 +58,22 @@ func TestBootstrapRankRanges(t *testing.T) {
 	// unit noise. A and B share ranks 1–2, C and D ranks 3–4.
 	res := meanResult([]float64{5, 5, 0, 0}, 200, 7)
 	a := analyse(res, 1)
-	if a.method != MethodBootstrap || a.units != 200 {
-		t.Fatalf("method %s over %d", a.method, a.units)
+	if a.Method != stats.MethodBootstrap || a.Units != 200 {
+		t.Fatalf("method %s over %d", a.Method, a.Units)
 	}
-	if a.ranks[0] != [2]int{1, 2} || a.ranks[1] != [2]int{1, 2} || a.ranks[2] != [2]int{3, 4} || a.ranks[3] != [2]int{3, 4} {
-		t.Errorf("rank ranges %v, want 1–2, 1–2, 3–4, 3–4", a.ranks)
+	if a.Ranks[0] != [2]int{1, 2} || a.Ranks[1] != [2]int{1, 2} || a.Ranks[2] != [2]int{3, 4} || a.Ranks[3] != [2]int{3, 4} {
+		t.Errorf("rank ranges %v, want 1–2, 1–2, 3–4, 3–4", a.Ranks)
 	}
 	for i, r := range res.Rows {
 		// the standard error of a mean of 200 unit normals is 0.071; four bots' simultaneous
 		// intervals are ± 2.50 of it: width about 0.35
-		if !(a.lo[i] < r.Score && r.Score < a.hi[i]) || a.hi[i]-a.lo[i] > 0.45 || a.hi[i]-a.lo[i] < 0.25 {
-			t.Errorf("%s: interval %.3f–%.3f around %.3f", r.Bot, a.lo[i], a.hi[i], r.Score)
+		if !(a.Lo[i] < r.Score && r.Score < a.Hi[i]) || a.Hi[i]-a.Lo[i] > 0.45 || a.Hi[i]-a.Lo[i] < 0.25 {
+			t.Errorf("%s: interval %.3f–%.3f around %.3f", r.Bot, a.Lo[i], a.Hi[i], r.Score)
 		}
 	}
 	// The same seed gives the same board.
 	b := analyse(res, 1)
-	if b.lo[0] != a.lo[0] || b.hi[3] != a.hi[3] {
+	if b.Lo[0] != a.Lo[0] || b.Hi[3] != a.Hi[3] {
 		t.Error("the bootstrap is not reproducible")
 	}
 	// Family-wise error: over many runs of five equal bots, any order claimed at all is
@@ -92,7 +81,7 @@ func TestBootstrapRankRanges(t *testing.T) {
 	wrong := 0
 	for s := range uint64(40) {
 		a := analyse(meanResult([]float64{1, 1, 1, 1, 1}, 60, 100+s), s)
-		for _, g := range a.ranks {
+		for _, g := range a.Ranks {
 			if g != [2]int{1, 5} {
 				wrong++
 				break
@@ -107,13 +96,13 @@ func TestBootstrapRankRanges(t *testing.T) {
 func TestIdenticalScoresShareARank(t *testing.T) {
 	res := &engine.Result{Rows: []engine.Row{{Bot: "a", Score: 3}, {Bot: "b", Score: 2}, {Bot: "c", Score: 2}, {Bot: "d", Score: 1}}}
 	a := analyse(res, 1) // one unit: no statistics, but equal scores still share
-	if a.rank[1] != 2 || a.rank[2] != 2 || a.rank[3] != 4 {
-		t.Errorf("ranks %v, want 1 2 2 4", a.rank)
+	if a.Rank[1] != 2 || a.Rank[2] != 2 || a.Rank[3] != 4 {
+		t.Errorf("ranks %v, want 1 2 2 4", a.Rank)
 	}
 	// Without statistics every rank range spans the table, the twins' one rank short:
 	// whatever the order, they share a rank.
-	if want := [][2]int{{1, 4}, {1, 3}, {1, 3}, {1, 4}}; a.method != MethodNone || !reflect.DeepEqual(a.ranks, want) {
-		t.Errorf("without statistics: %v %v, want %v", a.method, a.ranks, want)
+	if want := [][2]int{{1, 4}, {1, 3}, {1, 3}, {1, 4}}; a.Method != stats.MethodNone || !reflect.DeepEqual(a.Ranks, want) {
+		t.Errorf("without statistics: %v %v, want %v", a.Method, a.Ranks, want)
 	}
 }
 

@@ -6,7 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/kothd/kothd/publisher/mdtext"
+	"github.com/kothd/kothd/mdtext"
+	"github.com/kothd/kothd/stats"
 )
 
 // chartBots is how many of the leading bots the chart follows.
@@ -137,7 +138,7 @@ func SVG(b *Board) []byte {
 // yTitle names the score and its unit: the engine's headline column, and what it counts.
 func yTitle(b *Board) string {
 	t := headline(b)
-	if b.Statistics.Method == MethodWilson {
+	if b.Statistics.Method == stats.MethodWilson {
 		return t + " (games won per 100 played)"
 	}
 	if note := b.Legend[t]; note != "" {

@@ -5,7 +5,7 @@ import (
 	"html"
 	"strings"
 
-	"github.com/kothd/kothd/publisher/mdtext"
+	"github.com/kothd/kothd/mdtext"
 )
 
 // Participants' words go through mdtext (shared with engines that write markdown).

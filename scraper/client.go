@@ -1,6 +1,7 @@
 package scraper
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -281,7 +282,7 @@ func uniqueIDs(ids []int64) []int64 {
 
 func (c *Client) params() url.Values {
 	q := url.Values{}
-	q.Set("site", or(c.Site, "codegolf"))
+	q.Set("site", cmp.Or(c.Site, "codegolf"))
 	if c.Key != "" {
 		q.Set("key", c.Key)
 	}

@@ -1,6 +1,7 @@
 package scraper
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -167,7 +168,7 @@ func (c *Client) post(ctx context.Context, method, path string, form url.Values)
 	if err := c.wait(ctx, method); err != nil {
 		return nil, err
 	}
-	u := strings.TrimRight(or(c.BaseURL, DefaultBaseURL), "/") + path
+	u := strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/") + path
 	_, p, err := c.attempt(ctx, method, u, form)
 	return p, err
 }

@@ -1,6 +1,7 @@
 package scraper
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,7 +18,7 @@ import (
 // first question that fails; questions recorded before it are kept.
 func Record(ctx context.Context, c *Client, dir, site string, ids []int64) error {
 	if site == "" {
-		site = or(c.Site, "codegolf")
+		site = cmp.Or(c.Site, "codegolf")
 	}
 	if c.Site != "" && c.Site != site {
 		return fmt.Errorf("record: client is for site %q, not %q", c.Site, site)

@@ -1,6 +1,7 @@
 package scraper
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,35 +27,38 @@ import (
 func (c *Client) get(ctx context.Context, method, path string, q url.Values) ([]byte, *Page, error) {
 	c.reqMu.Lock()
 	defer c.reqMu.Unlock()
-	u := strings.TrimRight(or(c.BaseURL, DefaultBaseURL), "/") + path + "?" + q.Encode()
-	retries := c.Retries
-	if retries == 0 {
-		retries = 4
-	}
-	delay := durOr(c.RetryBase, 2*time.Second)
-	for attempt := 0; ; attempt++ {
-		if err := c.wait(ctx, method); err != nil {
-			return nil, nil, err
+	u := strings.TrimRight(cmp.Or(c.BaseURL, DefaultBaseURL), "/") + path + "?" + q.Encode()
+	retries := cmp.Or(c.Retries, 4)
+	var body []byte
+	var p *Page
+	var waitErr error // the wait before an attempt failed: no retry
+	r := httpclient.Retry{Base: durOr(c.RetryBase, 2*time.Second), Max: durOr(c.RetryMax, time.Minute), Sleep: c.clock().Sleep}
+	err := r.Do(ctx, func(int) error {
+		if waitErr = c.wait(ctx, method); waitErr != nil {
+			return waitErr
 		}
-		body, p, err := c.attempt(ctx, method, u, nil)
-		if err == nil {
-			return body, p, nil
-		}
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		if !retryable(err) || attempt >= retries {
-			if attempt > 0 {
-				return nil, nil, fmt.Errorf("after %d attempts: %w", attempt+1, err)
+		var err error
+		body, p, err = c.attempt(ctx, method, u, nil)
+		return err
+	}, func(n int, err error, delay time.Duration) httpclient.Next {
+		switch {
+		case waitErr != nil:
+			return httpclient.Next{Stop: err}
+		case ctx.Err() != nil:
+			return httpclient.Next{Stop: ctx.Err()}
+		case !retryable(err) || n > retries:
+			if n > 1 {
+				return httpclient.Next{Stop: fmt.Errorf("after %d attempts: %w", n, err)}
 			}
-			return nil, nil, err
+			return httpclient.Next{Stop: err}
 		}
-		c.log().Warn("stack exchange API call failed, retrying", "method", method, "attempt", attempt+1, "retry_in", delay, "err", err)
-		if err := c.clock().Sleep(ctx, delay); err != nil {
-			return nil, nil, err
-		}
-		delay = min(2*delay, durOr(c.RetryMax, time.Minute))
+		c.log().Warn("stack exchange API call failed, retrying", "method", method, "attempt", n, "retry_in", delay, "err", err)
+		return httpclient.Next{Wait: delay, Grow: true}
+	}, nil)
+	if err != nil {
+		return nil, nil, err
 	}
+	return body, p, nil
 }
 
 // transientError marks failures worth retrying that are not API envelopes.
@@ -267,13 +271,6 @@ func (c *Client) pageSize() int {
 		return 100
 	}
 	return c.PageSize
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func durOr(d, def time.Duration) time.Duration {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // optionFlags is kothd bench's repeatable --option KEY=VALUE: it overrides one key of the

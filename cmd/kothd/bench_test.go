@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/machine"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // kothd bench on two forty answers (the real sandbox, the real yardstick): every number it

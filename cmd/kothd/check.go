@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -66,8 +67,8 @@ func runCheck(ctx context.Context, cl *cli, args []string) error {
 
 func printCheck(w io.Writer, challenge string, r *cron.CheckReport) {
 	fmt.Fprintf(w, "answer %d by %s to %s: %q\n", r.AnswerID, r.Author, challenge, r.Title)
-	fmt.Fprintf(w, "  language: %s\n", orNone(r.Language))
-	fmt.Fprintf(w, "  files:    %s\n", orNone(strings.Join(r.Files, ", ")))
+	fmt.Fprintf(w, "  language: %s\n", cmp.Or(r.Language, "(none)"))
+	fmt.Fprintf(w, "  files:    %s\n", cmp.Or(strings.Join(r.Files, ", "), "(none)"))
 	if len(r.Build) > 0 {
 		fmt.Fprintf(w, "  build:    %s\n", firstLine(strings.Join(r.Build, " ")))
 	}
@@ -92,13 +93,6 @@ func printCheck(w io.Writer, challenge string, r *cron.CheckReport) {
 			fmt.Fprintf(w, "      %s\n", l)
 		}
 	}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
 }
 
 func firstLine(s string) string {

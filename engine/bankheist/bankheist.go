@@ -24,7 +24,7 @@ import (
 	"sync"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/publisher/mdtext"
+	"github.com/kothd/kothd/mdtext"
 )
 
 // Call is one decision asked of one bot.
@@ -59,21 +59,28 @@ type tournamentEnder interface {
 const DefaultGamesPerTournament = 1000
 
 // Config describes a contest.
+//
+// A challenge's `options:` block is decoded straight into a Config (engine.Game.Options):
+// the fields with a yaml key are the block's; the others (yaml "-") are the run's, set by
+// the engine, and refused in a config. The JSON names are the bot set's hash of the
+// options (cron), so they stay as they were.
 type Config struct {
-	Bots []engine.Entrant // roster order (the initial order of the standings)
-	Seed uint64           // master seed
+	Bots []engine.Entrant `yaml:"-" json:"-"` // roster order (the initial order of the standings)
+	Seed uint64           `yaml:"-" json:"-"` // master seed
 	// Tournaments is the number of independent tournaments whose final credits are summed
-	// (<= 0 means 1).
-	Tournaments int
-	// GamesPerTournament is N (<= 0 means DefaultGamesPerTournament).
-	GamesPerTournament int
+	// (<= 0 means 1). A run plays max(1, games / GamesPerTournament).
+	Tournaments int `yaml:"-" json:"-"`
+	// GamesPerTournament is N (<= 0 means DefaultGamesPerTournament, the question's 1000):
+	// the run's games (asked for, or the challenge's `games`) are played as max(1, games /
+	// N) tournaments of N to 1.1 N games each; no number of games means one tournament.
+	GamesPerTournament int `yaml:"games_per_tournament"`
 	// Workers bounds the tournaments in flight at once (<= 0 means 1). It never changes the
 	// results.
-	Workers  int
-	Progress engine.Progress // optional; total is PlannedGames
+	Workers  int             `yaml:"-" json:"-"`
+	Progress engine.Progress `yaml:"-" json:"-"` // optional; total is PlannedGames
 	// GameLog, when set, receives the log of every game played (spec §2.11). It is called
 	// from the tournament's goroutine.
-	GameLog func(tournament, game int, text string)
+	GameLog func(tournament, game int, text string) `yaml:"-" json:"-"`
 }
 
 func (c Config) norm() Config {

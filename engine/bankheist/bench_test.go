@@ -21,7 +21,7 @@ func BenchmarkContest(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		r := engine.Run{Bots: bots, Seed: uint64(i), Games: 1000, Concurrency: 2,
-			Options: &options{GamesPerTournament: 100},
+			Options: &Config{GamesPerTournament: 100},
 			Fault:   func(int, *engine.Fault, any) { decisions.Add(1) }}
 		res, err := Descriptor.Play(b.Context(), r)
 		if err != nil {

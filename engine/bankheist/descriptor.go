@@ -10,14 +10,6 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// options is the challenge's `options:` block in config.yaml.
-type options struct {
-	// GamesPerTournament is N: the run's games (asked for, or the challenge's `games`) are
-	// played as max(1, games / N) tournaments of N to 1.1 N games each; no number of games
-	// means one tournament. Default 1000, the question's.
-	GamesPerTournament int `yaml:"games_per_tournament"`
-}
-
 // yardstick is `kothd bench`'s yardstick: the original controller's loop, each decision a
 // process launched through the shell, one at a time, unsandboxed.
 //
@@ -33,7 +25,7 @@ var Descriptor = &engine.Game{
 	Name:        "bankheist",
 	Protocol:    engine.Argv,
 	Concurrency: runtime.NumCPU(),
-	Options:     func() any { return new(options) },
+	Options:     func() any { return new(Config) }, // the challenge's `options:` block: games_per_tournament
 	Baselines:   exampleNames(),
 	Play:        play,
 	Validate:    validate,
@@ -52,11 +44,12 @@ func exampleNames() []string {
 
 // contest is the contest a run plays.
 func contest(r engine.Run) Config {
-	n := engine.OptionsOf[options](r).GamesPerTournament
-	if n <= 0 {
-		n = DefaultGamesPerTournament
+	c := engine.OptionsOf[Config](r)
+	if c.GamesPerTournament <= 0 {
+		c.GamesPerTournament = DefaultGamesPerTournament
 	}
-	return Config{Bots: r.Bots, Seed: r.Seed, Tournaments: max(1, r.Games/n), GamesPerTournament: n}
+	c.Bots, c.Seed, c.Tournaments = r.Bots, r.Seed, max(1, r.Games/c.GamesPerTournament)
+	return c
 }
 
 func play(ctx context.Context, r engine.Run) (*engine.Result, error) {

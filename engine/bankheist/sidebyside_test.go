@@ -68,7 +68,7 @@ func TestTournamentsSideBySide(t *testing.T) {
 	bots := []engine.Entrant{{Name: "A", Seed: 1}, {Name: "B", Seed: 2}, {Name: "RaysFive01K", Baseline: true, Seed: 3}, {Name: "C", Seed: 4}}
 	run := func(concurrency int, l *scripted) *engine.Result {
 		r := engine.Run{Bots: bots, Seed: 7, Games: 4 * 25, Concurrency: concurrency,
-			Options: &options{GamesPerTournament: 25}, Launch: l}
+			Options: &Config{GamesPerTournament: 25}, Launch: l}
 		res, err := Descriptor.Play(context.Background(), r)
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package ruins
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"fmt"
@@ -18,19 +19,6 @@ var harness []byte
 //go:embed yardstick.py
 var yardstick []byte
 
-// options is the challenge's `options:` block in config.yaml.
-type options struct {
-	// SeedString seeds the tournament like the original's -s (e.g. K48XMESC). Empty: an
-	// 8-character string derived from the run seed, shown in the leaderboard's summary.
-	SeedString string `yaml:"seed_string"`
-	GameSize   int    `yaml:"game_size"`  // default 10
-	PoolGames  int    `yaml:"pool_games"` // pool games per bot, default 20
-	Lead       int    `yaml:"lead"`       // default 50
-	// MaxFinals: default 500; the run's number of games (asked for, or the challenge's
-	// `games`) overrides it.
-	MaxFinals int `yaml:"max_finals"`
-}
-
 // Descriptor is Adventurers in the Ruins as the host plays it: Python classes deriving from
 // Adventurer (every subclass of an answer competes), a pool phase when there are more
 // than ten, then finals until a 50-point lead or 500 games. The Drunkards that fill a
@@ -39,7 +27,7 @@ var Descriptor = &engine.Game{
 	Name:        "ruins",
 	Protocol:    engine.PyClass,
 	Concurrency: 32,
-	Options:     func() any { return new(options) },
+	Options:     func() any { return new(Options) }, // the challenge's `options:` block
 	// The Drunkard competes only where a challenge sets `baselines` (not in the original,
 	// where Drunkards only fill tables and never score).
 	Baselines: []string{"Drunkard"},
@@ -67,24 +55,18 @@ type table struct {
 }
 
 func newTable(r engine.Run) *table {
-	o := engine.OptionsOf[options](r)
+	o := engine.OptionsOf[Options](r)
 	order := LoadingOrder(r.Bots)
 	t := &table{ents: make([]engine.Entrant, len(order)), ex: reorder{r.Calls, order}, derived: o.SeedString == ""}
 	for k, i := range order {
 		t.ents[k] = r.Bots[i]
 	}
-	seed := o.SeedString
 	if t.derived {
-		seed = SeedString(r.Seed)
+		o.SeedString = SeedString(r.Seed)
 	}
-	t.opts = Options{
-		SeedString:  seed,
-		GameSize:    o.GameSize,
-		PoolGames:   o.PoolGames,
-		Lead:        o.Lead,
-		MaxFinals:   firstPositive(r.Games, o.MaxFinals),
-		Concurrency: r.Concurrency,
-	}
+	o.MaxFinals = cmp.Or(r.Games, o.MaxFinals)
+	o.Concurrency = r.Concurrency
+	t.opts = o
 	return t
 }
 
@@ -151,13 +133,4 @@ func (r reorder) Exchange(ctx context.Context, calls []engine.Call) []engine.Rep
 		mapped[i] = c
 	}
 	return r.Exchanger.Exchange(ctx, mapped)
-}
-
-func firstPositive(v ...int) int {
-	for _, x := range v {
-		if x > 0 {
-			return x
-		}
-	}
-	return 0
 }

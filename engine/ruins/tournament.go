@@ -13,23 +13,30 @@ import (
 	"github.com/kothd/kothd/engine/pyrand"
 )
 
-// Options configure a tournament (§5.1). Zero values take the defaults.
+// Options configure a tournament (§5.1). Zero values take the defaults. A challenge's
+// `options:` block is decoded straight into them (engine.Game.Options): the fields with a
+// yaml key are the block's; the others (yaml "-") are the run's, set by the engine, and
+// refused in a config. The JSON names are the bot set's hash of the options (cron), so
+// they stay as they were.
 type Options struct {
 	// SeedString seeds the tournament generator T, like the original's -s option
-	// (e.g. "K48XMESC"). Required; SeedString(uint64) derives one from a run seed.
-	SeedString string
-	GameSize   int // players per game, default 10
-	PoolGames  int // pool games per bot when there are more than GameSize bots, default 20
-	Lead       int // the finals stop when the leader is this far ahead, default 50
-	MaxFinals  int // the finals stop after this many games, default 500
+	// (e.g. "K48XMESC"). Required; SeedString(uint64) derives one from a run seed (the
+	// engine does when a challenge sets none, and shows it in the leaderboard's summary).
+	SeedString string `yaml:"seed_string"`
+	GameSize   int    `yaml:"game_size"`  // players per game, default 10
+	PoolGames  int    `yaml:"pool_games"` // pool games per bot when there are more than GameSize bots, default 20
+	Lead       int    `yaml:"lead"`       // the finals stop when the leader is this far ahead, default 50
+	// MaxFinals: the finals stop after this many games, default 500; a run's number of
+	// games (asked for, or the challenge's `games`) overrides it.
+	MaxFinals int `yaml:"max_finals"`
 	// Concurrency is how many games run at once (the pool phase: poolFactor times as
 	// many). The finals are played ahead of the stopping rule (their seatings and seeds do
 	// not depend on results), a new one starting as soon as one ends; games after the one
 	// that meets the rule are discarded. Default 32.
-	Concurrency int
-	Progress    engine.Progress
+	Concurrency int             `yaml:"-" json:"-"`
+	Progress    engine.Progress `yaml:"-" json:"-"`
 	// Log, when set, receives every game's log lines (§2.8), by game index.
-	Log func(game int, line string)
+	Log func(game int, line string) `yaml:"-" json:"-"`
 }
 
 func (o Options) withDefaults() Options {

@@ -16,11 +16,6 @@ var harness []byte
 //go:embed yardstick.py
 var yardstick []byte
 
-// options is the challenge's `options:` block in config.yaml.
-type options struct {
-	WinningScore float64 `yaml:"winning_score"` // default 500 (spec §2.1)
-}
-
 // Descriptor is the White Elephant Exchange as the host plays it: Python classes deriving from
 // WhiteElephantBot, one long game to 500 points by default (the original contest).
 var Descriptor = &engine.Game{
@@ -31,7 +26,7 @@ var Descriptor = &engine.Game{
 	// tick holds one call per game in flight, and only many games give each process several
 	// calls per round trip (16 games: ~1.2; 256: ~10). The table is the same at any value.
 	Concurrency: 256,
-	Options:     func() any { return new(options) },
+	Options:     func() any { return new(Options) }, // the challenge's `options:` block: winning_score
 	Baselines:   []string{"RandomBot", "GreedyBot", "NiceBot"},
 	Harness: &engine.Harness{Module: "whiteelephant", Source: harness,
 		Competes: "a bot is a class deriving from WhiteElephantBot", Decisions: []string{"turn"}},
@@ -42,13 +37,12 @@ var Descriptor = &engine.Game{
 }
 
 func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
-	o := engine.OptionsOf[options](r)
-	return Play(ctx, r.Calls, r.Bots, Options{
-		Seed: r.Seed, Games: r.Games, Concurrency: r.Concurrency, WinningScore: o.WinningScore, Progress: r.Progress,
-		// Policy faults (an unhashable answer) are answered by the harness, so the runner
-		// counted them as good decisions; record them where participants look for faults.
-		OnFault: r.Fault.Record,
-	})
+	o := engine.OptionsOf[Options](r)
+	o.Seed, o.Games, o.Concurrency, o.Progress = r.Seed, r.Games, r.Concurrency, r.Progress
+	// Policy faults (an unhashable answer) are answered by the harness, so the runner
+	// counted them as good decisions; record them where participants look for faults.
+	o.OnFault = r.Fault.Record
+	return Play(ctx, r.Calls, r.Bots, o)
 }
 
 // validate plays a short game between two copies of the bot. It proves the class can be
@@ -65,6 +59,7 @@ func validate(ctx context.Context, r engine.Run) error {
 // has the one game 0.
 func replay(ctx context.Context, r engine.Run, game int, trace func(string)) error {
 	trace("Played again alone with fresh bot processes: the names, turn orders, present values and the seeds of the bots' random module are the run's; a bot that keeps class-level state across games, or draws entropy of its own, may decide differently than in the run.")
-	o := engine.OptionsOf[options](r)
-	return Replay(ctx, r.Calls, r.Bots, Options{Seed: r.Seed, Games: r.Games, WinningScore: o.WinningScore}, game, trace)
+	o := engine.OptionsOf[Options](r)
+	o.Seed, o.Games = r.Seed, r.Games
+	return Replay(ctx, r.Calls, r.Bots, o, game, trace)
 }

@@ -11,24 +11,27 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// Options configure a tournament.
+// Options configure a tournament. A challenge's `options:` block is decoded straight into
+// them (engine.Game.Options): the fields with a yaml key are the block's; the others
+// (yaml "-") are the run's, set by the engine, and refused in a config. The JSON names are
+// the bot set's hash of the options (cron), so they stay as they were.
 type Options struct {
-	Seed uint64 // master seed; game g plays with engine.GameSeed(Seed, g)
+	Seed uint64 `yaml:"-" json:"-"` // master seed; game g plays with engine.GameSeed(Seed, g)
 	// Games is the number of independent games (spec §5, engine addition); <= 0 means one,
 	// the original contest. With several, the table shows mean scores and wins.
-	Games int
+	Games int `yaml:"-" json:"-"`
 	// Concurrency is how many games are in flight at once (engine.Lockstep); <= 0 means 1.
 	// It is part of what makes a run with class-level state reproducible.
-	Concurrency  int
-	WinningScore float64 // <= 0 means 500 (spec §2.1)
-	Progress     engine.Progress
+	Concurrency  int             `yaml:"-" json:"-"`
+	WinningScore float64         `yaml:"winning_score"` // <= 0 means 500 (spec §2.1)
+	Progress     engine.Progress `yaml:"-" json:"-"`
 	// OnFault, when set, receives the policy faults the engine resolved by opening a
 	// present (an unhashable answer, a comparison that raised: spec §4). The runner never
 	// sees them as faults, because the harness answered. It may be called concurrently.
-	OnFault func(bot int, f *engine.Fault, input any)
+	OnFault func(bot int, f *engine.Fault, input any) `yaml:"-" json:"-"`
 	// Trace, when set, receives the original driver's verbose log of every game (spec
 	// §2.8), line by line. It may be called concurrently for different games.
-	Trace func(game int, line string)
+	Trace func(game int, line string) `yaml:"-" json:"-"`
 }
 
 // Play runs a tournament of White Elephant over ex. bots are the competitors in the order

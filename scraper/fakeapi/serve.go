@@ -2,6 +2,7 @@ package fakeapi
 
 import (
 	"bytes"
+	"cmp"
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
@@ -79,10 +80,10 @@ func (s *Server) respond(r *http.Request) (any, int, time.Duration) {
 	}
 	s.quotaRemaining--
 	if f != nil && f.ErrorID != 0 {
-		return apiError(f.ErrorID, f.ErrorName, f.ErrorMessage), or(f.Status, 400), f.Delay
+		return apiError(f.ErrorID, f.ErrorName, f.ErrorMessage), cmp.Or(f.Status, 400), f.Delay
 	}
 	if f != nil && (f.Status != 0 || f.Body != "") {
-		return []byte(f.Body), or(f.Status, 200), f.Delay
+		return []byte(f.Body), cmp.Or(f.Status, 200), f.Delay
 	}
 	q := r.URL.Query()
 	if method == "edit" {
@@ -292,11 +293,4 @@ func (s *Server) questionsInfo(ids []int64, filter string) (map[string]any, erro
 
 func apiError(id int, name, msg string) map[string]any {
 	return map[string]any{"error_id": id, "error_name": name, "error_message": msg}
-}
-
-func or(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }

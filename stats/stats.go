@@ -1,19 +1,49 @@
-package publisher
+// Package stats holds the board's statistics: simultaneous intervals on a table's scores
+// (Wilson for win rates, a bootstrap over the run's units otherwise) and the rank ranges
+// they allow. Both the board (publisher) and play (an adaptive run stops when its order is
+// settled, cron) ask it, so it is a leaf: it imports nothing of the project, and callers
+// hand it a Table (engine.Result.StatsTable makes one).
+package stats
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
-
-	"github.com/kothd/kothd/engine"
 )
+
+// Table is what the statistics read of a run's result: the rows, sorted best first as
+// engines give them, and how noisy their scores are (see engine.Result's fields of the
+// same names).
+type Table struct {
+	Rows     []Row
+	Games    int       // games played and scored
+	WinRate  bool      // Score is 100·Wins/Played over independent games: Wilson intervals
+	Units    int       // independent units of play the bootstrap resamples
+	UnitName string    // "games", "tournaments"; "games" when empty
+	Resample Resampler // rescoring for the bootstrap; nil: none
+}
+
+// Row is one bot's line of a Table.
+type Row struct {
+	Bot          string
+	Score        float64
+	Wins, Played int
+}
+
+// Resampler returns every row's Score, by Bot, as if the run had consisted of the given
+// units (indices in [0, Table.Units), repeats allowed). engine.Resampler has the same
+// method, so an engine's resampler serves as it is.
+type Resampler interface {
+	Rescore(units []int) map[string]float64
+}
 
 // Confidence is the level of the board's intervals and rank ranges, taken together: with
 // this probability every interval on the board holds its bot's true score at once.
 const Confidence = 0.95
 
-// bootstrapReplicates is how many resamples measure a score's spread (its standard
+// BootstrapReplicates is how many resamples measure a score's spread (its standard
 // error): plenty for a standard error, cheap for the units runs have.
-const bootstrapReplicates = 1000
+const BootstrapReplicates = 1000
 
 // Method names how the board measures noise, for the footer and the JSON.
 const (
@@ -22,7 +52,7 @@ const (
 	MethodNone      = "none"      // fewer than two units: nothing to measure the noise with
 )
 
-// analysis is what the statistics say about a table whose rows are sorted best first.
+// Analysis is what the statistics say about a table whose rows are sorted best first.
 //
 // The intervals are simultaneous: each bot's is made at level 1 − (1 − Confidence)/n for n
 // bots (Bonferroni over the bots), so all n hold their bots' true scores at once with
@@ -32,45 +62,43 @@ const (
 // board's orders are all right with probability at least Confidence, the family-wise
 // guarantee a multiplicity correction gives, and a reader can check each rank range
 // against the interval column by eye.
-type analysis struct {
-	method string
-	unit   string    // what was resampled or counted: games, tournaments
-	units  int       // how many of them
-	lo, hi []float64 // per row, the simultaneous interval of Score; NaN when unknown
-	rank   []int     // competition rank by score: identical scores share one
-	ranks  [][2]int  // per row: the range of ranks the statistics allow it (see rankRanges)
+type Analysis struct {
+	Method string
+	Unit   string    // what was resampled or counted: games, tournaments
+	Units  int       // how many of them
+	Lo, Hi []float64 // per row, the simultaneous interval of Score; NaN when unknown
+	Rank   []int     // competition rank by score: identical scores share one
+	Ranks  [][2]int  // per row: the range of ranks the statistics allow it (see rankRanges)
 }
 
-// analyse measures the rows' intervals and rank ranges at the board's Confidence. seed
-// makes the bootstrap reproducible: the same run gives the same board.
-func analyse(res *engine.Result, seed uint64) *analysis { return analyseAt(res, seed, Confidence) }
-
-// analyseAt is analyse at another level: an adaptive run's own, for settling its order.
-func analyseAt(res *engine.Result, seed uint64, level float64) *analysis {
+// Analyse measures the rows' intervals and rank ranges at the given level (the board's
+// Confidence, or an adaptive run's own for settling its order). seed makes the bootstrap
+// reproducible: the same run gives the same board.
+func Analyse(res Table, seed uint64, level float64) *Analysis {
 	n := len(res.Rows)
-	a := &analysis{lo: make([]float64, n), hi: make([]float64, n)}
-	for i := range a.lo {
-		a.lo[i], a.hi[i] = math.NaN(), math.NaN()
+	a := &Analysis{Lo: make([]float64, n), Hi: make([]float64, n)}
+	for i := range a.Lo {
+		a.Lo[i], a.Hi[i] = math.NaN(), math.NaN()
 	}
 	z := simultaneousZ(level, n)
 	switch {
 	case res.Resample != nil && res.Units >= 2:
-		a.method, a.unit, a.units = MethodBootstrap, orDefault(res.UnitName, "games"), res.Units
+		a.Method, a.Unit, a.Units = MethodBootstrap, cmp.Or(res.UnitName, "games"), res.Units
 		sd := bootstrapSD(res, seed)
 		for i, r := range res.Rows {
-			a.lo[i], a.hi[i] = r.Score-z*sd[i], r.Score+z*sd[i]
+			a.Lo[i], a.Hi[i] = r.Score-z*sd[i], r.Score+z*sd[i]
 		}
 	case res.WinRate:
-		a.method, a.unit, a.units = MethodWilson, "games", res.Games
+		a.Method, a.Unit, a.Units = MethodWilson, "games", res.Games
 		for i, r := range res.Rows {
 			lo, hi := wilsonZ(r.Wins, r.Played, z)
-			a.lo[i], a.hi[i] = 100*lo, 100*hi
+			a.Lo[i], a.Hi[i] = 100*lo, 100*hi
 		}
 	default:
-		a.method, a.unit, a.units = MethodNone, orDefault(res.UnitName, "games"), res.Units
+		a.Method, a.Unit, a.Units = MethodNone, cmp.Or(res.UnitName, "games"), res.Units
 	}
-	a.rank = competitionRanks(res)
-	a.ranks = rankRanges(res, a.lo, a.hi)
+	a.Rank = competitionRanks(res)
+	a.Ranks = rankRanges(res, a.Lo, a.Hi)
 	return a
 }
 
@@ -82,7 +110,7 @@ func simultaneousZ(level float64, n int) float64 {
 }
 
 // competitionRanks are "1, 2, 2, 4" by score.
-func competitionRanks(res *engine.Result) []int {
+func competitionRanks(res Table) []int {
 	rank := make([]int, len(res.Rows))
 	for i := range res.Rows {
 		if i > 0 && res.Rows[i].Score == res.Rows[i-1].Score {
@@ -97,7 +125,7 @@ func competitionRanks(res *engine.Result) []int {
 // above says the statistics order row i above row j: i's interval lies wholly above j's
 // (and i scored more, which the intervals imply when they hold their scores; a broken
 // engine's score outside its interval must not make an order the table contradicts).
-func above(res *engine.Result, lo, hi []float64, i, j int) bool {
+func above(res Table, lo, hi []float64, i, j int) bool {
 	return lo[i] > hi[j] && res.Rows[i].Score > res.Rows[j].Score
 }
 
@@ -107,7 +135,7 @@ func above(res *engine.Result, lo, hi []float64, i, j int) bool {
 // scores are "1, 1", never "1, 2"). No interval (NaN) orders nothing. Nothing is chained:
 // each range counts only the bot's own separations, so bots that plainly differ are never
 // lumped together by way of the bots between them.
-func rankRanges(res *engine.Result, lo, hi []float64) [][2]int {
+func rankRanges(res Table, lo, hi []float64) [][2]int {
 	n := len(res.Rows)
 	out := make([][2]int, n)
 	for i := range res.Rows {
@@ -133,11 +161,11 @@ func rankRanges(res *engine.Result, lo, hi []float64) [][2]int {
 // rank: each distinct range once, best first. Identical scores share a rank and never make
 // a range, since no number of games can separate them. None: every bot's rank is settled.
 // seed is the run's (the bootstrap's stream), so the answer is reproducible.
-func Unsettled(res *engine.Result, seed uint64, confidence float64) [][2]int {
-	a := analyseAt(res, seed, confidence)
+func Unsettled(res Table, seed uint64, confidence float64) [][2]int {
+	a := Analyse(res, seed, confidence)
 	var out [][2]int
 	seen := map[[2]int]bool{}
-	for _, g := range a.ranks {
+	for _, g := range a.Ranks {
 		if g[0] != g[1] && !seen[g] {
 			seen[g] = true
 			out = append(out, g)
@@ -148,12 +176,12 @@ func Unsettled(res *engine.Result, seed uint64, confidence float64) [][2]int {
 
 // bootstrapSD resamples the run's units with replacement, rescoring every bot each time,
 // and returns each row's standard deviation over the resamples: its score's standard error.
-func bootstrapSD(res *engine.Result, seed uint64) []float64 {
+func bootstrapSD(res Table, seed uint64) []float64 {
 	n := len(res.Rows)
 	r := rand.New(rand.NewPCG(seed, 0x6b6f746864626f6f)) // "kothdboo": a stream of its own
 	sum, sumSq := make([]float64, n), make([]float64, n)
 	idx := make([]int, res.Units)
-	for range bootstrapReplicates {
+	for range BootstrapReplicates {
 		for k := range idx {
 			idx[k] = r.IntN(res.Units)
 		}
@@ -165,7 +193,7 @@ func bootstrapSD(res *engine.Result, seed uint64) []float64 {
 		}
 	}
 	sd := make([]float64, n)
-	m := float64(bootstrapReplicates)
+	m := float64(BootstrapReplicates)
 	for i := range sd {
 		mean := sum[i] / m
 		sd[i] = math.Sqrt(math.Max(0, (sumSq[i]-m*mean*mean)/(m-1)))
@@ -197,10 +225,3 @@ func wilsonZ(k, n int, z float64) (float64, float64) {
 
 // zCrit is the two-sided 95 % critical value of the normal distribution.
 const zCrit = 1.959963984540054
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}

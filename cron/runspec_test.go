@@ -1,0 +1,59 @@
+package cron_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/cron/crontest"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/all"
+)
+
+// A run's settings are resolved once: the engine, the store's run row and the board see
+// the same seed, games and concurrency, also where the challenge leaves games and
+// concurrency to the game's defaults (the store used to record them as asked: 0).
+func TestRunSettingsAreTheSameEverywhere(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cy := crontest.NewCycle(t, t.TempDir())
+	var mu sync.Mutex
+	var seen engine.Run
+	game := *fakeGame
+	game.Games, game.Concurrency = 12, 3 // the game's defaults, which the challenge does not override
+	game.Play = func(ctx context.Context, r engine.Run) (*engine.Result, error) {
+		mu.Lock()
+		seen = r
+		mu.Unlock()
+		return fakePlay(ctx, r)
+	}
+	reg := all.Games()
+	if err := reg.Register(&game); err != nil {
+		t.Fatal(err)
+	}
+	cy.Games = reg
+	ch, _ := cy.Config.Challenge("forty")
+	ch.Engine, ch.Protocol, ch.Games, ch.Concurrency = "fake", "", 0, 0
+	seed := uint64(41)
+	rep, err := cy.Run(ctx, ch, cron.Options{Seed: &seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := cy.Store.GetRun(ctx, rep.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := published(t, cy)
+	mu.Lock()
+	defer mu.Unlock()
+	if seen.Seed != seed || seen.Games != 12 || seen.Concurrency != 3 {
+		t.Errorf("the engine played seed %d, %d games, %d at a time; want %d, 12, 3", seen.Seed, seen.Games, seen.Concurrency, seed)
+	}
+	if run.Seed != seed || run.GamesPlanned != 12 || run.Concurrency != 3 {
+		t.Errorf("the store recorded seed %d, %d games planned, concurrency %d; want %d, 12, 3", run.Seed, run.GamesPlanned, run.Concurrency, seed)
+	}
+	if b.Run.Seed != seed || b.Run.Games != 12 || rep.Seed != seed || rep.Games != 12 {
+		t.Errorf("the board says seed %d, %d games, the report seed %d, %d games; want %d, 12", b.Run.Seed, b.Run.Games, rep.Seed, rep.Games, seed)
+	}
+}
