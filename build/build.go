@@ -127,11 +127,12 @@ func runBuild(ctx context.Context, sb sandbox.Sandbox, lang config.Language, dir
 	ctx, cancel := context.WithTimeout(ctx, timeout*buildWallFactor)
 	defer cancel()
 
-	cmd, err := sb.Command(ctx, sandbox.ProcSpec{Dir: dir, Argv: lang.Build, Limits: limits})
+	proc, err := sb.Command(ctx, sandbox.ProcSpec{Dir: dir, Argv: lang.Build, Limits: limits})
 	if err != nil {
 		return "", fmt.Errorf("build %s: sandbox %s: %w: %w", lang.File, sb.Name(), ErrBuildHost, err)
 	}
-	defer sandbox.ReleaseSandbox(cmd)
+	defer proc.Release()
+	cmd := proc.Cmd
 	out := sandbox.NewTailBuffer(4 * buildLogMax)
 	cmd.Stdin = nil // the null device: a compiler never waits for input
 	cmd.Stdout, cmd.Stderr = out, out
@@ -158,7 +159,7 @@ func runBuild(ctx context.Context, sb sandbox.Sandbox, lang config.Language, dir
 		err = nil
 	}
 	log := readableLog(out.String(), dir)
-	used, counted := sandbox.SandboxCPU(cmd)
+	used, counted := proc.CPU()
 	switch {
 	case killed && parent.Err() == nil && counted:
 		// The backstop, before the CPU budget was spent: the compiler was waiting for a

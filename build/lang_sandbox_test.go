@@ -32,14 +32,15 @@ func TestLanguagesBuildAndRunInSandbox(t *testing.T) {
 				t.Fatalf("build: %v\n%s", err, log)
 			}
 			argv := append(append([]string(nil), lang.Run...), echoArgs...)
-			cmd, err := sb.Command(context.Background(), sandbox.ProcSpec{Dir: dir, Argv: argv, Limits: limits})
+			proc, err := sb.Command(context.Background(), sandbox.ProcSpec{Dir: dir, Argv: argv, Limits: limits})
 			if err != nil {
 				t.Fatal(err)
 			}
+			cmd := proc.Cmd
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
-			sandbox.ReleaseSandbox(cmd)
+			proc.Release()
 			if want := strings.Join(echoArgs, " ") + "\n"; err != nil || string(out) != want {
 				t.Errorf("bot printed %q (%v), want %q; stderr: %s", out, err, want, stderr.String())
 			}

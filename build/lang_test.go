@@ -186,10 +186,12 @@ func copyBot(t testing.TB, key string) string {
 func runBot(t testing.TB, lang config.Language, dir string, args ...string) string {
 	t.Helper()
 	argv := append(append([]string(nil), lang.Run...), args...)
-	cmd, err := sandbox.Unsandboxed{}.Command(context.Background(), sandbox.ProcSpec{Dir: dir, Argv: argv})
+	proc, err := sandbox.Unsandboxed{}.Command(context.Background(), sandbox.ProcSpec{Dir: dir, Argv: argv})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer proc.Release()
+	cmd := proc.Cmd
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -114,11 +114,13 @@ func (c *Cycle) checkInterpreters(ctx context.Context) []error {
 	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	cmd, err := c.Sandbox.Command(ctx, sandbox.ProcSpec{Dir: dir, Argv: argv, Limits: sandbox.Limits{MemoryMB: 1024, Procs: 64}})
+	proc, err := c.Sandbox.Command(ctx, sandbox.ProcSpec{Dir: dir, Argv: argv, Limits: sandbox.Limits{MemoryMB: 1024, Procs: 64}})
 	if err != nil {
 		return []error{fmt.Errorf("%s in sandbox %s: %w", what, c.Sandbox.Name(), err)}
 	}
-	out, err := runWithin(ctx, cmd)
+	// Its cgroup and bwrap's files go with the check, not whenever the collector runs.
+	defer proc.Release()
+	out, err := runWithin(ctx, proc.Cmd)
 	if err != nil {
 		return []error{fmt.Errorf("%s does not run in sandbox %s: %v: %s", what, c.Sandbox.Name(), err, lastLines(out, 3))}
 	}

@@ -45,13 +45,14 @@ func RunArgv(ctx context.Context, sb Sandbox, spec ProcSpec, args []string, time
 	}
 	full := spec
 	full.Argv = append(append(make([]string, 0, len(spec.Argv)+len(args)), spec.Argv...), args...)
-	cmd, err := sb.Command(ctx, full)
+	proc, err := sb.Command(ctx, full)
 	if err != nil {
 		return "", &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("sandbox %s: %v", sb.Name(), err)}
 	}
 	// What the sandbox holds for the process (its cgroup, bwrap's status and option files)
 	// is spent once it has been classified; one process per decision makes thousands.
-	defer ReleaseSandbox(cmd)
+	defer proc.Release()
+	cmd := proc.Cmd
 	limit := spec.Limits.OutputBytes
 	if limit <= 0 {
 		limit = defaultArgvOutput
@@ -123,7 +124,7 @@ func RunArgv(ctx context.Context, sb Sandbox, spec ProcSpec, args []string, time
 	case forced == engine.HostFault:
 		return "", &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"}
 	case werr != nil && !errors.Is(werr, exec.ErrWaitDelay):
-		return "", &engine.Fault{Outcome: classifyExit(cmd, werr, stderr.String()), Detail: fmt.Sprintf("%v; stdout: %q%s", werr, Truncate(out.String(), 200), stderrNote(stderr))}
+		return "", &engine.Fault{Outcome: classifyExit(proc, werr, stderr.String()), Detail: fmt.Sprintf("%v; stdout: %q%s", werr, Truncate(out.String(), 200), stderrNote(stderr))}
 	}
 	return strings.Trim(out.String(), " \t\n\r\v\f"), nil
 }

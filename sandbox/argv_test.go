@@ -202,7 +202,7 @@ func TestArgvCannotStart(t *testing.T) {
 type argvBrokenSandbox struct{}
 
 func (argvBrokenSandbox) Name() string { return "broken" }
-func (argvBrokenSandbox) Command(context.Context, ProcSpec) (*exec.Cmd, error) {
+func (argvBrokenSandbox) Command(context.Context, ProcSpec) (*Process, error) {
 	return nil, errors.New("no more namespaces")
 }
 

@@ -363,12 +363,12 @@ func (b *Bwrap) probeBotfs() error {
 	}
 	// 512 KiB fit, 2 MiB more do not: dd reports ENOSPC and exits 1.
 	argv := []string{"/bin/sh", "-c", "head -c 524288 /dev/zero > a && ! head -c 2097152 /dev/zero > b 2>/dev/null && echo held"}
-	cmd, err := b.Command(context.Background(), ProcSpec{Dir: dir, Argv: argv, Limits: Limits{MemoryMB: 256, Procs: 16}})
+	proc, err := b.Command(context.Background(), ProcSpec{Dir: dir, Argv: argv, Limits: Limits{MemoryMB: 256, Procs: 16}})
 	if err != nil {
 		return err
 	}
-	defer ReleaseSandbox(cmd)
-	out, err := cmd.CombinedOutput()
+	defer proc.Release()
+	out, err := proc.Cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "held" {
 		return fmt.Errorf("a sandbox over a 1 MiB bounded directory: %v: %q", err, Truncate(string(out), 300))
 	}

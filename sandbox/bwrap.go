@@ -161,7 +161,7 @@ const statusPrefix = "kothd-bwrap-status-"
 
 // Command implements Sandbox. The returned command leads its own process group; killing
 // that group kills bwrap, and with it the whole sandbox.
-func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error) {
+func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("sandbox bwrap: empty command")
 	}
@@ -257,6 +257,7 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error) {
 	}
 	cmd.ExtraFiles = files
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p := &Process{Cmd: cmd}
 	if b.cgroups != nil {
 		cg, err := b.cgroups.newSandbox(spec.Limits.withDefaults(), spec.Share)
 		if err == nil {
@@ -270,13 +271,14 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error) {
 			}
 			return nil, fmt.Errorf("sandbox bwrap: %w", err)
 		}
-		attachCgroup(cmd, cg)
+		p.cg = cg
 	}
 	if b.root && b.uids != nil {
-		b.uids.hold(cmd, uid)
+		pool := b.uids
+		p.uid, p.pooled, p.freeUID = uid, true, func() { pool.release(uid) }
 		held = true
 	}
-	return cmd, nil
+	return p, nil
 }
 
 // sealInheritedFDs marks every descriptor above stderr close-on-exec. Go opens its own
@@ -572,12 +574,8 @@ func mountPoint(spec ProcSpec) string {
 // bot's. The bot cannot forge it: bwrap's status file is not inherited by the sandbox,
 // and a command that ran always has its exit code reported there. A process killed by a
 // signal (the runner's kill) is not a sandbox failure.
-func sandboxFailed(cmd *exec.Cmd, err error) bool {
-	if cmd == nil || len(cmd.ExtraFiles) == 0 || cmd.ExtraFiles[0] == nil {
-		return false
-	}
-	status := cmd.ExtraFiles[0]
-	if !strings.HasPrefix(filepath.Base(status.Name()), statusPrefix) {
+func sandboxFailed(p *Process, err error) bool {
+	if p == nil {
 		return false
 	}
 	var ee *exec.ExitError
@@ -587,6 +585,18 @@ func sandboxFailed(cmd *exec.Cmd, err error) bool {
 	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Exited() {
 		return false
 	}
-	report, _ := io.ReadAll(io.NewSectionReader(status, 0, 4096))
-	return !bytes.Contains(report, []byte(`"exit-code"`))
+	report, ok := p.statusReport()
+	return ok && !bytes.Contains(report, []byte(`"exit-code"`))
+}
+
+// statusFile is the command's bwrap status file (fd 3), or nil for a command made
+// otherwise.
+func statusFile(cmd *exec.Cmd) *os.File {
+	if cmd == nil || len(cmd.ExtraFiles) == 0 || cmd.ExtraFiles[0] == nil {
+		return nil
+	}
+	if f := cmd.ExtraFiles[0]; strings.HasPrefix(filepath.Base(f.Name()), statusPrefix) {
+		return f
+	}
+	return nil
 }

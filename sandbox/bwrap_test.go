@@ -43,10 +43,12 @@ func runIn(t *testing.T, sb Sandbox, dir string, lim Limits, script string, args
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: append([]string{"/bin/sh", "-c", script, "sh"}, args...), Limits: lim})
+	proc, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: append([]string{"/bin/sh", "-c", script, "sh"}, args...), Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd := proc.Cmd
+	defer proc.Release()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 5 * time.Second
@@ -106,10 +108,12 @@ func TestBwrapHidesOptionsAndEnvironmentFromProc(t *testing.T) {
 	t.Setenv("SE_API_KEY", "sekey-proctest")
 	dir := t.TempDir()
 	marker := fmt.Sprintf("424242%d", os.Getpid()%10000)
-	cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"sleep", marker}})
+	proc, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"sleep", marker}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd := proc.Cmd
+	defer proc.Release()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -183,11 +187,13 @@ func TestBwrapProcessLimitIsPerSandbox(t *testing.T) {
 	marker := fmt.Sprintf("515151%d", os.Getpid()%10000)
 	fill := "import subprocess, sys, time\nkids = []\ntry:\n    while True:\n        kids.append(subprocess.Popen(['sleep', sys.argv[1]]))\n" +
 		"except OSError:\n    pass\nprint('full', len(kids), flush=True)\ntime.sleep(1000)\n"
-	hog, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Limits: Limits{Procs: 6},
+	hogP, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Limits: Limits{Procs: 6},
 		Argv: []string{"/usr/bin/python3", "-c", fill, marker}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	hog := hogP.Cmd
+	defer hogP.Release()
 	hogOut := NewTailBuffer(4096)
 	hog.Stdout, hog.Stderr = hogOut, hogOut
 	if err := hog.Start(); err != nil {
@@ -305,10 +311,12 @@ func TestBwrapInterpreters(t *testing.T) {
 			t.Logf("%s not installed here", argv[0])
 			continue
 		}
-		cmd, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: argv, Limits: Limits{Procs: 64}})
+		proc, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: argv, Limits: Limits{Procs: 64}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		cmd := proc.Cmd
+		defer proc.Release()
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), c.want) {
 			t.Errorf("%s: %v: %s", c.argv, err, out)
@@ -328,10 +336,12 @@ func TestBwrapInterpreterPrefix(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(prefix, "bin", "interp"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: []string{filepath.Join(prefix, "bin", "interp"), "x"}})
+	proc, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: []string{filepath.Join(prefix, "bin", "interp"), "x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd := proc.Cmd
+	defer proc.Release()
 	out, err := cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "interpreted x" {
 		t.Errorf("%v: %s", err, out)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"weak"
 )
 
 // sandboxTasks is what a sandbox's pids limit allows beyond Limits.Procs: bwrap's monitor
@@ -423,79 +421,6 @@ func SandboxesCPUByAnswer() map[string]time.Duration {
 	return out
 }
 
-// Commands made by Bwrap are tied to their cgroup here. The map holds the commands
-// weakly: an entry (and the cgroup, if nobody released it) goes when its command is
-// garbage, so a caller that forgets releaseSandbox leaks nothing for long.
-var cgroupOfCmd sync.Map // weak.Pointer[exec.Cmd] → *sandboxCgroup
-
-func attachCgroup(cmd *exec.Cmd, cg *sandboxCgroup) {
-	key := weak.Make(cmd)
-	cgroupOfCmd.Store(key, cg)
-	runtime.AddCleanup(cmd, func(key weak.Pointer[exec.Cmd]) {
-		if v, ok := cgroupOfCmd.LoadAndDelete(key); ok {
-			_ = v.(*sandboxCgroup).release()
-		}
-	}, key)
-}
-
-// CgroupOf returns the cgroup of a command made by a sandbox with cgroups, or nil.
-func CgroupOf(cmd *exec.Cmd) *sandboxCgroup {
-	if cmd == nil {
-		return nil
-	}
-	if v, ok := cgroupOfCmd.Load(weak.Make(cmd)); ok {
-		return v.(*sandboxCgroup)
-	}
-	return nil
-}
-
-// SandboxCPU is the CPU time used so far by every process of cmd's sandbox, children
-// and dead processes included (after the sandbox ends, its total). ok is false when cmd
-// runs without a cgroup (sandbox none, cgroups off) or the figure cannot be read.
-func SandboxCPU(cmd *exec.Cmd) (used time.Duration, ok bool) {
-	cg := CgroupOf(cmd)
-	if cg == nil {
-		return 0, false
-	}
-	used, err := cg.CPU()
-	return used, err == nil
-}
-
-// releaseCgroup kills what is left of cmd's sandbox and removes its cgroup; its CPU time
-// and OOM count stay readable. For commands without a cgroup it does nothing.
-func releaseCgroup(cmd *exec.Cmd) {
-	if cg := CgroupOf(cmd); cg != nil {
-		_ = cg.release()
-	}
-}
-
-// ReleaseSandbox frees what a sandbox holds for cmd once the caller is done with it (its
-// process waited for and its exit classified): the cgroup (releaseCgroup) and the files
-// handed to bwrap. Every caller of Sandbox.Command should defer it.
-func ReleaseSandbox(cmd *exec.Cmd) {
-	releaseCgroup(cmd)
-	for _, f := range cmd.ExtraFiles {
-		if f != nil {
-			_ = f.Close()
-		}
-	}
-}
-
-// sandboxOOMs is how many of cmd's sandbox processes the kernel has killed for the
-// sandbox's memory limit so far; 0 without a cgroup.
-func sandboxOOMs(cmd *exec.Cmd) int64 {
-	cg := CgroupOf(cmd)
-	if cg == nil {
-		return 0
-	}
-	cg.mu.Lock()
-	defer cg.mu.Unlock()
-	if cg.released {
-		return cg.ooms
-	}
-	return cg.liveOOM()
-}
-
 // killStrays kills the processes of the sandbox that are not its own three – bwrap
 // outside the sandbox's PID namespace, bwrap's init (pid 1 inside) and the command it
 // started (pid 2 inside: a harness) – once they are known to have outlived the call that
@@ -575,38 +500,4 @@ func nsPid(pid int) string {
 		}
 	}
 	return ""
-}
-
-// KillSandbox kills every process of cmd's sandbox (its cgroup's, wherever they moved
-// their process group), or its process group without a cgroup.
-func KillSandbox(cmd *exec.Cmd) {
-	if cg := CgroupOf(cmd); cg != nil {
-		cg.mu.Lock()
-		released := cg.released
-		cg.mu.Unlock()
-		if !released {
-			cg.killAll()
-		}
-	}
-	KillGroup(cmd)
-}
-
-// KillStrays kills what cmd's sandbox runs beyond its own processes
-// (sandboxCgroup.killStrays); without a cgroup, nothing.
-func KillStrays(cmd *exec.Cmd, idle bool) int {
-	if cg := CgroupOf(cmd); cg != nil {
-		return cg.killStrays(idle)
-	}
-	return 0
-}
-
-// sandboxBotPid is the pid, as the daemon sees it, of the command a sandbox started (pid 2
-// inside), once killStrays has looked; 0 when unknown.
-func sandboxBotPid(cmd *exec.Cmd) int {
-	if cg := CgroupOf(cmd); cg != nil {
-		cg.mu.Lock()
-		defer cg.mu.Unlock()
-		return cg.botPid
-	}
-	return 0
 }

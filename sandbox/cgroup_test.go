@@ -23,13 +23,14 @@ func TestCgroupSandbox(t *testing.T) {
 	}
 	dir := t.TempDir()
 	script := `for i in 1 2 3 4; do (while :; do :; done) & done; echo started; wait`
-	cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"/bin/sh", "-c", script},
+	proc, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"/bin/sh", "-c", script},
 		Limits: Limits{MemoryMB: 64, Procs: 16}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ReleaseSandbox(cmd)
-	cg := CgroupOf(cmd)
+	cmd := proc.Cmd
+	defer proc.Release()
+	cg := proc.cg
 	if cg == nil {
 		t.Fatal("the command has no cgroup")
 	}
@@ -44,7 +45,7 @@ func TestCgroupSandbox(t *testing.T) {
 	if n, err := stdout.Read(buf); err != nil || !strings.HasPrefix(string(buf[:n]), "started") {
 		t.Fatalf("the bot did not start: %q %v", buf[:n], err)
 	}
-	cpu0, _ := SandboxCPU(cmd)
+	cpu0, _ := proc.CPU()
 	start := time.Now()
 
 	// The limits are those asked for.
@@ -78,7 +79,7 @@ func TestCgroupSandbox(t *testing.T) {
 
 	time.Sleep(2 * time.Second)
 	wall := time.Since(start)
-	cpu1, ok := SandboxCPU(cmd)
+	cpu1, ok := proc.CPU()
 	if !ok {
 		t.Fatal("SandboxCPU: no figure")
 	}
@@ -94,13 +95,13 @@ func TestCgroupSandbox(t *testing.T) {
 
 	KillGroup(cmd)
 	_ = cmd.Wait()
-	ReleaseSandbox(cmd)
+	proc.Release()
 	for _, d := range cg.dirs {
 		if _, err := os.Stat(d); !os.IsNotExist(err) {
 			t.Errorf("cgroup %s left behind (%v)", d, err)
 		}
 	}
-	if final, ok := SandboxCPU(cmd); !ok || final < cpu1 {
+	if final, ok := proc.CPU(); !ok || final < cpu1 {
 		t.Errorf("CPU time after release: %v %v, want at least %v", final, ok, cpu1)
 	}
 	// A killed process leaves its cgroup early in its exit (cgroup v1 detaches it before

@@ -99,10 +99,11 @@ func startChan(t *testing.T, sb Sandbox, bin string, args ...string) *chanProc {
 	if err := os.WriteFile(filepath.Join(dir, "chan"), data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: append([]string{"./chan"}, args...)})
+	proc, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: append([]string{"./chan"}, args...)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd := proc.Cmd
 	p := &chanProc{cmd: cmd}
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func startChan(t *testing.T, sb Sandbox, bin string, args ...string) *chanProc {
 	t.Cleanup(func() {
 		KillGroup(cmd)
 		_ = cmd.Wait()
-		ReleaseSandbox(cmd)
+		proc.Release()
 	})
 	return p
 }
@@ -295,12 +296,13 @@ func TestSandboxUIDs(t *testing.T) {
 		t.Skip("not a root daemon with a uid pool")
 	}
 	uidOf := func(dir string) (int, *exec.Cmd) {
-		cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"sh", "-c", "id -u; id -g; sleep 1"}})
+		proc, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"sh", "-c", "id -u; id -g; sleep 1"}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		cmd := proc.Cmd
 		out, err := cmd.Output()
-		ReleaseSandbox(cmd)
+		proc.Release()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +311,7 @@ func TestSandboxUIDs(t *testing.T) {
 		if len(f) != 2 || f[0] != f[1] {
 			t.Errorf("uid and gid: %q", out)
 		}
-		if pooled, ok := SandboxUID(cmd); !ok || pooled != uid {
+		if pooled, ok := proc.UID(); !ok || pooled != uid {
 			t.Errorf("SandboxUID %d, %v; the bot ran as %d", pooled, ok, uid)
 		}
 		return uid, cmd
@@ -376,25 +378,27 @@ func TestSandboxHidesInterpretersNotNamed(t *testing.T) {
 	}
 	py2 := "/root/.pyenv/versions/2.7.18/bin/python2.7"
 	if _, err := os.Stat(py2); err == nil {
-		cmd, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: []string{py2, "-c",
+		proc, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: []string{py2, "-c",
 			"import os; print(sorted(os.listdir('/root/.pyenv/versions'))); print(os.path.exists('/usr/local/bin'))"}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		cmd := proc.Cmd
 		out, err := cmd.CombinedOutput()
-		ReleaseSandbox(cmd)
+		proc.Release()
 		if err != nil || strings.TrimSpace(string(out)) != "['2.7.18']\nFalse" {
 			t.Errorf("python2.7 sees: %v: %s", err, out)
 		}
 	}
 	if _, err := os.Stat("/usr/local/go/bin/go"); err == nil {
-		cmd, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: []string{"sh", "-c",
+		proc, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: []string{"sh", "-c",
 			"ls /usr/local; GOCACHE=/tmp/x /usr/local/go/bin/go version >/dev/null && echo go-ok"}, Limits: Limits{MemoryMB: 1024}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		cmd := proc.Cmd
 		out, err := cmd.CombinedOutput()
-		ReleaseSandbox(cmd)
+		proc.Release()
 		if f := strings.Fields(string(out)); err != nil || !slices.Equal(f, []string{"go", "go-ok"}) {
 			t.Errorf("a build script naming /usr/local/go sees: %v: %s", err, out)
 		}
@@ -509,10 +513,11 @@ func startChanB(b *testing.B, sb Sandbox, bin string, args ...string) *chanProc 
 	if err := os.WriteFile(filepath.Join(dir, "chan"), data, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: append([]string{"./chan"}, args...)})
+	proc, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: append([]string{"./chan"}, args...)})
 	if err != nil {
 		b.Fatal(err)
 	}
+	cmd := proc.Cmd
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -523,7 +528,7 @@ func startChanB(b *testing.B, sb Sandbox, bin string, args ...string) *chanProc 
 	b.Cleanup(func() {
 		KillGroup(cmd)
 		_ = cmd.Wait()
-		ReleaseSandbox(cmd)
+		proc.Release()
 	})
 	return &chanProc{cmd: cmd, out: bufio.NewReader(stdout)}
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -173,7 +172,7 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 		lp.close()
 		return Launched{Exit: -1, Fault: f}
 	}
-	after := sandboxUse(lp.p.Cmd)
+	after := sandboxUse(lp.p.Proc)
 	lp.last, lp.hasLast = after, true
 	l.put(lp)
 	r := rep.launched(timeout, req.Out)
@@ -320,7 +319,7 @@ func (lp *launcherProc) use() use {
 	if lp.hasLast {
 		return lp.last
 	}
-	return sandboxUse(lp.p.Cmd)
+	return sandboxUse(lp.p.Proc)
 }
 
 func (lp *launcherProc) close() { lp.p.Close() }
@@ -366,7 +365,7 @@ func (lp *launcherProc) died(what string) *engine.Fault {
 		lp.p.Kill()
 		<-lp.p.Exited
 	}
-	if sandboxFailed(lp.p.Cmd, lp.p.err) {
+	if sandboxFailed(lp.p.Proc, lp.p.err) {
 		return &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("the sandbox failed: %v; %s", lp.p.err, lp.p.stderr.String())}
 	}
 	return &engine.Fault{Outcome: engine.Killed, Detail: fmt.Sprintf("the launcher died during the decision: %s (%v)%s; restarted",
@@ -380,10 +379,10 @@ type use struct {
 	counted bool // false without a cgroup (sandbox none, cgroups off)
 }
 
-// sandboxUse reads cmd's sandbox cgroup.
-func sandboxUse(cmd *exec.Cmd) use {
-	cpu, ok := SandboxCPU(cmd)
-	return use{cpu: cpu, ooms: sandboxOOMs(cmd), counted: ok}
+// sandboxUse reads p's sandbox cgroup.
+func sandboxUse(p *Process) use {
+	cpu, ok := p.CPU()
+	return use{cpu: cpu, ooms: p.OOMs(), counted: ok}
 }
 
 // charge judges one decision by what its sandbox consumed between u and after, which

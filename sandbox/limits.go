@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"os/exec"
 	"strconv"
 	"strings"
 
@@ -83,23 +82,22 @@ func (b *Bwrap) prlimit(l Limits) []string {
 	return append(a, "--")
 }
 
-// classifyExit names how a bot process that ended with err (from cmd.Wait) failed, using
+// classifyExit names how a bot process that ended with err (from its Wait) failed, using
 // everything the runner knows: a sandbox that never ran the bot is a HostFault; a sandbox
 // its cgroup stopped for CPU time is a Timeout; the wait status is read by exitOutcome; a
 // crash or kill after the kernel killed one of the sandbox's processes for the cgroup's
 // memory limit, or whose stderr tail shows the language runtime running out of memory,
 // is a MemoryLimit. The stderr test is the bot's own text, so a bot could only misname
 // its own crash with it, never blame the host.
-func classifyExit(cmd *exec.Cmd, err error, stderrTail string) engine.Outcome {
-	if sandboxFailed(cmd, err) {
+func classifyExit(p *Process, err error, stderrTail string) engine.Outcome {
+	if sandboxFailed(p, err) {
 		return engine.HostFault
 	}
-	cg := CgroupOf(cmd)
-	if cg != nil && cg.cpuOver.Load() {
+	if p.cpuOver() {
 		return engine.Timeout
 	}
 	o := exitOutcome(err)
-	if (o == engine.Crash || o == engine.Killed) && cg != nil && cg.oomKilled() {
+	if (o == engine.Crash || o == engine.Killed) && p.oomKilled() {
 		return engine.MemoryLimit
 	}
 	if o == engine.Crash && outOfMemory(stderrTail) {

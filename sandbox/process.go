@@ -1,302 +1,170 @@
 package sandbox
 
 import (
-	"bufio"
-	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
-
-	"github.com/kothd/kothd/engine"
 )
 
-// LineProc is a long-lived bot process that speaks one JSON line per request on
-// stdin/stdout. It keeps the tail of stderr for the participant's diagnostics.
-type LineProc struct {
-	Cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan lineOrErr
-	stderr *tailBuffer
-	Exited chan struct{}
-	err    error // the process's exit error, valid after exited is closed
-	// stop is the starting context's Done: a cancelled run (SIGTERM) does not wait out a
-	// reply or a start-up allowance, it kills the process and moves on.
-	stop <-chan struct{}
-	// lastWrite is the last request line sent (send): the next one is written after it.
-	lastWrite *PendingWrite
-	// closed is closed by close: lines nobody will read (a bot that wrote extra lines to
-	// the protocol's descriptor) are dropped then, instead of holding readLines for ever.
-	closed    chan struct{}
-	closeOnce sync.Once
-	ReadDone  chan struct{} // closed when readLines returns
-	// direct: the command is the bot's own process (sandbox none), not bwrap's.
-	direct bool
-	// The sandbox's CPU time charged to budgets so far, and when it was last read
-	// (pywatch.go; guarded by the owner's lock).
-	CpuCharged time.Duration
-	CpuReadAt  time.Time
+// Process is one command made by a Sandbox, with everything the sandbox holds for it: its
+// cgroup (when the sandbox has cgroups), the files handed to bwrap (status, options,
+// seccomp filter) and, for a root daemon, its hold on the bot directory's uid. It owns
+// them, so nothing global has to remember which command they belong to: whoever made the
+// Process releases it (Release, idempotent) once its process has been waited for and its
+// exit classified. A Process that is never started must be released all the same.
+type Process struct {
+	// Cmd is the command to run. Set its stdio before Start; do not call Cmd.Start or
+	// Cmd.Wait and Process.Start or Process.Wait both.
+	Cmd *exec.Cmd
+
+	cg      *sandboxCgroup // nil without cgroups (sandbox none, cgroups off)
+	uid     int            // the pooled uid the bot runs as; valid when pooled
+	pooled  bool
+	freeUID func() // ends the uid hold; nil when not pooled
+
+	once sync.Once
+
+	// The bwrap status report (sandboxFailed), read at most once: at the first look or
+	// when Release closes the file, so that an exit is classified alike before and after.
+	statusMu   sync.Mutex
+	status     []byte
+	statusRead bool
 }
 
-// Alive reports whether the process has not exited yet.
-func (p *LineProc) Alive() bool {
-	select {
-	case <-p.Exited:
-		return false
-	default:
-		return true
+// statusReport is what bwrap wrote to its status file; ok is false for a command without
+// one (sandbox none).
+func (p *Process) statusReport() (report []byte, ok bool) {
+	f := statusFile(p.Cmd)
+	if f == nil {
+		return nil, false
 	}
+	p.statusMu.Lock()
+	defer p.statusMu.Unlock()
+	if !p.statusRead {
+		p.status, _ = io.ReadAll(io.NewSectionReader(f, 0, 4096))
+		p.statusRead = true
+	}
+	return p.status, true
 }
 
-// botPid is the pid of the bot's own first process (the harness), as the daemon sees it;
-// 0 when unknown (a sandbox without cgroups, or before killStrays has looked).
-func (p *LineProc) botPid() int {
-	if p.direct && p.Cmd.Process != nil {
-		return p.Cmd.Process.Pid
-	}
-	return sandboxBotPid(p.Cmd)
-}
+// Start starts the command.
+func (p *Process) Start() error { return p.Cmd.Start() }
 
-// cancelled is the fault of a call cut short because the run was cancelled.
-func (p *LineProc) cancelled() *engine.Fault {
-	p.Kill()
-	return &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled", ProcessDied: true}
-}
+// Wait waits for the command to exit (see exec.Cmd.Wait).
+func (p *Process) Wait() error { return p.Cmd.Wait() }
 
-type lineOrErr struct {
-	line []byte
-	err  error
-}
-
-// StartLineProc starts spec in the sandbox. maxLine bounds one reply line: a bot that
-// prints more is cut off with OutputLimit.
-func StartLineProc(ctx context.Context, sb Sandbox, spec ProcSpec) (*LineProc, error) {
-	cmd, err := sb.Command(ctx, spec)
-	if err != nil {
-		return nil, err
-	}
-	p := &LineProc{Cmd: cmd, lines: make(chan lineOrErr, 1), stderr: NewTailBuffer(4096), Exited: make(chan struct{}), stop: ctx.Done(),
-		closed: make(chan struct{}), ReadDone: make(chan struct{})}
-	_, p.direct = sb.(Unsandboxed)
-	cmd.Stderr = p.stderr
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		ReleaseSandbox(cmd)
-		return nil, fmt.Errorf("start %s in sandbox %s: %w", spec.Argv[0], sb.Name(), err)
-	}
-	maxLine := spec.Limits.OutputBytes
-	if maxLine <= 0 {
-		maxLine = 16 << 20
-	}
-	go p.readLines(stdout, int(maxLine))
-	go func() {
-		p.err = cmd.Wait()
-		// The sandbox's cgroup goes with its process; its OOM count and CPU time stay
-		// readable for classifyExit and cpuTime.
-		releaseCgroup(cmd)
-		close(p.Exited)
-	}()
-	return p, nil
-}
-
-// CpuTime is the CPU time used so far by the process and everything it started (the
-// sandbox's cgroup); ok is false without cgroups.
-func (p *LineProc) CpuTime() (time.Duration, bool) { return SandboxCPU(p.Cmd) }
-
-var errLineTooLong = errors.New("reply line too long")
-
-func (p *LineProc) readLines(r io.Reader, maxLine int) {
-	defer close(p.ReadDone)
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		var line []byte
-		for {
-			chunk, isPrefix, err := br.ReadLine()
-			if err != nil {
-				p.hand(lineOrErr{err: err})
-				return
-			}
-			line = append(line, chunk...)
-			if len(line) > maxLine {
-				p.hand(lineOrErr{err: errLineTooLong})
-				return
-			}
-			if !isPrefix {
-				break
-			}
-		}
-		if !p.hand(lineOrErr{line: line}) {
-			return
+// Kill kills every process of the sandbox: its cgroup's, wherever they moved their
+// process group, or its process group without a cgroup.
+func (p *Process) Kill() {
+	if cg := p.cg; cg != nil {
+		cg.mu.Lock()
+		released := cg.released
+		cg.mu.Unlock()
+		if !released {
+			cg.killAll()
 		}
 	}
-}
-
-// hand passes a line to roundTrip; false once the process is closed (nobody will read it).
-func (p *LineProc) hand(l lineOrErr) bool {
-	select {
-	case p.lines <- l:
-		return true
-	case <-p.closed:
-		return false
-	}
-}
-
-// RoundTrip writes one request line and waits for one reply line until the deadline.
-func (p *LineProc) RoundTrip(req []byte, deadline time.Duration) ([]byte, *engine.Fault) {
-	return ReceiveOr[struct{}](p, p.Send(append(req, '\n')), deadline, nil, nil)
-}
-
-// PendingWrite is a request line being written to the process.
-type PendingWrite struct {
-	done chan struct{}
-	err  error // valid once done is closed
-}
-
-// Send starts writing req (one or more whole lines) to the process's stdin, after every
-// line sent before it, and returns at once. A write is never waited for without a deadline
-// (receive): a bot that stopped itself (SIGSTOP) never drains its stdin, and a request
-// larger than the pipe buffer would block for ever. req must stay untouched until the write
-// is done.
-func (p *LineProc) Send(req []byte) *PendingWrite {
-	w := &PendingWrite{done: make(chan struct{})}
-	before := p.lastWrite
-	p.lastWrite = w
-	go func() {
-		defer close(w.done)
-		if before != nil {
-			<-before.done
-		}
-		_, w.err = p.stdin.Write(req)
-	}()
-	return w
-}
-
-// ReceiveOr waits, until the deadline, for the write w to end and then for one reply line.
-// After a fault the process is dead or killed (a blocked write then fails and its goroutine
-// ends). While it waits for the reply, the first batch that arrives on more (if not nil) is
-// handed to onMore, which may write it behind (pyqueue.go).
-func ReceiveOr[T any](p *LineProc, w *PendingWrite, deadline time.Duration, more <-chan T, onMore func(T)) ([]byte, *engine.Fault) {
-	timer := time.NewTimer(deadline)
-	defer timer.Stop()
-	select {
-	case <-w.done:
-		if w.err != nil {
-			return nil, p.died("stdin closed")
-		}
-	case <-p.stop:
-		return nil, p.cancelled()
-	case <-timer.C:
-		p.Kill()
-		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("did not read its request within %s; process killed", deadline), ProcessDied: true}
-	}
-	for {
-		select {
-		case job := <-more:
-			more = nil
-			onMore(job)
-			continue
-		case l := <-p.lines:
-			if l.err == errLineTooLong {
-				p.Kill()
-				return nil, &engine.Fault{Outcome: engine.OutputLimit, Detail: "reply larger than the output limit", ProcessDied: true}
-			}
-			if l.err != nil {
-				return nil, p.died("stdout closed")
-			}
-			return l.line, nil
-		case <-p.stop:
-			return nil, p.cancelled()
-		case <-timer.C:
-			p.Kill()
-			return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no reply within %s; process killed", deadline), ProcessDied: true}
-		}
-	}
-}
-
-// died turns an unexpected end of the pipe into a fault, waiting briefly for the exit
-// status so a memory or CPU limit is named as such.
-func (p *LineProc) died(what string) *engine.Fault {
-	select {
-	case <-p.Exited:
-	case <-time.After(2 * time.Second):
-		p.Kill()
-		<-p.Exited
-	}
-	return &engine.Fault{Outcome: classifyExit(p.Cmd, p.err, p.stderr.String()), Detail: fmt.Sprintf("%s (%v); stderr: %s", what, p.err, p.stderr.String()), ProcessDied: true}
-}
-
-// exitOutcome classifies how a bot process ended from its wait status alone (see
-// classifyExit for what the runner can add from the sandbox and the bot's stderr).
-//
-// bwrap cannot die of the signal that killed its command, so it exits with 128+n
-// instead, as a shell does; both forms are read alike. A bot that exits with such a
-// status itself only misnames its own fault.
-func exitOutcome(err error) engine.Outcome {
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return engine.Crash
-	}
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	if !ok {
-		return engine.Crash
-	}
-	return waitOutcome(ws.Signaled(), ws.ExitStatus(), ws.Signal())
-}
-
-func (p *LineProc) Kill() {
 	KillGroup(p.Cmd)
 }
 
-// Close ends the process: stdin closed (a polite harness exits), then the group killed.
-func (p *LineProc) Close() {
-	p.closeOnce.Do(func() { close(p.closed) })
-	_ = p.stdin.Close()
-	select {
-	case <-p.Exited:
-	case <-time.After(200 * time.Millisecond):
+// CPU is the CPU time used so far by every process of the sandbox, children and dead
+// processes included (after Release, its total). ok is false without a cgroup (sandbox
+// none, cgroups off) or when the figure cannot be read.
+func (p *Process) CPU() (used time.Duration, ok bool) {
+	if p.cg == nil {
+		return 0, false
 	}
-	p.Kill()
-	<-p.Exited
+	used, err := p.cg.CPU()
+	return used, err == nil
 }
 
-// tailBuffer keeps the last n bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	n   int
-	buf []byte
-}
-
-func NewTailBuffer(n int) *tailBuffer { return &tailBuffer{n: n} }
-
-func (t *tailBuffer) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > t.n {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.n:]...)
+// OOMs is how many of the sandbox's processes the kernel has killed for its memory limit
+// so far; 0 without a cgroup.
+func (p *Process) OOMs() int64 {
+	cg := p.cg
+	if cg == nil {
+		return 0
 	}
-	return len(b), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-// Truncate cuts s to n bytes, marking the cut.
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return cg.ooms
 	}
-	return s[:n] + "…"
+	return cg.liveOOM()
+}
+
+// KillStrays kills what the sandbox runs beyond its own processes
+// (sandboxCgroup.killStrays) and returns how many it killed; without a cgroup, nothing.
+func (p *Process) KillStrays(idle bool) int {
+	if p.cg == nil {
+		return 0
+	}
+	return p.cg.killStrays(idle)
+}
+
+// BotPid is the pid, as the daemon sees it, of the command the sandbox started (pid 2
+// inside), once KillStrays has looked; 0 when unknown.
+func (p *Process) BotPid() int {
+	cg := p.cg
+	if cg == nil {
+		return 0
+	}
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	return cg.botPid
+}
+
+// UID is the host uid the bot runs as when a root daemon's Bwrap took it from its pool;
+// ok is false otherwise.
+func (p *Process) UID() (uid int, ok bool) { return p.uid, p.pooled }
+
+// cpuOver reports whether the cgroup's CPU watchdog killed the sandbox for its CPU time.
+func (p *Process) cpuOver() bool { return p != nil && p.cg != nil && p.cg.cpuOver.Load() }
+
+// oomKilled reports whether the kernel killed one of the sandbox's processes for its
+// memory limit.
+func (p *Process) oomKilled() bool { return p != nil && p.cg != nil && p.cg.oomKilled() }
+
+// releaseCgroup kills what is left of the sandbox and removes its cgroup, early (a
+// long-lived process's, as soon as it exits); its CPU time and OOM count stay readable.
+func (p *Process) releaseCgroup() {
+	if p.cg != nil {
+		_ = p.cg.release()
+	}
+}
+
+// Release frees what the sandbox holds for the process: it kills whatever is left of the
+// sandbox and removes its cgroup (its CPU time and OOM count stay readable), closes the
+// files handed to bwrap and gives the bot directory's uid back to the pool. Call it once
+// the process has been waited for (or was never started) and its exit classified; later
+// calls do nothing.
+func (p *Process) Release() {
+	if p == nil {
+		return
+	}
+	p.once.Do(func() {
+		p.releaseCgroup()
+		if p.Cmd.ProcessState != nil {
+			p.statusReport() // final once the process was waited for: keep it for classifyExit
+		}
+		for _, f := range p.Cmd.ExtraFiles {
+			if f != nil {
+				_ = f.Close()
+			}
+		}
+		if p.freeUID != nil {
+			p.freeUID()
+		}
+	})
+}
+
+// CgroupDir is the directory of the sandbox's cgroup whose cgroup.procs lists its
+// processes (the pids hierarchy's on v1, the one directory on v2); "" without a cgroup.
+// It is gone once the Process is released.
+func (p *Process) CgroupDir() string {
+	if p.cg == nil {
+		return ""
+	}
+	return p.cg.Dir(p.cg.Tree.Pids)
 }

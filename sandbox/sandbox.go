@@ -62,12 +62,13 @@ type Limits struct {
 	DirMB int
 }
 
-// Sandbox turns a ProcSpec into a command ready to start. Implementations must put the
-// process in its own process group (so KillGroup reaches every descendant) and must not
-// pass the daemon's environment through.
+// Sandbox turns a ProcSpec into a process ready to start, which owns what the sandbox
+// holds for it (Process.Release). Implementations must put the process in its own process
+// group (so KillGroup reaches every descendant) and must not pass the daemon's environment
+// through.
 type Sandbox interface {
 	Name() string
-	Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error)
+	Command(ctx context.Context, spec ProcSpec) (*Process, error)
 }
 
 // NewSandbox returns the sandbox a config names: "bwrap" (or "") or "none".
@@ -145,11 +146,12 @@ func (b *Bwrap) probe() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cmd, err := b.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"true"}})
+	proc, err := b.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"true"}})
 	if err != nil {
 		return err
 	}
-	defer ReleaseSandbox(cmd)
+	defer proc.Release()
+	cmd := proc.Cmd
 	out := NewTailBuffer(2048)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -196,7 +198,7 @@ type Unsandboxed struct{}
 
 func (Unsandboxed) Name() string { return "none" }
 
-func (Unsandboxed) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error) {
+func (Unsandboxed) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 	if len(spec.Argv) == 0 {
 		return nil, fmt.Errorf("sandbox none: empty command")
 	}
@@ -204,7 +206,7 @@ func (Unsandboxed) Command(ctx context.Context, spec ProcSpec) (*exec.Cmd, error
 	cmd.Dir = spec.Dir
 	cmd.Env = append(BaseEnv(spec.Dir), spec.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	return cmd, nil
+	return &Process{Cmd: cmd}, nil
 }
 
 // BaseEnv is the scrubbed environment every bot gets: enough for interpreters to run,

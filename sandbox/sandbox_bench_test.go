@@ -65,12 +65,13 @@ func benchSandboxLaunch(b *testing.B, sb Sandbox) {
 			var cpu time.Duration
 			for b.Loop() {
 				start := time.Now()
-				cmd, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: c.argv})
+				proc, err := sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: c.argv})
 				if err != nil {
 					b.Fatal(err)
 				}
+				cmd := proc.Cmd
 				out, err := cmd.CombinedOutput()
-				ReleaseSandbox(cmd)
+				proc.Release()
 				if err != nil {
 					b.Fatalf("%v: %s", err, out)
 				}
@@ -129,7 +130,7 @@ func BenchmarkDecisionDisk(b *testing.B) {
 			}
 			// CPU time, which a loaded machine does not inflate as it does the wall
 			// clock: the daemon's (this process) and the sandbox's (its cgroup).
-			sandboxCPU := func() time.Duration { return sandboxUse(l.idle[0].p.Cmd).cpu }
+			sandboxCPU := func() time.Duration { return sandboxUse(l.idle[0].p.Proc).cpu }
 			cpu0, self0 := sandboxCPU(), selfCPU()
 			var runs []time.Duration
 			for b.Loop() {
@@ -231,12 +232,13 @@ func BenchmarkSeccompSyscalls(b *testing.B) {
 			}
 			var getppid, pread []float64
 			for b.Loop() {
-				cmd, err := c.sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"./chan", "loop", "x", "1000000"}})
+				proc, err := c.sb.Command(context.Background(), ProcSpec{Dir: dir, Argv: []string{"./chan", "loop", "x", "1000000"}})
 				if err != nil {
 					b.Fatal(err)
 				}
+				cmd := proc.Cmd
 				out, err := cmd.Output()
-				ReleaseSandbox(cmd)
+				proc.Release()
 				var g, p float64
 				if _, serr := fmt.Sscanf(string(out), "%g %g", &g, &p); err != nil || serr != nil {
 					b.Fatalf("%v %v: %s", err, serr, out)

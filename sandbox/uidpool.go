@@ -4,12 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"weak"
 )
 
 // A root daemon runs each bot directory's sandboxes as a host uid (and gid) of their own,
@@ -64,8 +61,9 @@ func newUIDPool(base, count int) *uidPool {
 	return &uidPool{base: base, count: count, byDir: map[string]int{}, dirOf: map[int]string{}, live: map[int]int{}}
 }
 
-// acquire returns the uid of dir's sandboxes, held until cmd is garbage (hold). It fails
-// only when every uid of the pool is held by a live command.
+// acquire returns the uid of dir's sandboxes, held until the Process made with it is
+// released (Process.Release calls release). It fails only when every uid of the pool is
+// held by a live process.
 func (p *uidPool) acquire(dir string) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -89,22 +87,6 @@ func (p *uidPool) acquire(dir string) (int, error) {
 	return 0, fmt.Errorf("all %d bot uids from %d are in use", p.count, p.base)
 }
 
-// hold ties one acquire of uid to cmd: it ends when cmd is garbage, so that no uid goes
-// back to the pool while a command that runs as it may still be running.
-func (p *uidPool) hold(cmd *exec.Cmd, uid int) {
-	key := weak.Make(cmd)
-	uidOfCmd.Store(key, uid)
-	runtime.AddCleanup(cmd, func(h heldUID) {
-		uidOfCmd.Delete(h.key)
-		p.release(h.uid)
-	}, heldUID{key, uid})
-}
-
-type heldUID struct {
-	key weak.Pointer[exec.Cmd]
-	uid int
-}
-
 // release ends one hold of uid.
 func (p *uidPool) release(uid int) {
 	p.mu.Lock()
@@ -116,18 +98,6 @@ func (p *uidPool) release(uid int) {
 	if f != nil {
 		f(uid)
 	}
-}
-
-// uidOfCmd remembers which uid each command made by a pooled Bwrap runs as (tests, logs).
-var uidOfCmd sync.Map // weak.Pointer[exec.Cmd] → int
-
-// SandboxUID is the host uid cmd's bot runs as when a root daemon's Bwrap made it from
-// its pool; ok is false otherwise.
-func SandboxUID(cmd *exec.Cmd) (uid int, ok bool) {
-	if v, found := uidOfCmd.Load(weak.Make(cmd)); found {
-		return v.(int), true
-	}
-	return 0, false
 }
 
 // mappedRange reports whether the uids [base, base+count) all exist in the daemon's user

@@ -298,11 +298,11 @@ func TestDirPoolBwrapOwnership(t *testing.T) {
 type brokenSandbox struct{ argv []string }
 
 func (brokenSandbox) Name() string { return "broken" }
-func (s brokenSandbox) Command(ctx context.Context, spec sandbox.ProcSpec) (*exec.Cmd, error) {
+func (s brokenSandbox) Command(ctx context.Context, spec sandbox.ProcSpec) (*sandbox.Process, error) {
 	if s.argv == nil {
 		return nil, errors.New("bwrap: cannot create namespace")
 	}
-	return exec.Command(s.argv[0], s.argv[1:]...), nil
+	return &sandbox.Process{Cmd: exec.Command(s.argv[0], s.argv[1:]...)}, nil
 }
 
 func TestDirPoolHostFault(t *testing.T) {

@@ -286,5 +286,5 @@ func procCPU(p *sandbox.LineProc) (time.Duration, bool) {
 	if p == nil {
 		return 0, false
 	}
-	return p.CpuTime()
+	return p.CPUTime()
 }

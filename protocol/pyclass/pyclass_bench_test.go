@@ -54,7 +54,7 @@ class GoTo20Bot(Bot):
 			b.Fatal(r.Fault)
 		}
 	}
-	pid := pool.bots[0].proc.Cmd.Process.Pid
+	pid := pool.bots[0].proc.Proc.Cmd.Process.Pid
 	self0, child0 := cpuOf(os.Getpid()), cpuOf(pid)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -189,8 +189,8 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 		fail(f)
 		return next
 	}
-	// Nothing the bot started may run on after its reply (cgroup_sandbox.go killStrays).
-	sandbox.KillStrays(proc.Cmd, next == nil || next.written == nil)
+	// Nothing the bot started may run on after its reply (sandbox.Process.KillStrays).
+	proc.Proc.KillStrays(next == nil || next.written == nil)
 	wr, ok := parseReplies(line, len(idx), b.replies)
 	if !ok {
 		// The harness always answers well-formed JSON; anything else means the bot wrote
@@ -296,7 +296,7 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 	b.restarts++
 	b.proc = proc
 	// What the answer's code left running as it was executed goes now.
-	sandbox.KillStrays(proc.Cmd, true)
+	proc.Proc.KillStrays(true)
 	b.settle(pool, proc, time.Since(began), true)
 	return true
 }

@@ -70,7 +70,7 @@ class Go%dBot(Bot):
 	botCPU := func() time.Duration {
 		var d time.Duration
 		for _, p := range pool.bots {
-			d += cpuOf(p.proc.Cmd.Process.Pid)
+			d += cpuOf(p.proc.Proc.Cmd.Process.Pid)
 		}
 		return d
 	}

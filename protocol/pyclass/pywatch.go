@@ -38,15 +38,15 @@ func (b *pyProc) settle(pool *PyPool, proc *sandbox.LineProc, wall time.Duration
 	now := time.Now()
 	var used, cpu time.Duration
 	read := false
-	if force || now.Sub(proc.CpuReadAt) >= cpuReadEvery {
+	if force || now.Sub(proc.CPUReadAt) >= cpuReadEvery {
 		var ok bool
 		cpu, ok = procCPU(proc)
 		used = wall
 		if ok {
-			used = cpu - proc.CpuCharged
-			proc.CpuCharged = cpu
+			used = cpu - proc.CPUCharged
+			proc.CPUCharged = cpu
 		}
-		proc.CpuReadAt, read = now, ok
+		proc.CPUReadAt, read = now, ok
 	}
 	pool.budgets.charge(b.index, b.AnswerID, used, wall)
 	return cpu, read
@@ -75,7 +75,7 @@ func (p *PyPool) watchBudgets() {
 			if why := p.budgets.exhausted(b.index, b.AnswerID); why != "" {
 				b.overBudget.Store(true)
 				if proc.Alive() {
-					sandbox.KillSandbox(proc.Cmd)
+					proc.Proc.Kill()
 				}
 				continue
 			}

@@ -47,11 +47,11 @@ func sandboxProcs(t *testing.T, pool *PyPool, b int) []string {
 	if proc == nil {
 		return nil
 	}
-	cg := sandbox.CgroupOf(proc.Cmd)
-	if cg == nil {
+	dir := proc.Proc.CgroupDir()
+	if dir == "" {
 		t.Fatal("the bot's process has no cgroup")
 	}
-	data, err := os.ReadFile(filepath.Join(cg.Dir(cg.Tree.Pids), "cgroup.procs"))
+	data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
 		return nil
 	}
@@ -111,7 +111,7 @@ class Spinner(Bot):
 		t.Fatalf("first call: %v", r[0].Fault)
 	}
 	proc := pool.bots[0].proc
-	cg := sandbox.CgroupOf(proc.Cmd)
+	cgDir := proc.Proc.CgroupDir()
 	r := pool.Exchange(ctx, []engine.Call{newCall(1), {Bot: 0, Game: 1, Method: "start", Args: map[string]any{"throws": []int{1}, "scores": []int{1, 0}, "last": false}}})
 	if r[1].Fault != nil {
 		t.Fatalf("the call that starts the thread: %v", r[1].Fault)
@@ -122,10 +122,10 @@ class Spinner(Bot):
 	case <-time.After(60 * time.Second):
 		t.Fatalf("the sandbox still runs 60 s after the bot's last reply: %v", sandboxProcs(t, pool, 0))
 	}
-	if _, err := os.Stat(filepath.Join(cg.Dir(cg.Tree.Pids))); !os.IsNotExist(err) {
+	if _, err := os.Stat(cgDir); !os.IsNotExist(err) {
 		t.Errorf("the sandbox's cgroup is still there (%v)", err)
 	}
-	used, _ := cg.CPU()
+	used, _ := proc.Proc.CPU()
 	t.Logf("the sandbox used %v of CPU against a budget of %v", used, cfg.Budget)
 	if used < cfg.Budget {
 		t.Errorf("ended at %v of CPU, before its budget of %v was spent", used, cfg.Budget)
