@@ -55,6 +55,8 @@ type Config struct {
 	// PythonImports are modules the python interpreter must import, checked before each
 	// cycle (default [numpy], which answers import); [] checks none.
 	PythonImports []string `yaml:"python_imports"`
+	// Cluster, when set, plays runs through NATS JetStream workers (cluster.go).
+	Cluster *Cluster `yaml:"cluster"`
 }
 
 // GitHub is where leaderboards are pushed. Empty Repo means "directory only".

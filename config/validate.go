@@ -127,6 +127,7 @@ func (c *Config) check() error {
 	if c.Sandbox != "bwrap" && c.Sandbox != "none" {
 		bad(c.lines["sandbox"], "sandbox must be bwrap or none, not %q", c.Sandbox)
 	}
+	c.checkCluster(bad)
 	if c.MinQuota < 0 {
 		bad(c.lines["min_quota"], "min_quota must not be negative")
 	}

@@ -63,6 +63,9 @@ type Cycle struct {
 	// Watch, when set, is told runs, decisions, progress, publications and ticks (the
 	// daemon's metrics).
 	Watch Watcher
+	// Cluster, when set, plays the runs of games that can be sharded (engine.Sharding)
+	// through its workers, shard by shard (shard.go); nil: every run is played here, whole.
+	Cluster Distributor
 }
 
 // nextRun is when the challenge is played next, or nil when no schedule plays it.
@@ -305,7 +308,12 @@ func (c *Cycle) progressPrinter(name string, live *LiveRun) engine.Progress {
 			c.writeLive(live)
 			c.watch().Progress(name, done)
 		}
-		c.printf("%s: games %d/%d (%.0f%%), %s games/s, ETA %s\n", name, done, total, 100*float64(done)/float64(max(total, 1)), rateText(rate), eta.Round(time.Second))
+		shards := ""
+		if live != nil && live.Shards != nil {
+			st := live.Shards
+			shards = fmt.Sprintf(", shards %d queued, %d in flight, %d done", st.Queued, st.InFlight, st.Done)
+		}
+		c.printf("%s: games %d/%d (%.0f%%), %s games/s, ETA %s%s\n", name, done, total, 100*float64(done)/float64(max(total, 1)), rateText(rate), eta.Round(time.Second), shards)
 		if doLog {
 			logged = now
 			c.Log.Info("progress", "challenge", name, "games", done, "of", total, "games_per_s", rateText(rate), "eta", eta.Round(time.Second))

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +27,10 @@ type LiveRun struct {
 	ETA       float64   `json:"eta_seconds"`
 	Started   time.Time `json:"started"`
 	Updated   time.Time `json:"updated"`
+	// Shards, for a run a cluster plays (cluster:), counts its shards and names the worker
+	// holding each one in flight.
+	Shards *ShardStatus                `json:"shards,omitempty"`
+	shards atomic.Pointer[ShardStatus] // the latest, copied into Shards when written
 }
 
 // LivePath is where a challenge's live run is described.
@@ -53,6 +58,9 @@ func ReadLive(dataDir, challenge string) (*LiveRun, error) {
 // half of it. Failing to write it costs status its progress line, never the run: logged.
 func (c *Cycle) writeLive(l *LiveRun) {
 	l.PID, l.Updated = os.Getpid(), time.Now().UTC()
+	if st := l.shards.Load(); st != nil {
+		l.Shards = st
+	}
 	path := LivePath(c.Config.DataDir, l.Challenge)
 	b, _ := json.Marshal(l)
 	err := os.MkdirAll(filepath.Dir(path), 0o755)

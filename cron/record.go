@@ -85,7 +85,12 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		metered = c.Meter(ch.Name)
 	}
 	start := time.Now()
-	played, err := playRun(ctx, env, a)
+	var played *Played
+	if c.sharded(env) {
+		played, err = c.playSharded(ctx, env, runID, live)
+	} else {
+		played, err = playRun(ctx, env, a)
+	}
 	rep.Elapsed = time.Since(start)
 	if metered != nil {
 		var stats []*protocol.Stats

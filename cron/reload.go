@@ -29,8 +29,9 @@ type Reload struct {
 }
 
 // RestartOnlyKeys are the config keys a reload cannot change: they shape the process
-// (its lock, sandbox, uids, listener, scheduler's zone and run slots), not a cycle.
-var RestartOnlyKeys = []string{"data_dir", "sandbox", "cgroups", "bot_uid_first", "bot_uid_count", "listen", "timezone", "max_concurrent_runs", "stop_timeout"}
+// (its lock, sandbox, uids, listener, scheduler's zone and run slots, its cluster
+// connection and embedded server), not a cycle.
+var RestartOnlyKeys = []string{"data_dir", "sandbox", "cgroups", "bot_uid_first", "bot_uid_count", "listen", "timezone", "max_concurrent_runs", "stop_timeout", "cluster"}
 
 // RestartOnlyChanges lists the keys of RestartOnlyKeys whose values differ between old
 // and next.

@@ -47,6 +47,9 @@ type Game struct {
 	Harness *Harness
 	// Batched says Play honours Run.Batches (checkpoints, resume, early end).
 	Batched bool
+	// Shards, when set, lets a cluster play the run in shards of consecutive games
+	// (shard.go); nil: the game is played in one piece.
+	Shards *Sharding
 
 	// Play plays a run and returns its table.
 	Play func(ctx context.Context, r Run) (*Result, error)

@@ -25,6 +25,7 @@ type Metrics struct {
 	published   *prometheus.GaugeVec
 	pubFailures *prometheus.CounterVec
 	cycles      *prometheus.CounterVec
+	shards      *prometheus.GaugeVec
 
 	mu       sync.Mutex
 	lastOK   time.Time
@@ -58,9 +59,10 @@ func New(version, revision, goVersion string) *Metrics {
 		return -1
 	})
 	m.cycles = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kothd_cycles_total", Help: "Daemon ticks ended, by result (ok, failed, publication_failed)."}, []string{"result"})
+	m.shards = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kothd_shards", Help: "Shards of the run a cluster plays, by challenge and state (queued, in_flight, done)."}, []string{"challenge", "state"})
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kothd_build_info", Help: "kothd's build (always 1)."}, []string{"version", "revision", "goversion"})
 	build.WithLabelValues(version, revision, goVersion).Set(1)
-	for _, c := range []prometheus.Collector{m.runs, m.games, m.decisions, m.faults, m.duration, m.gamesDone, m.published, m.pubFailures, quota, m.cycles, build} {
+	for _, c := range []prometheus.Collector{m.runs, m.games, m.decisions, m.faults, m.duration, m.gamesDone, m.published, m.pubFailures, quota, m.cycles, m.shards, build} {
 		f(c)
 	}
 	return m
@@ -87,6 +89,13 @@ func (m *Metrics) Decisions(challenge string, counts map[string]int) {
 // Progress is the run in play's games done.
 func (m *Metrics) Progress(challenge string, done int) {
 	m.gamesDone.WithLabelValues(challenge).Set(float64(done))
+}
+
+// Shards counts the shards of the run a cluster plays (cron.ShardWatcher).
+func (m *Metrics) Shards(challenge string, queued, inFlight, done int) {
+	m.shards.WithLabelValues(challenge, "queued").Set(float64(queued))
+	m.shards.WithLabelValues(challenge, "in_flight").Set(float64(inFlight))
+	m.shards.WithLabelValues(challenge, "done").Set(float64(done))
 }
 
 // Published records a publication's outcome for a target.

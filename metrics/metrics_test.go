@@ -28,6 +28,7 @@ func TestMetricsAndHealth(t *testing.T) {
 	m.Decisions("forty", map[string]int{"ok": 100, "timeout": 3})
 	m.Published("forty", "/srv/lb", true)
 	m.Published("forty", "github:o/r@main/lb", false)
+	m.Shards("forty", 7, 2, 41)
 	h := m.Handler()
 	_, body := scrape(t, h, "/metrics")
 	for _, want := range []string{
@@ -40,6 +41,9 @@ func TestMetricsAndHealth(t *testing.T) {
 		`kothd_last_publication_success_timestamp_seconds{challenge="forty",target="/srv/lb"}`,
 		`kothd_publication_failures_total{challenge="forty",target="github:o/r@main/lb"} 1`,
 		`kothd_api_quota_remaining 9876`,
+		`kothd_shards{challenge="forty",state="in_flight"} 2`,
+		`kothd_shards{challenge="forty",state="queued"} 7`,
+		`kothd_shards{challenge="forty",state="done"} 41`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)

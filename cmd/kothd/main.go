@@ -31,6 +31,7 @@ var commands = []command{
 	{"replay", "RUN GAME", "play game GAME (from 0, in play order) of run RUN again and print its trace", runReplay},
 	{"bench", "[CHALLENGE...]", "play challenges (\"all\": every one) in a scratch directory and report games/s, decisions/s, CPU, memory and the yardstick", runBench},
 	{"backup", "FILE", "write a consistent copy of the database to FILE, also while kothd runs", runBackup},
+	{"worker", "", "play shards of a cluster's runs (--nats URL --data DIR) until interrupted; see docs/cluster.md", runWorker},
 	{"engines", "", "list the game engines this build has", runEngines},
 	{"version", "", "print kothd's version and source revision", runVersion},
 }

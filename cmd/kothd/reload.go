@@ -76,7 +76,7 @@ func (r *reloader) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	next.AllowOlderBoard, next.ProgressLog, next.Watch = old.AllowOlderBoard, old.ProgressLog, old.Watch
+	next.AllowOlderBoard, next.ProgressLog, next.Watch, next.Cluster = old.AllowOlderBoard, old.ProgressLog, old.Watch, old.Cluster
 	if err := next.Preflight(ctx); err != nil {
 		return err
 	}

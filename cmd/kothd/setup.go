@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kothd/kothd/cluster"
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/publisher"
@@ -70,7 +71,21 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 		st.Close()
 		return nil, nil, err
 	}
-	return cy, func() { st.Close(); lock.Release() }, nil
+	// The cluster (cluster:) plays the runs of games that can be sharded through workers;
+	// bench and replay (noTargets) play here: they measure and explain this machine, and
+	// must not take the port of a daemon's embedded server. It belongs to the process, as
+	// the store does: a reload keeps it (cluster is a restart-only key).
+	leave := func() {}
+	if cfg.Cluster != nil && !c.noTargets {
+		coord, err := cluster.Start(ctx, cfg, sb, log)
+		if err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		cy.Cluster, leave = coord, coord.Close
+		log.Info("cluster ready", "url", coord.URL, "local_worker", cfg.Cluster.Local())
+	}
+	return cy, func() { leave(); st.Close(); lock.Release() }, nil
 }
 
 // configParts makes a cycle of the host's parts (store, sandbox) and what the config makes

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -346,6 +347,9 @@ func (cs *challengeStatus) printText(w io.Writer) {
 		fmt.Fprintln(w, "  last run:     none yet")
 	default:
 		fmt.Fprintf(w, "  last run:     %s\n", runLine(a, cs.Live, at))
+		if l := cs.Live; l != nil && l.Shards != nil {
+			fmt.Fprintf(w, "  shards:       %s\n", shardLine(l.Shards))
+		}
 		if cs.BoardRun != nil {
 			fmt.Fprintf(w, "  board from:   %s\n", runLine(cs.BoardRun, nil, at))
 		}
@@ -440,4 +444,18 @@ func oneLine(s string) string {
 		s += " …"
 	}
 	return s
+}
+
+// shardLine says where a cluster's run is: its shards by state, and who holds each one in
+// flight.
+func shardLine(st *cron.ShardStatus) string {
+	line := fmt.Sprintf("%d queued, %d in flight, %d done", st.Queued, st.InFlight, st.Done)
+	var held []string
+	for _, i := range slices.Sorted(maps.Keys(st.Holders)) {
+		held = append(held, fmt.Sprintf("%d on %s", i, st.Holders[i]))
+	}
+	if len(held) > 0 {
+		line += " (" + strings.Join(held, ", ") + ")"
+	}
+	return line
 }

@@ -40,6 +40,7 @@ var Descriptor = &engine.Game{
 	Validate:  validate,
 	Replay:    replay,
 	Batched:   true,
+	Shards:    sharding,
 }
 
 func play(ctx context.Context, r engine.Run) (*engine.Result, error) {

@@ -21,6 +21,9 @@ type Options struct {
 	// the table Batches.Done may ask for.
 	Batches *engine.Batches
 	Sofar   func(t *Tally, seconds float64) *engine.Result
+	// First, without Batches, plays games First..Games-1 from an empty tally: a shard
+	// (shard.go), whose tally holds only its own games.
+	First int
 }
 
 // Tally is the whole run's statistics before they are turned into a table. It is folded
@@ -92,6 +95,12 @@ func run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts O
 	t, before, first, err := resume(opts.Batches, n, opts.Games)
 	if err != nil {
 		return nil, 0, err
+	}
+	if opts.Batches == nil && opts.First > 0 {
+		if opts.First > opts.Games {
+			return nil, 0, fmt.Errorf("forty: a shard from game %d of a run of %d", opts.First, opts.Games)
+		}
+		first = opts.First
 	}
 	clock := func() float64 { return before + time.Since(started).Seconds() }
 	state := func() ([]byte, error) { return json.Marshal(checkpoint{t, clock()}) }
