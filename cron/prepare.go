@@ -20,7 +20,7 @@ import (
 	"github.com/kothd/kothd/scraper"
 )
 
-// prepare materialises every accepted submission, lets the protocol's adapter turn it into
+// prepare materialises every accepted submission, lets the game's protocol turn it into
 // bots, and settles name clashes and exclusions. env.Bots ends up in tournament order:
 // built-in bots first, then answers oldest first.
 func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a protocol.Protocol, subs []scraper.Submission, rep *Report) error {
