@@ -124,10 +124,10 @@ func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol) (*Played, e
 	if err != nil {
 		return nil, err
 	}
-	if led == nil && env.Game.Protocol == engine.PyClass {
+	if led == nil && !protocol.InGameOrder(a) {
 		// Counted in game order even without checkpoints, so that the faults of games
 		// an engine discards are dropped and the first fault is the same whatever the
-		// concurrency (ledger.go).
+		// concurrency (ledger.go, protocol.Unordered).
 		led = connectLedger(&r, nil)
 	}
 	res, err := env.Game.Play(ctx, r)

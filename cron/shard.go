@@ -109,7 +109,7 @@ func PlayShard(ctx context.Context, env *PlayEnv, s Shard) (*ShardResult, error)
 	}
 	defer closeFn()
 	var led *ledger
-	if env.Game.Protocol == engine.PyClass {
+	if !protocol.InGameOrder(a) {
 		led = connectLedger(&r, nil)
 	}
 	state, err := sh.Play(ctx, r, s.First, s.Count)

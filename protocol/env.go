@@ -92,3 +92,19 @@ func EngineBuiltins(env *Env) []engine.Bot {
 	}
 	return out
 }
+
+// Unordered is implemented by a protocol whose own accounting (Open's stats) does not follow
+// game order: pyclass, whose one batch carries many games' calls, counts a decision when it
+// is answered. The cycle then counts that protocol's decisions in its ledger, game by game,
+// even in a run without checkpoints, so that the faults of games an engine discards are
+// dropped and the first fault is the same whatever the concurrency. (argv folds its units in
+// unit order, dirfiles plays one game at a time: their own accounting is in order.)
+type Unordered interface {
+	UnorderedStats()
+}
+
+// InGameOrder reports whether p's own accounting follows game order (see Unordered).
+func InGameOrder(p Protocol) bool {
+	_, u := p.(Unordered)
+	return !u
+}

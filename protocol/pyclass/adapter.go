@@ -218,3 +218,7 @@ func (w *decisionWatch) Exchange(ctx context.Context, calls []engine.Call) []eng
 	}
 	return replies
 }
+
+// UnorderedStats: the pool counts a decision when it is answered, and one batch carries
+// many games' calls, so the cycle counts them in game order itself (protocol.Unordered).
+func (Protocol) UnorderedStats() {}
