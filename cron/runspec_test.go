@@ -57,3 +57,49 @@ func TestRunSettingsAreTheSameEverywhere(t *testing.T) {
 		t.Errorf("the board says seed %d, %d games, the report seed %d, %d games; want %d, 12", b.Run.Seed, b.Run.Games, rep.Seed, rep.Games, seed)
 	}
 }
+
+// A run interrupted (kill -9) is played again with the games in flight it was started with,
+// not a default that changed since (a newer kothd): the games in flight change the table of
+// bots that keep state across games.
+func TestResumedRunKeepsItsConcurrency(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cy := crontest.NewCycle(t, t.TempDir())
+	var mu sync.Mutex
+	var seen engine.Run
+	game := *fakeGame
+	game.Games, game.Concurrency = 12, 3
+	game.Play = func(ctx context.Context, r engine.Run) (*engine.Result, error) {
+		mu.Lock()
+		seen = r
+		mu.Unlock()
+		return fakePlay(ctx, r)
+	}
+	reg := all.Games()
+	if err := reg.Register(&game); err != nil {
+		t.Fatal(err)
+	}
+	cy.Games = reg
+	ch, _ := cy.Config.Challenge("forty")
+	ch.Engine, ch.Protocol, ch.Games, ch.Concurrency = "fake", "", 0, 0
+	rep, err := cy.Run(ctx, ch, cron.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := cy.Store.GetRun(ctx, rep.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A run of the same bots started by a kothd whose default was 5, killed mid-way.
+	if _, err := cy.Store.StartRun(ctx, "forty", 77, 5, first.BotSet, 12); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cy.Run(ctx, ch, cron.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen.Seed != 77 || seen.Concurrency != 5 {
+		t.Errorf("the interrupted run was played again with seed %d and %d games in flight; want its own 77 and 5", seen.Seed, seen.Concurrency)
+	}
+}
