@@ -9,8 +9,8 @@
 //
 // A game lives in one folder, engine/<game>: its rules, its descriptor and (pyclass) its
 // Python module; engine/all lists the games of a build. Engines know nothing about
-// processes, sandboxes or SQL: the host's protocol adapters (package cron) implement the
-// protocols' interfaces over the runner.
+// processes, sandboxes or SQL: the host's protocols (protocol/<name>, listed in
+// protocol/all) implement each protocol's interface over the sandbox.
 package engine
 
 import (

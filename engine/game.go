@@ -10,8 +10,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Protocol is how a game's bots are reached. Each game has exactly one; the host's cycle
-// has one adapter per protocol, the only place where a protocol becomes processes.
+// Protocol is how a game's bots are reached. Each game has exactly one; the host has one
+// package per protocol (protocol/<name>), the only place where a protocol becomes processes.
 type Protocol string
 
 const (
