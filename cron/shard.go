@@ -18,6 +18,9 @@ import (
 // Index numbers the run's shards from 0 (from the run's start, resumed or not).
 type Shard struct {
 	Index, First, Count int
+	// From is what a Chained game's shard starts from (engine.Sharding.Chained): the
+	// merged state of the games before First; nil otherwise.
+	From []byte `json:",omitempty"`
 }
 
 // ShardResult is what a played shard holds: the engine's state of its games alone and each
@@ -46,6 +49,9 @@ type ShardedRun struct {
 	Shards []Shard // still to play (a resumed run's first shards are folded already)
 	// Status, when set, hears what the cluster does with the shards (status, progress).
 	Status func(ShardStatus)
+	// State is the merged state of the games folded so far (a resumed run's checkpoint
+	// before any): what the next shard of a Chained game starts from.
+	State func() []byte
 }
 
 // ShardStatus counts a run's shards by state, and names the worker holding each in flight.
@@ -107,7 +113,7 @@ func PlayShard(ctx context.Context, env *PlayEnv, s Shard) (*ShardResult, error)
 	if env.Game.Protocol == engine.PyClass {
 		led = connectLedger(&r, nil)
 	}
-	state, err := sh.Play(ctx, r, s.First, s.Count)
+	state, err := sh.Play(ctx, r, s.First, s.Count, s.From)
 	if err != nil {
 		return nil, err
 	}
@@ -228,6 +234,10 @@ func (c *Cycle) playSharded(ctx context.Context, env *PlayEnv, runID int64, live
 		if w, ok := c.watch().(ShardWatcher); ok {
 			w.Shards(env.Challenge.Name, st.Queued, st.InFlight, st.Done)
 		}
+	}, State: func() []byte {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.state
 	}}
 	if err := c.Cluster.Play(ctx, run, func(i int, res *ShardResult) error { return f.add(ctx, i, res) }); err != nil {
 		return nil, err
