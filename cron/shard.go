@@ -109,22 +109,15 @@ func PlayShard(ctx context.Context, env *PlayEnv, s Shard) (*ShardResult, error)
 		return nil, err
 	}
 	defer closeFn()
-	var led *ledger
-	if env.Game.Protocol == engine.PyClass {
-		led = connectLedger(&r, nil)
-	}
+	// Counted by the ledger in game order, as a plain run with checkpoints counts them,
+	// whatever the protocol: the shards' accounting adds up to the plain run's.
+	led := connectLedger(&r, nil)
 	state, err := sh.Play(ctx, r, s.First, s.Count, s.From)
 	if err != nil {
 		return nil, err
 	}
 	res := &ShardResult{State: state, Stats: make([]protocol.StatsState, len(stats)), Bench: make([]*protocol.Bench, len(stats))}
-	if led != nil {
-		copy(res.Stats, led.fold(int(^uint(0)>>1)))
-	} else {
-		for i, st := range stats {
-			res.Stats[i] = st.State()
-		}
-	}
+	copy(res.Stats, led.fold(int(^uint(0)>>1)))
 	for i, st := range stats {
 		res.Bench[i] = st.Bench()
 	}
@@ -256,7 +249,11 @@ func (c *Cycle) playSharded(ctx context.Context, env *PlayEnv, runID int64, live
 			s.SetBench(f.bench[i])
 		}
 	}
-	return &Played{Result: res, Stats: f.stats, Games: r.Games}, nil
+	games := r.Games
+	if env.Game.Planned != nil {
+		games = env.Game.Planned(r, res) // Bank Heist's tournaments play a few more, as in playRun
+	}
+	return &Played{Result: res, Stats: f.stats, Games: games}, nil
 }
 
 // sharded says whether env's run is played through the cluster: one is configured and the
