@@ -48,6 +48,12 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options,
 		seed = *opts.Seed
 	case resume:
 		seed = prev.Seed
+		// The games in flight it was played with, too: a default that changed since (a newer
+		// kothd) would otherwise change the table of bots that keep state across games.
+		// Rows from before the run description recorded 0 here: keep the resolved value.
+		if prev.Concurrency > 0 {
+			env.Run = env.Run.withConcurrency(prev.Concurrency)
+		}
 		c.printf("%s: run %d was interrupted; playing it again with its seed %d\n", ch.Name, prev.ID, prev.Seed)
 	default:
 		seed = newSeed()

@@ -55,6 +55,12 @@ func (s RunSpec) withSeed(seed uint64) RunSpec {
 	return s
 }
 
+// withConcurrency is s played with n games in flight: a resumed run's recorded value.
+func (s RunSpec) withConcurrency(n int) RunSpec {
+	s.concurrency = n
+	return s
+}
+
 // Seed is the run's master seed.
 func (s RunSpec) Seed() uint64 { return s.seed }
 

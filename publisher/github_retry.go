@@ -176,14 +176,7 @@ func (g *GitHub) pause(ctx context.Context, d time.Duration) error {
 	if g.sleep != nil {
 		return g.sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
+	return httpclient.Sleep(ctx, d)
 }
 
 // status is the HTTP status of a go-github error, 0 when there is none.

@@ -100,7 +100,7 @@ func TestValidationPlaysDecisions(t *testing.T) {
 		switch {
 		case b.enter && got.Status != cron.WouldEnter:
 			t.Errorf("check %s: %s: %s", b.name, got.Status, got.Reason)
-		case !b.enter && (got.Status != "failed validation" || got.Reason != reason):
+		case !b.enter && (got.Status != "failed validation" || sameVerdict(got.Reason) != sameVerdict(reason)):
 			t.Errorf("check %s: %s: %q, the cycle said %q", b.name, got.Status, got.Reason, reason)
 		}
 	}
@@ -134,4 +134,17 @@ func TestCheckSafetyNet(t *testing.T) {
 
 func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// sameVerdict is a validation reason with a timeout's detail cut: which limit a spinning bot
+// hits first (its CPU time, the call's wall time, the batch's deadline) depends on how busy
+// the host is, and check and the cycle play at different moments. Everything else, the
+// decision's input included, must be the same.
+func sameVerdict(reason string) string {
+	head, rest, ok := strings.Cut(reason, "timeout: ")
+	if !ok {
+		return reason
+	}
+	_, input, _ := strings.Cut(rest, "\ninput: ")
+	return head + "timeout: …\ninput: " + input
 }
