@@ -12,6 +12,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/sandbox"
 )
 
@@ -39,8 +40,8 @@ func TestShardFailingEverywhereFailsTheRun(t *testing.T) {
 	defer c.Close()
 	// An engine no worker has: WorkerEnv fails on every attempt, as a broken worker would.
 	ch := &config.Challenge{Name: "ghost", Engine: "no-such-engine"}
-	env := &cron.PlayEnv{Challenge: ch, Config: cfg, Game: &engine.Game{Name: "no-such-engine"},
-		Bots: []engine.Bot{{Entrant: engine.Entrant{Name: "A"}}, {Entrant: engine.Entrant{Name: "B"}}}}
+	env := &cron.PlayEnv{Env: protocol.Env{Challenge: ch, Config: cfg, Game: &engine.Game{Name: "no-such-engine"},
+		Bots: []engine.Bot{{Entrant: engine.Entrant{Name: "A"}}, {Entrant: engine.Entrant{Name: "B"}}}}}
 	folded := 0
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -12,12 +12,13 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/all"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/store"
 )
 
 func botsetEnv(dataDir string) *PlayEnv {
 	dir := func(s string) string { return filepath.Join(dataDir, "bots", "forty", s) }
-	return &PlayEnv{
+	return &PlayEnv{Env: protocol.Env{
 		Config:    &config.Config{Python: "/usr/bin/python3"},
 		Challenge: &config.Challenge{Name: "forty", Engine: "forty", Protocol: "pyclass", Games: 10, Limits: config.Limits{MemoryMB: 1024}},
 		Bots: []engine.Bot{
@@ -25,7 +26,7 @@ func botsetEnv(dataDir string) *PlayEnv {
 			{Entrant: engine.Entrant{Name: "B"}, AnswerID: 2, Dir: dir("2-ba9876543210")},
 			{Entrant: engine.Entrant{Name: "Baseline", Baseline: true}},
 		},
-	}
+	}}
 }
 
 // The bot-set hash is what the bots are, not where they lie: the same bots under another

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/kothd/kothd/config"
@@ -137,20 +136,4 @@ func shownName(name string) string {
 	}
 	r := []rune(name)
 	return string(r[:max]) + "…"
-}
-
-// An answer's time budget, when the config sets none, is answerBudgetTimes the per-bot
-// budget (run_budget), and a run's totalBudgetTimes it: many slow classes cannot add hours
-// to everyone's run. (No per-bot budget: none of either.)
-const (
-	answerBudgetTimes = 2
-	totalBudgetTimes  = 20
-)
-
-// budgetDefault is the configured budget, or times the per-bot one.
-func budgetDefault(set config.Duration, perBot time.Duration, times int) time.Duration {
-	if set > 0 {
-		return time.Duration(set)
-	}
-	return perBot * time.Duration(times)
 }

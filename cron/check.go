@@ -8,6 +8,7 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/names"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/scraper"
 )
 
@@ -77,7 +78,7 @@ func (c *Cycle) Check(ctx context.Context, ch *config.Challenge, answerID int64)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Heading: s.HeadingText, Language: s.Language, Dir: dir})
+	entries, err := a.Prepare(ctx, &env.Env, protocol.Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Heading: s.HeadingText, Language: s.Language, Dir: dir})
 	if err != nil {
 		if isHostFault(err) {
 			return nil, fmt.Errorf("prepare answer %d: %w", s.AnswerID, err)
@@ -127,9 +128,9 @@ func (c *Cycle) Check(ctx context.Context, ch *config.Challenge, answerID int64)
 // takenNames are the names a checked answer's bots may not take: the built-in bots', and
 // those of earlier answers entered in the last cycle (read from the store, if there is one;
 // answer ids grow with creation, and the earlier answer keeps a contested name).
-func (c *Cycle) takenNames(ctx context.Context, env *PlayEnv, a Adapter, self int64) (*names.Claims, error) {
+func (c *Cycle) takenNames(ctx context.Context, env *PlayEnv, a protocol.Protocol, self int64) (*names.Claims, error) {
 	var taken names.Claims
-	builtins, err := a.Builtins(ctx, env)
+	builtins, err := a.Builtins(ctx, &env.Env)
 	if err != nil {
 		return nil, fmt.Errorf("built-in bots: %w", err)
 	}

@@ -194,7 +194,7 @@ func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*R
 		c.Log.Warn("challenge skipped", "challenge", ch.Name, "reason", rep.Skipped)
 		return rep, nil
 	}
-	env, adapter, err := c.newEnv(ch)
+	env, proto, err := c.newEnv(ch)
 	if err != nil {
 		return rep, err // the challenge's configuration does not fit its engine
 	}
@@ -205,13 +205,13 @@ func (c *Cycle) Run(ctx context.Context, ch *config.Challenge, opts Options) (*R
 	if err := c.checkLanguages(ch, subs); err != nil {
 		return rep, err
 	}
-	if err := c.prepare(ctx, env, adapter, subs, rep); err != nil {
+	if err := c.prepare(ctx, env, proto, subs, rep); err != nil {
 		return rep, err
 	}
 	if err := allFailedAlike(rep); err != nil {
 		return rep, err
 	}
-	if err := c.play(ctx, env, adapter, opts, rep); err != nil {
+	if err := c.play(ctx, env, proto, opts, rep); err != nil {
 		return rep, err
 	}
 	return rep, publishError([]*Report{rep})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/sandbox"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/store"
@@ -54,7 +55,7 @@ func testSandbox(t testing.TB) sandbox.Sandbox {
 // adapterEnv is a play environment for one challenge of the repository's config, with the
 // given engine options (YAML), a scratch data directory and the real sandbox, and the
 // adapter of its game's protocol.
-func adapterEnv(t testing.TB, challenge, options string) (*PlayEnv, Adapter) {
+func adapterEnv(t testing.TB, challenge, options string) (*PlayEnv, protocol.Protocol) {
 	t.Helper()
 	cy := testCycle(t, t.TempDir())
 	ch, err := cy.Config.Challenge(challenge)
@@ -74,7 +75,7 @@ func adapterEnv(t testing.TB, challenge, options string) (*PlayEnv, Adapter) {
 // enterSnapshot takes a bundled snapshot's answers through what a cycle does before play
 // (extraction, materialisation, Prepare, Validate in a scratch copy) and appends the bots
 // that enter to env.Bots. It returns the refused answers with their reasons.
-func enterSnapshot(t testing.TB, env *PlayEnv, a Adapter, questionID int64) map[int64]string {
+func enterSnapshot(t testing.TB, env *PlayEnv, a protocol.Protocol, questionID int64) map[int64]string {
 	t.Helper()
 	ctx := context.Background()
 	answers, err := scraper.Snapshot{Dir: "../testdata/snapshot", Site: "codegolf"}.Answers(ctx, questionID)
@@ -92,7 +93,7 @@ func enterSnapshot(t testing.TB, env *PlayEnv, a Adapter, questionID int64) map[
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
+		entries, err := a.Prepare(ctx, &env.Env, protocol.Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Language: s.Language, Dir: dir})
 		for _, e := range entries {
 			if err != nil {
 				break
@@ -101,7 +102,7 @@ func enterSnapshot(t testing.TB, env *PlayEnv, a Adapter, questionID int64) map[
 			if cerr != nil {
 				t.Fatal(cerr)
 			}
-			err = a.Validate(ctx, env, work[0])
+			err = a.Validate(ctx, &env.Env, work[0])
 			cleanup()
 		}
 		if err != nil {

@@ -1,41 +1,28 @@
 package cron
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"log/slog"
-	"time"
 
-	"github.com/kothd/kothd/build"
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/all"
 	"github.com/kothd/kothd/protocol"
+	protoall "github.com/kothd/kothd/protocol/all"
 	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/sandbox"
 )
 
-// PlayEnv is everything a protocol adapter needs to play one run.
+// PlayEnv is one run of a challenge: what its protocol needs (protocol.Env) and what only
+// the cycle owns (the run's settings, progress, checkpoints).
 type PlayEnv struct {
-	Challenge *config.Challenge
-	Config    *config.Config
-	Game      *engine.Game
-	Options   any          // the challenge's options, decoded for Game
-	Bots      []engine.Bot // tournament order
+	protocol.Env
 	// Run is the run's settings, resolved once (resolve) before it plays; zero outside a
 	// run (validation, class listing).
 	Run      RunSpec
-	Sandbox  sandbox.Sandbox
-	Memo     build.Memo // remembers failed builds and class listings by content (nil: none)
 	Progress engine.Progress
-	Log      *slog.Logger
 	// Checkpoints, when set, commits the run batch by batch and resumes it (checkpoint.go).
 	Checkpoints *Checkpoints
-	// Shares is the cgroup of the run's bots while it plays (connect): each answer's
-	// sandboxes share one answer's CPU weight, and all of them limits.total_memory_mb.
-	// nil outside a run (validation, class listing) and without cgroups.
-	Shares *sandbox.Shares
 }
 
 // Played is a run's outcome: the table, and the fault accounting of each bot (same order
@@ -45,40 +32,6 @@ type Played struct {
 	Stats  []*protocol.Stats
 	Games  int               // games planned
 	Ending *publisher.Ending // why a run of adaptive length ended; nil for a fixed length
-}
-
-// Submission is an accepted answer materialised into a directory.
-type Submission struct {
-	AnswerID int64
-	Author   string
-	Title    string // the bot's name where the challenge takes it from the heading
-	Heading  string // the first heading as posted, struck-out words included
-	Language string
-	Dir      string
-}
-
-// Adapter turns one protocol into processes: the only place that does. There is one per
-// protocol (pyclass, argv, dirfiles); the game's descriptor says which it uses.
-type Adapter interface {
-	// Prepare turns one submission's materialised directory into the bots it yields
-	// (pyclass: one per competing class). A returned error rejects the submission with a
-	// reason the participant can read; a HostFault is the host's failure.
-	Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]engine.Bot, error)
-	// Builtins are the game's baselines, when the challenge enables them.
-	Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot, error)
-	// Validate proves that a newly prepared bot (in a scratch copy) starts and answers,
-	// with the game's short validation.
-	Validate(ctx context.Context, env *PlayEnv, e engine.Bot) error
-	// open connects env.Bots (in scratch copies) to r, setting r's protocol interface, and
-	// returns each bot's accounting and a function that stops their processes.
-	open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, func(), error)
-}
-
-// adapters are the protocol adapters.
-var adapters = map[engine.Protocol]Adapter{
-	engine.PyClass:  pyclassAdapter{},
-	engine.Argv:     argvAdapter{},
-	engine.DirFiles: dirfilesAdapter{},
 }
 
 // Engines lists the games this build plays.
@@ -94,7 +47,7 @@ func (c *Cycle) games() *engine.Registry {
 
 // newEnv looks up a challenge's game, checks the protocol the config names against it and
 // decodes the challenge's options.
-func (c *Cycle) newEnv(ch *config.Challenge) (*PlayEnv, Adapter, error) {
+func (c *Cycle) newEnv(ch *config.Challenge) (*PlayEnv, protocol.Protocol, error) {
 	g, err := c.games().Lookup(ch.Engine)
 	if err != nil {
 		return nil, nil, err
@@ -106,8 +59,12 @@ func (c *Cycle) newEnv(ch *config.Challenge) (*PlayEnv, Adapter, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("challenge %s: %w", ch.Name, err)
 	}
-	env := &PlayEnv{Challenge: ch, Config: c.Config, Game: g, Options: opts, Sandbox: c.Sandbox, Log: c.Log.With("challenge", ch.Name)}
-	return env, adapters[g.Protocol], nil
+	p, err := protoall.Lookup(g.Protocol)
+	if err != nil {
+		return nil, nil, fmt.Errorf("challenge %s: %w", ch.Name, err)
+	}
+	env := &PlayEnv{Env: protocol.Env{Challenge: ch, Config: c.Config, Game: g, Options: opts, Sandbox: c.Sandbox, Log: c.Log.With("challenge", ch.Name)}}
+	return env, p, nil
 }
 
 // run is the engine's view of env's run, without a protocol connected.
@@ -122,9 +79,9 @@ func (env *PlayEnv) run() engine.Run {
 	}
 }
 
-// connect opens env's bots with the adapter a and sends decisions the engine settles
+// connect opens env's bots with the protocol a and sends decisions the engine settles
 // itself to their accounting.
-func connect(a Adapter, env *PlayEnv) (engine.Run, []*protocol.Stats, func(), error) {
+func connect(a protocol.Protocol, env *PlayEnv) (engine.Run, []*protocol.Stats, func(), error) {
 	r := env.run()
 	shares, err := sandbox.NewShares(env.Sandbox, env.Challenge.Limits.TotalMemoryMB)
 	if err != nil {
@@ -134,7 +91,7 @@ func connect(a Adapter, env *PlayEnv) (engine.Run, []*protocol.Stats, func(), er
 	// and must not name cgroups removed with it.
 	withShares := *env
 	withShares.Shares = shares
-	stats, closeFn, err := a.open(&withShares, &r)
+	stats, closeFn, err := a.Open(&withShares.Env, &r)
 	if err != nil {
 		_ = shares.Close()
 		return r, nil, nil, err
@@ -149,7 +106,7 @@ func connect(a Adapter, env *PlayEnv) (engine.Run, []*protocol.Stats, func(), er
 }
 
 // playRun plays env's run in scratch copies of the bots' directories.
-func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
+func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol) (*Played, error) {
 	work, cleanup, err := scratch(env, "run", env.Bots)
 	if err != nil {
 		return nil, err
@@ -167,10 +124,10 @@ func playRun(ctx context.Context, env *PlayEnv, a Adapter) (*Played, error) {
 	if err != nil {
 		return nil, err
 	}
-	if led == nil && env.Game.Protocol == engine.PyClass {
+	if led == nil && !protocol.InGameOrder(a) {
 		// Counted in game order even without checkpoints, so that the faults of games
 		// an engine discards are dropped and the first fault is the same whatever the
-		// concurrency (ledger.go).
+		// concurrency (ledger.go, protocol.Unordered).
 		led = connectLedger(&r, nil)
 	}
 	res, err := env.Game.Play(ctx, r)
@@ -230,16 +187,9 @@ func runBatches(ctx context.Context, env *PlayEnv, ad *adaptive, r *engine.Run) 
 }
 
 // processLimits turns a challenge's configured limits into the sandbox's.
-func processLimits(env *PlayEnv) sandbox.Limits {
-	l := env.Challenge.Limits
-	return sandbox.Limits{
-		CPUTime:     time.Duration(l.CPUSeconds) * time.Second,
-		MemoryMB:    l.MemoryMB,
-		Procs:       l.Procs,
-		OpenFiles:   l.OpenFiles,
-		OutputBytes: int64(l.OutputKB) << 10,
-		FileSizeMB:  l.DiskMB,
-		// Unset, the directory's allowance is the documented default, as the file's is.
-		DirMB: cmp.Or(l.DiskMB, sandbox.DefaultFileSizeMB),
-	}
+func processLimits(env *PlayEnv) sandbox.Limits { return protocol.Limits(&env.Env) }
+
+// scratch copies the bots' directories for one use (protocol.Scratch).
+func scratch(env *PlayEnv, kind string, bots []engine.Bot) ([]engine.Bot, func(), error) {
+	return protocol.Scratch(&env.Env, kind, bots)
 }

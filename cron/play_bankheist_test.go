@@ -18,7 +18,7 @@ func TestBankHeistBuiltinsAndFaults(t *testing.T) {
 	ctx := context.Background()
 	env, a := adapterEnv(t, "bankheist", "games_per_tournament: 5\n")
 	env.Challenge.Baselines = true
-	builtins, err := a.Builtins(ctx, env)
+	builtins, err := a.Builtins(ctx, &env.Env)
 	if err != nil || len(builtins) != 11 {
 		t.Fatalf("%d builtins, %v", len(builtins), err)
 	}
@@ -118,7 +118,7 @@ func TestAskedGamesTheEngineCannotPlayAreRefused(t *testing.T) {
 	t.Parallel()
 	env, a := adapterEnv(t, "bankheist", "")
 	env.Challenge.Baselines = true
-	builtins, err := a.Builtins(context.Background(), env)
+	builtins, err := a.Builtins(context.Background(), &env.Env)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/protocol/dirfiles"
 	"github.com/kothd/kothd/sandbox"
 )
@@ -20,7 +21,7 @@ func TestMafiaPrepareWritesRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := a.Prepare(context.Background(), env, Submission{AnswerID: 1, Title: "Plain", Language: "python3", Dir: dir})
+	entries, err := a.Prepare(context.Background(), &env.Env, protocol.Submission{AnswerID: 1, Title: "Plain", Language: "python3", Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestMafiaPrepareWritesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cleanup()
-	if err := a.Validate(context.Background(), env, work[0]); err != nil {
+	if err := a.Validate(context.Background(), &env.Env, work[0]); err != nil {
 		t.Fatal(err)
 	}
 	pool := dirfiles.NewDirPool(sandbox.Unsandboxed{}, dirfiles.DirConfig{}, []engine.Bot{{Entrant: engine.Entrant{Name: "Plain"}, Dir: dir}})
@@ -41,7 +42,7 @@ func TestMafiaPrepareWritesRun(t *testing.T) {
 	if out, f := pool.Run(context.Background(), engine.At{}, 0, true); f != nil || out != "say 4\n" {
 		t.Errorf("generated run: %q, %v", out, f)
 	}
-	if _, err := a.Prepare(context.Background(), env, Submission{AnswerID: 2, Title: "X", Language: "cobol", Dir: dir}); err == nil {
+	if _, err := a.Prepare(context.Background(), &env.Env, protocol.Submission{AnswerID: 2, Title: "X", Language: "cobol", Dir: dir}); err == nil {
 		t.Error("an unknown language was accepted")
 	}
 }

@@ -14,18 +14,19 @@ import (
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/mdtext"
 	"github.com/kothd/kothd/names"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/sandbox"
 	"github.com/kothd/kothd/scraper"
 )
 
-// prepare materialises every accepted submission, lets the protocol's adapter turn it into
+// prepare materialises every accepted submission, lets the game's protocol turn it into
 // bots, and settles name clashes and exclusions. env.Bots ends up in tournament order:
 // built-in bots first, then answers oldest first.
-func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a Adapter, subs []scraper.Submission, rep *Report) error {
+func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a protocol.Protocol, subs []scraper.Submission, rep *Report) error {
 	// Failed builds and class listings are remembered: not redone for unchanged answers.
 	env.Memo = c.Store
-	builtins, err := a.Builtins(ctx, env)
+	builtins, err := a.Builtins(ctx, &env.Env)
 	if err != nil {
 		return fmt.Errorf("prepare built-in bots: %w", err)
 	}
@@ -145,9 +146,9 @@ type preparedSub struct {
 	hostErr error   // the host failed (sandbox, disk): the cycle must stop
 }
 
-func (c *Cycle) prepareOne(ctx context.Context, env *PlayEnv, a Adapter, s scraper.Submission, dir string) preparedSub {
+func (c *Cycle) prepareOne(ctx context.Context, env *PlayEnv, a protocol.Protocol, s scraper.Submission, dir string) preparedSub {
 	var p preparedSub
-	entries, err := a.Prepare(ctx, env, Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Heading: s.HeadingText, Language: s.Language, Dir: dir})
+	entries, err := a.Prepare(ctx, &env.Env, protocol.Submission{AnswerID: s.AnswerID, Author: s.Author, Title: s.Title, Heading: s.HeadingText, Language: s.Language, Dir: dir})
 	if err != nil {
 		if isHostFault(err) {
 			p.hostErr = fmt.Errorf("prepare answer %d: %w", s.AnswerID, err)
@@ -214,7 +215,7 @@ func (c *Cycle) materialise(env *PlayEnv, s scraper.Submission) (string, error) 
 
 // validate runs the game's validation for a bot not validated before in this
 // revision of its answer.
-func (c *Cycle) validate(ctx context.Context, env *PlayEnv, a Adapter, s scraper.Submission, e engine.Bot) error {
+func (c *Cycle) validate(ctx context.Context, env *PlayEnv, a protocol.Protocol, s scraper.Submission, e engine.Bot) error {
 	if status, _ := c.Store.BotStatus(ctx, env.Challenge.Name, s.AnswerID, e.Name); status == "ok" {
 		return nil
 	}

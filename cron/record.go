@@ -14,7 +14,7 @@ import (
 )
 
 // play decides whether anything needs playing, plays, records and publishes.
-func (c *Cycle) play(ctx context.Context, env *PlayEnv, a Adapter, opts Options, rep *Report) error {
+func (c *Cycle) play(ctx context.Context, env *PlayEnv, a protocol.Protocol, opts Options, rep *Report) error {
 	ch := env.Challenge
 	env.Run = env.resolve(opts.Games) // the seed comes below, once resume is decided
 	botset := botSetHash(env)

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 
+	protoall "github.com/kothd/kothd/protocol/all"
+
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/protocol"
@@ -96,7 +98,10 @@ func PlayShard(ctx context.Context, env *PlayEnv, s Shard) (*ShardResult, error)
 	if sh == nil {
 		return nil, fmt.Errorf("the %s engine cannot be played in shards", env.Game.Name)
 	}
-	a := adapters[env.Game.Protocol]
+	a, err := protoall.Lookup(env.Game.Protocol)
+	if err != nil {
+		return nil, err
+	}
 	work, cleanup, err := scratch(env, "shard", env.Bots)
 	if err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ func TestCutShards(t *testing.T) {
 // shard played twice, a late worker) is ignored, so nothing is counted twice.
 func TestShardFoldInOrderOnce(t *testing.T) {
 	game := &engine.Game{Shards: &engine.Sharding{Merge: func(acc, s []byte) ([]byte, error) { return append(acc, s...), nil }}}
-	env := &PlayEnv{Game: game, Bots: make([]engine.Bot, 1)}
+	env := &PlayEnv{Env: protocol.Env{Game: game, Bots: make([]engine.Bot, 1)}}
 	f := &shardFold{env: env, shards: CutShards(0, 30, 10, 1), held: map[int]*ShardResult{}, stats: []*protocol.Stats{protocol.NewStats()}, bench: make([]*protocol.Bench, 1)}
 	res := func(s string) *ShardResult {
 		return &ShardResult{State: []byte(s), Stats: []protocol.StatsState{{Counts: map[engine.Outcome]int{engine.OK: 1}}}}

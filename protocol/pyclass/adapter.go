@@ -1,4 +1,4 @@
-package cron
+package pyclass
 
 import (
 	"context"
@@ -11,18 +11,17 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/protocol"
-	"github.com/kothd/kothd/protocol/pyclass"
 	"github.com/kothd/kothd/sandbox"
 )
 
-// pyclassAdapter plays games of the pyclass protocol: an answer's competing classes are its
+// Protocol plays games of the pyclass protocol: an answer's competing classes are its
 // bots, one harness process per class (the game's module beside the protocol's harness).
-type pyclassAdapter struct{}
+type Protocol struct{}
 
 // pyConfig is the runner configuration of a pyclass challenge.
-func pyConfig(env *PlayEnv) pyclass.PyConfig {
+func pyConfig(env *protocol.Env) PyConfig {
 	l := env.Challenge.Limits
-	return pyclass.PyConfig{
+	return PyConfig{
 		Harness:      env.Game.Harness.Module,
 		Python:       env.Config.Python,
 		CallTimeout:  l.CallTimeout.D(time.Second),
@@ -31,7 +30,7 @@ func pyConfig(env *PlayEnv) pyclass.PyConfig {
 		Budget:       l.RunBudget.D(0),
 		AnswerBudget: budgetDefault(l.AnswerBudget, l.RunBudget.D(0), answerBudgetTimes),
 		TotalBudget:  budgetDefault(l.TotalBudget, l.RunBudget.D(0), totalBudgetTimes),
-		Limits:       processLimits(env),
+		Limits:       protocol.Limits(env),
 		Memo:         env.Memo,
 		FaultStreak:  faultStreak(l.FaultStreak),
 		Decision:     env.Game.Harness.IsDecision,
@@ -54,9 +53,9 @@ func faultStreak(n int) int {
 	return n
 }
 
-func installHarness(env *PlayEnv, dir string) error {
+func installHarness(env *protocol.Env, dir string) error {
 	h := env.Game.Harness
-	if err := pyclass.InstallHarness(dir, h.Module, h.Source); err != nil {
+	if err := InstallHarness(dir, h.Module, h.Source); err != nil {
 		return fmt.Errorf("install harness: %w", err)
 	}
 	return nil
@@ -64,11 +63,11 @@ func installHarness(env *PlayEnv, dir string) error {
 
 // Prepare installs the harness beside the answer's bot.py and asks it which classes
 // compete: one entry per class.
-func (pyclassAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]engine.Bot, error) {
+func (Protocol) Prepare(ctx context.Context, env *protocol.Env, sub protocol.Submission) ([]engine.Bot, error) {
 	if err := installHarness(env, sub.Dir); err != nil {
 		return nil, err
 	}
-	classes, err := pyclass.ListClasses(ctx, env.Sandbox, pyConfig(env), sub.Dir)
+	classes, err := ListClasses(ctx, env.Sandbox, pyConfig(env), sub.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +107,7 @@ func baselineClass(dir string, baselines []string) string {
 
 // Builtins prepares the game's baselines (BASELINES in its module) under the data
 // directory, each hosted like an answer with an empty bot.py.
-func (pyclassAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot, error) {
+func (Protocol) Builtins(ctx context.Context, env *protocol.Env) ([]engine.Bot, error) {
 	if !env.Challenge.Baselines {
 		return nil, nil
 	}
@@ -129,8 +128,9 @@ func (pyclassAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot,
 	return out, nil
 }
 
-func (pyclassAdapter) open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, func(), error) {
-	pool := pyclass.NewPyPool(env.Sandbox, pyConfig(env), env.Bots)
+// Open starts one harness process per bot, behind one pool (r.Calls).
+func (Protocol) Open(env *protocol.Env, r *engine.Run) ([]*protocol.Stats, func(), error) {
+	pool := NewPyPool(env.Sandbox, pyConfig(env), env.Bots)
 	r.Calls = pool
 	stats := make([]*protocol.Stats, len(env.Bots))
 	for i := range stats {
@@ -142,7 +142,7 @@ func (pyclassAdapter) open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, func
 // Validate plays the game's validation (validate.go): the bot against the game's
 // baselines (a second copy of itself when the game has none), in fresh processes discarded
 // afterwards.
-func (pyclassAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) error {
+func (Protocol) Validate(ctx context.Context, env *protocol.Env, e engine.Bot) error {
 	cfg := pyConfig(env)
 	cfg.MaxRestarts = 1
 	cfg.FaultStreak = 0 // validation counts every decision itself
@@ -167,7 +167,7 @@ func (pyclassAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) 
 		}
 		ents = append(ents, ent)
 	}
-	pool := pyclass.NewPyPool(env.Sandbox, cfg, bots)
+	pool := NewPyPool(env.Sandbox, cfg, bots)
 	defer pool.Close()
 	w := &decisionWatch{Exchanger: pool, harness: env.Game.Harness}
 	r := engine.Run{Bots: ents, Options: env.Options, Concurrency: 1, Calls: w}
@@ -179,7 +179,7 @@ func (pyclassAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) 
 
 // validationOpponents are the game's baselines, each hosted like an answer with an empty
 // bot.py in its own directory under dir (the validation's scratch directory).
-func validationOpponents(env *PlayEnv, dir string) ([]engine.Bot, error) {
+func validationOpponents(env *protocol.Env, dir string) ([]engine.Bot, error) {
 	var out []engine.Bot
 	for _, n := range env.Game.Baselines {
 		d := filepath.Join(dir, "baseline-"+n)
@@ -218,3 +218,7 @@ func (w *decisionWatch) Exchange(ctx context.Context, calls []engine.Call) []eng
 	}
 	return replies
 }
+
+// UnorderedStats: the pool counts a decision when it is answered, and one batch carries
+// many games' calls, so the cycle counts them in game order itself (protocol.Unordered).
+func (Protocol) UnorderedStats() {}

@@ -1,4 +1,4 @@
-package cron
+package dirfiles
 
 import (
 	"context"
@@ -11,13 +11,12 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/protocol"
-	"github.com/kothd/kothd/protocol/dirfiles"
 	"github.com/kothd/kothd/sandbox"
 )
 
-// dirfilesAdapter plays games of the dirfiles protocol: any-language bots, each a
+// Protocol plays games of the dirfiles protocol: any-language bots, each a
 // directory with an executable `run`, run once per decision and talking through files.
-type dirfilesAdapter struct{}
+type Protocol struct{}
 
 // interpreterShims are the interpreter names a language's answers may call through
 // `#!/usr/bin/env …` that the bots' PATH would not otherwise find (2018 answers wrote
@@ -31,21 +30,21 @@ var interpreterShims = map[string][]string{
 // a `run` that starts the language's run command when the answer has none, installs the
 // interpreter shims, and makes `run` and every script with a shebang executable (Mafia's
 // Randy starts `./randy.py`).
-func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]engine.Bot, error) {
+func (Protocol) Prepare(ctx context.Context, env *protocol.Env, sub protocol.Submission) ([]engine.Bot, error) {
 	lang, ok := env.Config.Languages[sub.Language]
 	if !ok {
 		return nil, fmt.Errorf("unknown language %q", sub.Language)
 	}
-	run := filepath.Join(sub.Dir, dirfiles.RunFile)
+	run := filepath.Join(sub.Dir, RunFile)
 	if _, err := os.Lstat(run); errors.Is(err, os.ErrNotExist) {
 		if len(lang.Run) == 0 {
 			return nil, fmt.Errorf("the answer has no `run` file (show it as a code block under a line `run:`)")
 		}
-		if err := sandbox.WriteBotFile(sub.Dir, dirfiles.RunFile, []byte("#!/bin/sh\nexec "+shellJoin(lang.Run)+"\n"), 0o755); err != nil {
+		if err := sandbox.WriteBotFile(sub.Dir, RunFile, []byte("#!/bin/sh\nexec "+shellJoin(lang.Run)+"\n"), 0o755); err != nil {
 			return nil, fmt.Errorf("write run: %w", err)
 		}
 	}
-	if err := buildAnswer(ctx, env, sub); err != nil {
+	if err := protocol.BuildAnswer(ctx, env, sub); err != nil {
 		return nil, err
 	}
 	if len(lang.Run) > 0 && filepath.IsAbs(lang.Run[0]) {
@@ -53,7 +52,7 @@ func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission
 		for _, n := range interpreterShims[sub.Language] {
 			shims[n] = lang.Run[0]
 		}
-		if err := dirfiles.InstallShims(sub.Dir, shims); err != nil {
+		if err := InstallShims(sub.Dir, shims); err != nil {
 			return nil, err
 		}
 	}
@@ -61,8 +60,8 @@ func (dirfilesAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission
 		return nil, err
 	}
 	return []engine.Bot{{
-		Entrant:  engine.Entrant{Name: answerName(sub), Author: sub.Author, Heading: sub.Heading},
-		AnswerID: sub.AnswerID, Dir: sub.Dir, Run: []string{"./" + dirfiles.RunFile},
+		Entrant:  engine.Entrant{Name: protocol.AnswerName(sub), Author: sub.Author, Heading: sub.Heading},
+		AnswerID: sub.AnswerID, Dir: sub.Dir, Run: []string{"./" + RunFile},
 	}}, nil
 }
 
@@ -77,7 +76,7 @@ func markScripts(dir string) error {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if e.Name() != dirfiles.RunFile {
+		if e.Name() != RunFile {
 			head := make([]byte, 2)
 			f, err := os.Open(p)
 			if err != nil {
@@ -110,17 +109,17 @@ func shellJoin(argv []string) string {
 }
 
 // Builtins are the game's baselines, which its engine plays itself.
-func (dirfilesAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot, error) {
-	return engineBuiltins(env), nil
+func (Protocol) Builtins(ctx context.Context, env *protocol.Env) ([]engine.Bot, error) {
+	return protocol.EngineBuiltins(env), nil
 }
 
-// open runs the bots in their directories (scratch copies named as the game wants).
-func (dirfilesAdapter) open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, func(), error) {
+// Open runs the bots in their directories (scratch copies named as the game wants).
+func (Protocol) Open(env *protocol.Env, r *engine.Run) ([]*protocol.Stats, func(), error) {
 	l := env.Challenge.Limits
-	pool := dirfiles.NewDirPool(env.Sandbox, dirfiles.DirConfig{
+	pool := NewDirPool(env.Sandbox, DirConfig{
 		Timeout:   l.CallTimeout.D(10 * time.Second),
 		MaxOutput: int64(l.OutputKB) << 10,
-		Limits:    processLimits(env),
+		Limits:    protocol.Limits(env),
 		Shares:    env.Shares,
 	}, env.Bots)
 	r.Files = pool
@@ -133,12 +132,11 @@ func (dirfilesAdapter) open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, fun
 
 // Validate runs the game's validation (its first decisions) with the bot alone, in its
 // scratch copy.
-func (a dirfilesAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) error {
+func (a Protocol) Validate(ctx context.Context, env *protocol.Env, e engine.Bot) error {
 	one := *env
 	one.Bots = []engine.Bot{e}
-	r := one.run()
-	r.Seed = 0
-	_, closeFn, err := a.open(&one, &r)
+	r := protocol.ValidationRun(&one)
+	_, closeFn, err := a.Open(&one, &r)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,9 @@
-package cron
+// Package argv is the argv protocol: any-language bots built from their answer and
+// launched once per decision with the game's arguments (Bank Heist).
+package argv
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,20 +11,19 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kothd/kothd/build"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/sandbox"
 )
 
-// argvAdapter plays games of the argv protocol: any-language bots built from their answer
+// Protocol plays games of the argv protocol: any-language bots built from their answer
 // and launched once per decision with the game's arguments, through one launcher (one
 // sandbox) per bot for the whole run.
-type argvAdapter struct{}
+type Protocol struct{}
 
 // Prepare builds the answer in its directory with its language's build command; the bot
 // runs with the language's run command. Its name is the answer's title.
-func (argvAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([]engine.Bot, error) {
+func (Protocol) Prepare(ctx context.Context, env *protocol.Env, sub protocol.Submission) ([]engine.Bot, error) {
 	lang, ok := env.Config.Languages[sub.Language]
 	if !ok {
 		return nil, fmt.Errorf("unknown language %q", sub.Language)
@@ -31,58 +31,23 @@ func (argvAdapter) Prepare(ctx context.Context, env *PlayEnv, sub Submission) ([
 	if len(lang.Run) == 0 {
 		return nil, fmt.Errorf("language %q has no run command in the host's configuration", sub.Language)
 	}
-	if err := buildAnswer(ctx, env, sub); err != nil {
+	if err := protocol.BuildAnswer(ctx, env, sub); err != nil {
 		return nil, err
 	}
 	return []engine.Bot{{
-		Entrant:  engine.Entrant{Name: answerName(sub), Author: sub.Author, Heading: sub.Heading},
+		Entrant:  engine.Entrant{Name: protocol.AnswerName(sub), Author: sub.Author, Heading: sub.Heading},
 		AnswerID: sub.AnswerID, Dir: sub.Dir, Run: lang.Run,
 	}}, nil
 }
 
-// buildAnswer runs the language's build command (if any) in the answer's directory.
-func buildAnswer(ctx context.Context, env *PlayEnv, sub Submission) error {
-	lang := env.Config.Languages[sub.Language]
-	if len(lang.Build) == 0 {
-		return nil
-	}
-	l := env.Challenge.Limits
-	if log, err := build.Build(ctx, env.Sandbox, env.Memo, lang, sub.Dir, processLimits(env), l.BuildTimeout.D(build.DefaultBuildTimeout)); err != nil {
-		if errors.Is(err, build.ErrBuildHost) {
-			return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
-		}
-		return fmt.Errorf("compile error: %w\n%s", err, log)
-	}
-	return nil
-}
-
-// answerName is the leaderboard name of a one-bot answer: its title.
-func answerName(sub Submission) string {
-	if name := strings.TrimSpace(sub.Title); name != "" {
-		return name
-	}
-	return fmt.Sprintf("answer%d", sub.AnswerID)
-}
-
 // Builtins are the game's baselines, which its engine plays itself (entries without a
 // directory or command).
-func (argvAdapter) Builtins(ctx context.Context, env *PlayEnv) ([]engine.Bot, error) {
-	return engineBuiltins(env), nil
+func (Protocol) Builtins(ctx context.Context, env *protocol.Env) ([]engine.Bot, error) {
+	return protocol.EngineBuiltins(env), nil
 }
 
-// engineBuiltins are the game's baselines as bots the engine plays itself.
-func engineBuiltins(env *PlayEnv) []engine.Bot {
-	if !env.Challenge.Baselines {
-		return nil
-	}
-	var out []engine.Bot
-	for _, n := range env.Game.Baselines {
-		out = append(out, engine.Bot{Entrant: engine.Entrant{Name: n, Baseline: true}})
-	}
-	return out
-}
-
-func (argvAdapter) open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, func(), error) {
+// Open gives r a launcher (r.Launch) that starts each bot once per decision.
+func (Protocol) Open(env *protocol.Env, r *engine.Run) ([]*protocol.Stats, func(), error) {
 	for _, b := range env.Bots {
 		if len(b.Run) == 0 && b.Dir != "" {
 			return nil, nil, fmt.Errorf("bot %s: no command recorded for it", b.Name)
@@ -94,13 +59,13 @@ func (argvAdapter) open(env *PlayEnv, r *engine.Run) ([]*protocol.Stats, func(),
 }
 
 // Validate runs the game's validation (its first decisions) with the bot alone.
-func (argvAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) error {
+func (Protocol) Validate(ctx context.Context, env *protocol.Env, e engine.Bot) error {
 	one := *env
 	one.Bots = []engine.Bot{e}
 	l := newArgvLaunch(&one)
 	defer l.close()
-	r := one.run()
-	r.Seed, r.Launch = 0, l
+	r := protocol.ValidationRun(&one)
+	r.Launch = l
 	return env.Game.Validate(ctx, r)
 }
 
@@ -113,7 +78,7 @@ func (argvAdapter) Validate(ctx context.Context, env *PlayEnv, e engine.Bot) err
 // added to the run's in unit order as units end, so the first fault shown for a bot is the
 // same whatever ran beside it.
 type argvLaunch struct {
-	env     *PlayEnv
+	env     *protocol.Env
 	timeout time.Duration
 	stats   []*protocol.Stats // the run's accounting: units 0..folded-1, and the engine's own bots
 	mu      sync.Mutex
@@ -132,7 +97,7 @@ type argvUnit struct {
 	err       error
 }
 
-func newArgvLaunch(env *PlayEnv) *argvLaunch {
+func newArgvLaunch(env *protocol.Env) *argvLaunch {
 	a := &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{}, ended: map[int]*argvUnit{}}
 	for range env.Bots {
 		a.stats = append(a.stats, protocol.NewStats())
@@ -157,7 +122,7 @@ func (a *argvLaunch) unit(k int) *argvUnit {
 		return u
 	}
 	defer close(u.ready)
-	work, cleanup, err := scratch(a.env, fmt.Sprintf("unit%d", k), a.env.Bots)
+	work, cleanup, err := protocol.Scratch(a.env, fmt.Sprintf("unit%d", k), a.env.Bots)
 	if err != nil {
 		u.err = err
 		return u
@@ -166,7 +131,7 @@ func (a *argvLaunch) unit(k int) *argvUnit {
 	for i, b := range work {
 		var l *sandbox.Launcher
 		if len(b.Run) > 0 {
-			l = sandbox.NewLauncher(a.env.Sandbox, sandbox.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: processLimits(a.env),
+			l = sandbox.NewLauncher(a.env.Sandbox, sandbox.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: protocol.Limits(a.env),
 				Share: a.env.Shares.Answer(sandbox.AnswerKey(b.AnswerID, i))})
 		}
 		u.launchers = append(u.launchers, l)
