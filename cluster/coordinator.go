@@ -171,16 +171,42 @@ func (c *Coordinator) Play(ctx context.Context, run *cron.ShardedRun, fold func(
 		st.all[s.Index] = s
 	}
 	published := time.Now()
-	for _, s := range run.Shards {
-		b, _ := json.Marshal(Job{Token: token, Shard: s, Challenge: chYAML, Python: c.python, Seed: env.Run.Seed(), Games: env.RunGames(),
+	publish := func(s cron.Shard) error {
+		b, err := json.Marshal(Job{Token: token, Shard: s, Challenge: chYAML, Python: c.python, Seed: env.Run.Seed(), Games: env.RunGames(),
 			Bots: jb, AckWait: c.cfg.Wait()})
+		if err != nil {
+			return err
+		}
 		ack, err := c.js.Publish(ctx, jobSubjectOf(chName, token, s.Index), b)
 		if err != nil {
 			return fmt.Errorf("cluster: publish shard %d: %w", s.Index, err)
 		}
 		st.bySeq[ack.Sequence] = s.Index
+		return nil
 	}
-	c.log.Info("shards published", "challenge", env.Challenge.Name, "run", run.RunID, "shards", len(run.Shards), "token", token, "took", time.Since(published))
+	// A Chained game's shards go out one at a time, each with the state the shards before
+	// it merged to (run.State); the others all at once.
+	chained := env.Game.Shards.Chained && run.State != nil
+	next := 0 // run.Shards[next] is the next to publish
+	publishNext := func() error {
+		for ; next < len(run.Shards); next++ {
+			s := run.Shards[next]
+			if chained {
+				if next > 0 && !st.done[run.Shards[next-1].Index] {
+					return nil
+				}
+				s.From = run.State()
+			}
+			if err := publish(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := publishNext(); err != nil {
+		return err
+	}
+	c.log.Info("shards published", "challenge", env.Challenge.Name, "run", run.RunID, "shards", len(run.Shards), "chained", chained, "token", token, "took", time.Since(published))
 	report := func() {
 		if run.Status != nil {
 			run.Status(st.status())
@@ -233,6 +259,9 @@ func (c *Coordinator) Play(ctx context.Context, run *cron.ShardedRun, fold func(
 			delete(st.holders, o.Index)
 			report()
 			if err := fold(o.Index, o.Result); err != nil {
+				return err
+			}
+			if err := publishNext(); err != nil {
 				return err
 			}
 		}

@@ -20,6 +20,9 @@ import (
 // Index numbers the run's shards from 0 (from the run's start, resumed or not).
 type Shard struct {
 	Index, First, Count int
+	// From is what a Chained game's shard starts from (engine.Sharding.Chained): the
+	// merged state of the games before First; nil otherwise.
+	From []byte `json:",omitempty"`
 }
 
 // ShardResult is what a played shard holds: the engine's state of its games alone and each
@@ -48,6 +51,9 @@ type ShardedRun struct {
 	Shards []Shard // still to play (a resumed run's first shards are folded already)
 	// Status, when set, hears what the cluster does with the shards (status, progress).
 	Status func(ShardStatus)
+	// State is the merged state of the games folded so far (a resumed run's checkpoint
+	// before any): what the next shard of a Chained game starts from.
+	State func() []byte
 }
 
 // ShardStatus counts a run's shards by state, and names the worker holding each in flight.
@@ -108,22 +114,15 @@ func PlayShard(ctx context.Context, env *PlayEnv, s Shard) (*ShardResult, error)
 		return nil, err
 	}
 	defer closeFn()
-	var led *ledger
-	if !protocol.InGameOrder(a) {
-		led = connectLedger(&r, nil)
-	}
-	state, err := sh.Play(ctx, r, s.First, s.Count)
+	// Counted by the ledger in game order, as a plain run with checkpoints counts them,
+	// whatever the protocol: the shards' accounting adds up to the plain run's.
+	led := connectLedger(&r, nil)
+	state, err := sh.Play(ctx, r, s.First, s.Count, s.From)
 	if err != nil {
 		return nil, err
 	}
 	res := &ShardResult{State: state, Stats: make([]protocol.StatsState, len(stats)), Bench: make([]*protocol.Bench, len(stats))}
-	if led != nil {
-		copy(res.Stats, led.fold(int(^uint(0)>>1)))
-	} else {
-		for i, st := range stats {
-			res.Stats[i] = st.State()
-		}
-	}
+	copy(res.Stats, led.fold(int(^uint(0)>>1)))
 	for i, st := range stats {
 		res.Bench[i] = st.Bench()
 	}
@@ -233,6 +232,10 @@ func (c *Cycle) playSharded(ctx context.Context, env *PlayEnv, runID int64, live
 		if w, ok := c.watch().(ShardWatcher); ok {
 			w.Shards(env.Challenge.Name, st.Queued, st.InFlight, st.Done)
 		}
+	}, State: func() []byte {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.state
 	}}
 	if err := c.Cluster.Play(ctx, run, func(i int, res *ShardResult) error { return f.add(ctx, i, res) }); err != nil {
 		return nil, err
@@ -251,7 +254,11 @@ func (c *Cycle) playSharded(ctx context.Context, env *PlayEnv, runID int64, live
 			s.SetBench(f.bench[i])
 		}
 	}
-	return &Played{Result: res, Stats: f.stats, Games: r.Games}, nil
+	games := r.Games
+	if env.Game.Planned != nil {
+		games = env.Game.Planned(r, res) // Bank Heist's tournaments play a few more, as in playRun
+	}
+	return &Played{Result: res, Stats: f.stats, Games: games}, nil
 }
 
 // sharded says whether env's run is played through the cluster: one is configured and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"reflect"
 	"strings"
 	"syscall"
@@ -159,5 +160,58 @@ func sameStandings(t *testing.T, got, want []store.Standing) {
 		if len(got) != len(want) {
 			t.Errorf("%d rows, want %d", len(got), len(want))
 		}
+	}
+}
+
+// Bank Heist (shards of whole tournaments) and Mafia (shards played one after another,
+// each from the files the last one's bots kept) through two `kothd worker`s, none local:
+// the same standings as the run played without a cluster. The fields are those of the
+// resume tests (resume_games_test.go); Mafia's has Counter, whose votes follow a file it
+// keeps across games, so its table equals the straight run's only if every shard started
+// from the files the shard before it left.
+func TestClusterPlaysBankHeistAndMafia(t *testing.T) {
+	for _, c := range []struct {
+		name, lines string
+		snap        string
+		shards      int
+	}{
+		{"bankheist", "    games: 40\n    options: {games_per_tournament: 10}\n",
+			questionSnapshot(t, 115303, []int64{115321, 115412, 115577, 115601}, nil), 2},
+		{"mafia", "    games: 3\n",
+			questionSnapshot(t, 151341, []int64{151402, 151610}, map[int64]string{999001: counterBot}), 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const seed = "20261126"
+			ref := challengeConfig(t, c.name, c.lines)
+			q := startKothd(t, "once", "--seed", seed, "--config", ref, "--snapshot", c.snap, "--challenge", c.name)
+
+			port := freePort(t)
+			// Bank Heist: two tournaments a shard (20 games); Mafia: a game a shard.
+			block := fmt.Sprintf("cluster:\n  listen: 127.0.0.1:%d\n  local_worker: false\n  shard_games: %d\n  ack_wait: 10s\n", port, map[string]int{"bankheist": 20, "mafia": 1}[c.name])
+			cfg := challengeConfig(t, c.name, c.lines)
+			appendConfig(t, cfg, block)
+			d := startKothd(t, "once", "--seed", seed, "--config", cfg, "--snapshot", c.snap, "--challenge", c.name)
+			a := startWorker(t, port)
+			b := startWorker(t, port)
+			finish(t, d)
+			finish(t, q)
+			sameStandings(t, standingsOf(t, cfg, 1), standingsOf(t, ref, 1))
+			played := strings.Count(stderrOf(a), "shard played") + strings.Count(stderrOf(b), "shard played")
+			if played < c.shards {
+				t.Errorf("the workers played %d shards, want %d\nA:\n%s\nB:\n%s", played, c.shards, stderrOf(a), stderrOf(b))
+			}
+		})
+	}
+}
+
+// appendConfig adds a top-level block to the config file at path.
+func appendConfig(t *testing.T, path, block string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, "\n"+block...), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -114,15 +114,7 @@ func PlannedGames(c Config) int {
 // the tournaments after its checkpoint.
 func Play(ctx context.Context, cfg Config, d Decider) (*engine.Result, error) {
 	cfg = cfg.norm()
-	names := make([]string, len(cfg.Bots))
-	for i, b := range cfg.Bots {
-		names[i] = b.Name
-	}
-	// first[i] is the run's number of tournament i's game 0; first[len] the run's games.
-	first := make([]int, cfg.Tournaments+1)
-	for i := range cfg.Tournaments {
-		first[i+1] = first[i] + gamesIn(engine.GameSeed(cfg.Seed, i), cfg.GamesPerTournament)
-	}
+	first := starts(cfg)
 	gamesBefore := func(units int) int { return first[units] }
 	start, err := cfg.Batches.StartUnit(cfg.Tournaments, gamesBefore)
 	if err != nil {
@@ -153,43 +145,7 @@ func Play(ctx context.Context, cfg Config, d Decider) (*engine.Result, error) {
 		func() ([]byte, error) { return save(ts[:folded]) },
 		func() *engine.Result { return table(cfg, ts[:folded]) })
 	fold.CountGames(gamesBefore)
-	errs := make([]error, cfg.Tournaments)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(cfg.Workers, cfg.Tournaments-start) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				t := newTournament(i, first[i], engine.GameSeed(cfg.Seed, i), names, cfg.GamesPerTournament, d)
-				t.log = cfg.GameLog
-				errs[i] = t.run(run, progress)
-				if e, ok := d.(tournamentEnder); ok {
-					e.EndTournament(i)
-				}
-				if errs[i] == nil {
-					fold.Add(i, t)
-				}
-			}
-		}()
-	}
-feed:
-	for i := start; i < cfg.Tournaments; i++ {
-		select {
-		case next <- i:
-		case <-run.Done(): // stopped early, or the caller's context ended
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	var firstErr error
-	for _, err := range errs {
-		if err != nil {
-			firstErr = err
-			break
-		}
-	}
+	firstErr := playRange(run, cfg, d, first, start, cfg.Tournaments, progress, fold.Add)
 	if firstErr == nil {
 		firstErr = ctx.Err()
 	}
@@ -201,6 +157,63 @@ feed:
 		return table(cfg, ts[:folded]), nil
 	}
 	return table(cfg, ts), nil
+}
+
+// starts numbers the tournaments' games in the run: first[i] is the run's number of
+// tournament i's game 0; first[cfg.Tournaments] the run's games.
+func starts(cfg Config) []int {
+	first := make([]int, cfg.Tournaments+1)
+	for i := range cfg.Tournaments {
+		first[i+1] = first[i] + gamesIn(engine.GameSeed(cfg.Seed, i), cfg.GamesPerTournament)
+	}
+	return first
+}
+
+// playRange plays tournaments [lo, hi) of cfg's contest, cfg.Workers at a time, and hands
+// each finished one to add (in any order); first[i] is the run's number of tournament i's
+// game 0. It stops feeding tournaments when ctx ends and returns the first error, in
+// tournament order.
+func playRange(ctx context.Context, cfg Config, d Decider, first []int, lo, hi int, progress func(), add func(int, *tournament)) error {
+	names := make([]string, len(cfg.Bots))
+	for i, b := range cfg.Bots {
+		names[i] = b.Name
+	}
+	errs := make([]error, hi)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(cfg.Workers, hi-lo) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				t := newTournament(i, first[i], engine.GameSeed(cfg.Seed, i), names, cfg.GamesPerTournament, d)
+				t.log = cfg.GameLog
+				errs[i] = t.run(ctx, progress)
+				if e, ok := d.(tournamentEnder); ok {
+					e.EndTournament(i)
+				}
+				if errs[i] == nil {
+					add(i, t)
+				}
+			}
+		}()
+	}
+feed:
+	for i := lo; i < hi; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done(): // stopped early, or the caller's context ended
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // table merges the tournaments, in index order, into the contest table (spec §6).

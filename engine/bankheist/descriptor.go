@@ -35,6 +35,7 @@ var Descriptor = &engine.Game{
 	// guards carry from game to game, and its state lives in the bots' answers).
 	Batched: true,
 	Planned: func(r engine.Run, _ *engine.Result) int { return PlannedGames(contest(r)) },
+	Shards:  sharding,
 }
 
 func exampleNames() []string {

@@ -14,7 +14,7 @@ import (
 // in any grouping, in game order, the shards give the tally of the run played straight.
 var sharding = &engine.Sharding{Games: 10_000, Play: playShard, Merge: mergeShard, Table: shardTable}
 
-func playShard(ctx context.Context, r engine.Run, first, count int) ([]byte, error) {
+func playShard(ctx context.Context, r engine.Run, first, count int, _ []byte) ([]byte, error) {
 	if first < 0 || count < 1 || first+count > r.Games {
 		return nil, fmt.Errorf("forty: shard of games %d..%d does not fit a run of %d", first, first+count-1, r.Games)
 	}

@@ -21,7 +21,7 @@ func TestShardsMergeToTheStraightRun(t *testing.T) {
 	var acc []byte
 	for first, count := 0, 0; first < r.Games; first += count {
 		count = min(37, r.Games-first)
-		st, err := sharding.Play(ctx, r, first, count)
+		st, err := sharding.Play(ctx, r, first, count, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestShardsMergeToTheStraightRun(t *testing.T) {
 	if !sameTally(cp.Tally, want) {
 		t.Fatalf("merged shards %+v\nstraight %+v", cp.Tally, want)
 	}
-	if _, err := sharding.Play(ctx, r, 240, 20); err == nil {
+	if _, err := sharding.Play(ctx, r, 240, 20, nil); err == nil {
 		t.Fatal("a shard past the run's end was played")
 	}
 	res, err := sharding.Table(r, acc)

@@ -30,6 +30,8 @@ var Descriptor = &engine.Game{
 	Yardstick:   yardstick,
 	// Checkpoints after any game, holding each bot's kept files (engine.DirKeeper).
 	Batched: true,
+	// Played in shards of whole games, one after another (shard.go).
+	Shards: sharding,
 	// Bots learn their own name from their directory: it is their game name.
 	DirNames: func(bots []engine.Entrant) []string { return NewLineup(names(bots)).Names[:len(bots)] },
 }
