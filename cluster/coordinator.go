@@ -186,7 +186,8 @@ func (c *Coordinator) Play(ctx context.Context, run *cron.ShardedRun, fold func(
 	}
 	// A Chained game's shards go out one at a time, each with the state the shards before
 	// it merged to (run.State); the others all at once.
-	chained := env.Game.Shards.Chained && run.State != nil
+	// (A game without Sharding has no chain: its shards fail on the worker, with the reason.)
+	chained := env.Game.Shards != nil && env.Game.Shards.Chained && run.State != nil
 	next := 0 // run.Shards[next] is the next to publish
 	publishNext := func() error {
 		for ; next < len(run.Shards); next++ {
