@@ -168,6 +168,7 @@ const NoGame = -1
 // FaultSink records a decision that the protocol adapter did not see end as it did: one the
 // engine settled itself (a built-in bot's, f nil for a good one) or an answer the bot gave
 // that the rules refuse although the protocol accepted it. input describes the decision.
+// An engine that plays games concurrently calls it concurrently.
 type FaultSink func(at At, bot int, f *Fault, input any)
 
 // Record calls the sink when there is one.

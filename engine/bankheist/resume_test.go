@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/kothd/kothd/engine"
@@ -18,7 +19,12 @@ func examplesRun(games, n int, perGame map[int]int) engine.Run {
 	}
 	r := engine.Run{Bots: bots, Seed: 77, Games: games, Concurrency: 3, Options: &Config{GamesPerTournament: n}}
 	if perGame != nil {
-		r.Fault = func(at engine.At, _ int, _ *engine.Fault, _ any) { perGame[at.Game]++ }
+		var mu sync.Mutex // tournaments run concurrently, and so do their sinks
+		r.Fault = func(at engine.At, _ int, _ *engine.Fault, _ any) {
+			mu.Lock()
+			perGame[at.Game]++
+			mu.Unlock()
+		}
 	}
 	return r
 }
