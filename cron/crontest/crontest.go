@@ -100,12 +100,15 @@ func Sandbox(t testing.TB) sandbox.Sandbox {
 	return sb
 }
 
-// Patient gives a challenge's bots a call timeout no busy machine reaches. A decision that
-// times out gets the rules' default and changes the game from there: tests that compare
-// two plays of a seed (a run and its replay, two runs), or count faults, would fail
-// whenever the machine running them is loaded.
+// Patient gives a challenge's bots a call timeout and a start-up allowance no busy machine
+// reaches. A decision that times out gets the rules' default and changes the game from
+// there, and a start-up that times out fails the bot's validation: tests that compare two
+// plays of a seed (a run and its replay, two runs), count faults or entered bots would fail
+// whenever the machine running them is loaded (a 40,000-class answer took over the default
+// 20 s to start at load 10).
 func Patient(ch *config.Challenge) {
 	ch.Limits.CallTimeout = config.Duration(time.Minute)
+	ch.Limits.StartTimeout = config.Duration(2 * time.Minute)
 }
 
 // NeedLanguage skips a test when the interpreter the config names for a language is not
