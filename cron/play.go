@@ -105,16 +105,30 @@ func connect(a protocol.Protocol, env *PlayEnv) (engine.Run, []*protocol.Stats, 
 	}, nil
 }
 
-// playRun plays env's run in scratch copies of the bots' directories.
-func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol) (*Played, error) {
-	work, cleanup, err := scratch(env, "run", env.Bots)
+// openScratch connects env's bots to the protocol a in scratch copies of their directories
+// (kind names the copies: "run", "shard"); the returned function closes the bots and
+// removes the copies.
+func openScratch(env *PlayEnv, a protocol.Protocol, kind string) (engine.Run, []*protocol.Stats, func(), error) {
+	work, cleanup, err := scratch(env, kind, env.Bots)
 	if err != nil {
-		return nil, err
+		return engine.Run{}, nil, nil, err
 	}
-	defer cleanup()
 	wenv := *env
 	wenv.Bots = work
 	r, stats, closeFn, err := connect(a, &wenv)
+	if err != nil {
+		cleanup()
+		return engine.Run{}, nil, nil, err
+	}
+	return r, stats, func() {
+		closeFn()
+		cleanup()
+	}, nil
+}
+
+// playRun plays env's run in scratch copies of the bots' directories.
+func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol) (*Played, error) {
+	r, stats, closeFn, err := openScratch(env, a, "run")
 	if err != nil {
 		return nil, err
 	}

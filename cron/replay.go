@@ -57,13 +57,7 @@ func (c *Cycle) Replay(ctx context.Context, runID int64, game int, w io.Writer) 
 	if game < 0 || game >= games {
 		return fmt.Errorf("run %d has games 0 to %d", runID, games-1)
 	}
-	work, cleanup, err := scratch(env, "replay", env.Bots)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	env.Bots = work
-	r, _, closeFn, err := connect(a, env)
+	r, _, closeFn, err := openScratch(env, a, "replay")
 	if err != nil {
 		return err
 	}

@@ -102,14 +102,7 @@ func PlayShard(ctx context.Context, env *PlayEnv, s Shard) (*ShardResult, error)
 	if err != nil {
 		return nil, err
 	}
-	work, cleanup, err := scratch(env, "shard", env.Bots)
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
-	wenv := *env
-	wenv.Bots = work
-	r, stats, closeFn, err := connect(a, &wenv)
+	r, stats, closeFn, err := openScratch(env, a, "shard")
 	if err != nil {
 		return nil, err
 	}
