@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"regexp"
 	"strconv"
@@ -117,7 +118,7 @@ func (c *Coordinator) ShardGames(g *engine.Game, games int) int {
 	return games
 }
 
-// subjectSafe turns a challenge name into one subject token.
+// subjectUnsafe is what a challenge name loses to become one subject token.
 var subjectUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 // Play publishes run's shards and folds their results until every shard is in, a shard
@@ -305,10 +306,7 @@ type shardTrack struct {
 }
 
 func (t *shardTrack) status() cron.ShardStatus {
-	h := make(map[int]string, len(t.holders))
-	for k, v := range t.holders {
-		h[k] = v
-	}
+	h := maps.Clone(t.holders)
 	return cron.ShardStatus{Queued: len(t.all) - len(t.done) - len(h), InFlight: len(h), Done: len(t.done), Holders: h}
 }
 

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -163,7 +164,7 @@ func (w *Worker) play(ctx context.Context, store jetstream.ObjectStore, job *Job
 		*o = yaml.Node{} // a challenge without options: written as null, read as none
 	}
 	cfg := *w.Config
-	cfg.Python = firstNonEmpty(w.Python, job.Python, cfg.Python)
+	cfg.Python = cmp.Or(w.Python, job.Python, cfg.Python)
 	env, err := cron.WorkerEnv(&cfg, &ch, w.Sandbox, w.Log)
 	if err != nil {
 		return nil, err
@@ -185,13 +186,4 @@ func (w *Worker) play(ctx context.Context, store jetstream.ObjectStore, job *Job
 		env.Bots = append(env.Bots, bot)
 	}
 	return cron.PlayShard(ctx, env, job.Shard)
-}
-
-func firstNonEmpty(v ...string) string {
-	for _, s := range v {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
