@@ -218,22 +218,6 @@ func (s *Shares) Close() error {
 	return first
 }
 
-// MemoryUsed is what the run's bots hold together now (the run's cgroup's memory usage).
-func (s *Shares) MemoryUsed() (int64, error) {
-	if s == nil {
-		return 0, errors.New("no cgroups")
-	}
-	file := "memory.usage_in_bytes"
-	if s.Tree.V2 {
-		file = "memory.current"
-	}
-	data, err := os.ReadFile(filepath.Join(s.Tree.Mem, s.Rel, file))
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-}
-
 // DefaultTotalMemoryMB is the default bound on all bots of a run together: half of the
 // machine's memory (MemTotal), or 4096 MiB where /proc/meminfo cannot be read.
 func DefaultTotalMemoryMB() int {
