@@ -201,6 +201,7 @@ func ReceiveOr[T any](p *LineProc, w *PendingWrite, deadline time.Duration, more
 		p.Kill()
 		return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("did not read its request within %s; process killed", deadline), ProcessDied: true}
 	}
+	var starved *starvation
 	for {
 		select {
 		case job := <-more:
@@ -219,8 +220,23 @@ func ReceiveOr[T any](p *LineProc, w *PendingWrite, deadline time.Duration, more
 		case <-p.stop:
 			return nil, p.cancelled()
 		case <-timer.C:
+			// A bot the host kept from a CPU gets its wait back (runqueue.go).
+			if starved == nil {
+				starved = p.startStarvation(deadline)
+				if starved != nil {
+					timer.Reset(starved.look)
+					continue
+				}
+			} else if look := starved.next(); look > 0 {
+				timer.Reset(look)
+				continue
+			}
 			p.Kill()
-			return nil, &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("no reply within %s; process killed", deadline), ProcessDied: true}
+			detail := fmt.Sprintf("no reply within %s; process killed", deadline)
+			if starved != nil && starved.extended > 0 {
+				detail = fmt.Sprintf("no reply within %s (%s more while the host kept it from a CPU); process killed", deadline, starved.extended)
+			}
+			return nil, &engine.Fault{Outcome: engine.Timeout, Detail: detail, ProcessDied: true}
 		}
 	}
 }
