@@ -98,7 +98,7 @@ func TestLedgerKeepsOneFirstFaultPerBot(t *testing.T) {
 		l.Exchange(ctx, []engine.Call{{Bot: 1, Game: g}})
 	}
 	for g, tallies := range l.pending {
-		if f := tallies[1].first; f != nil && g > 5 {
+		if f := tallies.of(1).first; f != nil && g > 5 {
 			t.Errorf("game %d keeps a first fault (%q) though game 1's is folded", g, f.Detail)
 		}
 	}
