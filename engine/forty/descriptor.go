@@ -25,12 +25,14 @@ var yardstick []byte
 // evicted costs more than a dozen calls' work. More games in flight put more calls in each
 // wake-up: on the 48-answer benchmark field (testdata/fortyfield, docs/benchmarks.md), 8192
 // games (two groups of 4096, about 80 calls per bot per tick) cost kothd 35 % and the bots
-// 29 % less CPU per decision than 2048 did, for about 20 MB more live heap in the daemon.
+// 29 % less CPU per decision than 2048 did; 16384 (about 160 calls per bot per tick) gave
+// 10-18 % more games/s than 8192 over 60,000 games, for a peak RSS of about 185 MB against
+// 110 MB; 32768 gained nothing more and held 290 MB.
 var Descriptor = &engine.Game{
 	Name:        "forty",
 	Protocol:    engine.PyClass,
 	Games:       1_000_000, // §5.1
-	Concurrency: 8192,      // two pipelined groups of 4096 (engine.Lockstep); see above
+	Concurrency: 16384,     // two pipelined groups of 8192 (engine.Lockstep); see above
 	Baselines:   []string{"ThrowTwiceBot", "GoToTenBot"},
 	Harness: &engine.Harness{Module: "forty", Source: harness,
 		Competes:  "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)",
