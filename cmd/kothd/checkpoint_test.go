@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,14 +42,8 @@ func TestKilledRunResumesFromCheckpoint(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("cycle after the kill: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
-	resumedAt := -1
-	for _, line := range strings.Split(out, "\n") {
-		if i := strings.Index(line, "resuming run 1 at game "); i >= 0 {
-			fmt.Sscanf(line[i:], "resuming run 1 at game %d of "+games, &resumedAt)
-		}
-	}
-	if resumedAt < done {
-		t.Fatalf("the cycle after the kill did not resume at game %d or later:\n%s", done, out)
+	if at, of := resumedAt(out); at < done || strconv.Itoa(of) != games {
+		t.Fatalf("the cycle after the kill did not resume at game %d or later of %s:\n%s", done, games, out)
 	}
 
 	ref := hostConfig(t, 100, "")
@@ -122,4 +117,16 @@ func timedOut(st []store.Standing) bool {
 		}
 	}
 	return false
+}
+
+// resumedAt reads where a cycle's output says run 1 resumed ("resuming run 1 at game K of
+// M"): K and M, or -1 and 0 when it did not.
+func resumedAt(out string) (at, of int) {
+	at = -1
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, "resuming run 1 at game "); i >= 0 {
+			fmt.Sscanf(line[i:], "resuming run 1 at game %d of %d", &at, &of)
+		}
+	}
+	return at, of
 }

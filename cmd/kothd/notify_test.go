@@ -1,8 +1,6 @@
 package main
 
 import (
-	"net"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,23 +10,7 @@ import (
 // The daemon under systemd's Type=notify: READY=1 once it serves its schedules, WATCHDOG=1
 // at half WatchdogSec's interval, STOPPING=1 on SIGTERM, all through $NOTIFY_SOCKET.
 func TestDaemonNotifiesSystemd(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "notify")
-	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	got := make(chan string, 100)
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := conn.Read(buf)
-			if err != nil {
-				return
-			}
-			got <- string(buf[:n])
-		}
-	}()
+	sock, got := notifySocket(t)
 	cfg := hostConfig(t, 200000, "")
 	t.Setenv("NOTIFY_SOCKET", sock)
 	t.Setenv("WATCHDOG_USEC", "400000")

@@ -125,13 +125,7 @@ func killAndResume(t *testing.T, challenge, lines, snap string, min, games int) 
 	if code != 0 {
 		t.Fatalf("cycle after the kill: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
-	resumedAt, of := -1, 0
-	for _, line := range strings.Split(out, "\n") {
-		if i := strings.Index(line, "resuming run 1 at game "); i >= 0 {
-			fmt.Sscanf(line[i:], "resuming run 1 at game %d of %d", &resumedAt, &of)
-		}
-	}
-	if resumedAt < done || of != games {
+	if at, of := resumedAt(out); at < done || of != games {
 		t.Fatalf("the cycle after the kill did not resume at game %d or later of %d:\n%s", done, games, out)
 	}
 	if code := q.wait(t, 20*time.Minute); code != 0 {
