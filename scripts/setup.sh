@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what kothd needs beyond Go, once: bubblewrap (the sandbox) and Debian's numpy for
 # Debian's /usr/bin/python3 (bots import numpy; pyenv interpreters lack it); with --tests
-# also chromium (the tests lay out the board in a real browser). Idempotent and quiet when
+# also chromium (the tests lay out the board in a real browser) and systemd (its unit verifier). Idempotent and quiet when
 # everything is present.
 set -euo pipefail
 need=()
@@ -11,6 +11,8 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 # Headless Chromium lays out the rendered board in publisher's TestBoardFitsInBrowser.
 if [ "${1:-}" = "--tests" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  # systemd-analyze verifies the shipped unit (cmd/kothd's TestUnitVerifies, which skips without it).
+  command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
