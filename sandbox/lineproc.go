@@ -190,6 +190,9 @@ func (p *LineProc) Send(req []byte) *PendingWrite {
 func ReceiveOr[T any](p *LineProc, w *PendingWrite, deadline time.Duration, more <-chan T, onMore func(T)) ([]byte, *engine.Fault) {
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
+	// A look before the deadline, the bot's wait for a CPU is noted (runqueue.go).
+	sample := time.NewTimer(deadline - lookFor(deadline))
+	defer sample.Stop()
 	select {
 	case <-w.done:
 		if w.err != nil {
@@ -219,15 +222,12 @@ func ReceiveOr[T any](p *LineProc, w *PendingWrite, deadline time.Duration, more
 			return l.line, nil
 		case <-p.stop:
 			return nil, p.cancelled()
+		case <-sample.C:
+			starved = p.startStarvation(deadline)
+			continue
 		case <-timer.C:
 			// A bot the host kept from a CPU gets its wait back (runqueue.go).
-			if starved == nil {
-				starved = p.startStarvation(deadline)
-				if starved != nil {
-					timer.Reset(starved.look)
-					continue
-				}
-			} else if look := starved.next(); look > 0 {
+			if look := starved.next(); look > 0 {
 				timer.Reset(look)
 				continue
 			}

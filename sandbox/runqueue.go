@@ -53,51 +53,60 @@ func runDelay(pid int) (time.Duration, bool) {
 	return time.Duration(sum), read
 }
 
-// starvation follows a bot's wait for a CPU after its reply deadline fell (ReceiveOr).
+// lookFor is how long each look lasts for a deadline d: a quarter of it, at least 250 ms
+// (a shorter look says little about a scheduler's slices), at most d itself.
+func lookFor(d time.Duration) time.Duration { return min(max(d/4, 250*time.Millisecond), d) }
+
+// starvation follows a bot's wait for a CPU over the last look before its reply deadline
+// and after it (ReceiveOr).
 type starvation struct {
 	pid      int
 	proc     *Process      // the sandbox, for its CPU; nil without one
-	cpu      time.Duration // the sandbox's CPU at the start of the current look
 	hasCPU   bool          // whether the sandbox's CPU can be read
-	look     time.Duration // how long each look lasts
+	look     time.Duration // how long each look after the deadline lasts
 	left     time.Duration // how far the deadline may still move
-	delay    time.Duration // the run delay at the start of the current look
-	extended time.Duration // how far it has moved
+	at       time.Time     // when the current look began
+	delay    time.Duration // the run delay then
+	cpu      time.Duration // the sandbox's CPU then
+	extended time.Duration // how far the deadline has moved
 }
 
-// startStarvation begins looking when the deadline d fell; nil when the kernel cannot say.
+// startStarvation begins the first look, a look before the deadline d falls; nil when the
+// kernel cannot say.
 func (p *LineProc) startStarvation(d time.Duration) *starvation {
 	pid := p.botPid()
 	delay, ok := runDelay(pid)
 	if !ok {
 		return nil
 	}
-	s := &starvation{pid: pid, proc: p.Proc, look: max(d/4, 250*time.Millisecond), left: starvedExtra * d, delay: delay}
+	s := &starvation{pid: pid, proc: p.Proc, look: lookFor(d), left: starvedExtra * d, at: time.Now(), delay: delay}
 	if p.Proc != nil {
 		s.cpu, s.hasCPU = p.Proc.CPU()
 	}
 	return s
 }
 
-// next ends a look: the next look's length when the bot waited for a CPU for at least
-// half of this one, its sandbox ran for less than half of it, and the deadline may still
-// move; else 0.
+// next ends a look: the next look's length when, over this one, the bot waited for a CPU
+// for at least half of it and its sandbox ran for less than half of it, and the deadline
+// may still move; else 0. A nil s (no look begun) gives 0.
 func (s *starvation) next() time.Duration {
 	if s == nil || s.left <= 0 {
 		return 0
 	}
+	now := time.Now()
+	half := now.Sub(s.at) / 2
 	delay, ok := runDelay(s.pid)
-	if !ok || delay-s.delay < s.look/2 {
+	if !ok || delay-s.delay < half {
 		return 0
 	}
 	if s.hasCPU {
 		cpu, ok := s.proc.CPU()
-		if !ok || cpu-s.cpu >= s.look/2 {
+		if !ok || cpu-s.cpu >= half {
 			return 0
 		}
 		s.cpu = cpu
 	}
-	s.delay = delay
+	s.at, s.delay = now, delay
 	s.extended += s.look
 	s.left -= s.look
 	return s.look
