@@ -481,6 +481,21 @@ func (cg *sandboxCgroup) killStrays(idle bool) int {
 	return n
 }
 
+// findBotPid is the pid of the sandbox's pid 2 among its cgroup's processes, 0 when none
+// is (cg.mu held).
+func (cg *sandboxCgroup) findBotPid() int {
+	data, err := os.ReadFile(filepath.Join(cg.Dir(cg.Tree.Pids), "cgroup.procs"))
+	if err != nil {
+		return 0
+	}
+	for _, f := range strings.Fields(string(data)) {
+		if pid, err := strconv.Atoi(f); err == nil && nsPid(pid) == "2" {
+			return pid
+		}
+	}
+	return 0
+}
+
 // nsPid says which of a sandbox's own processes pid is: "-" outside its PID namespace
 // (bwrap), "1" or "2" inside it; "" for any other.
 func nsPid(pid int) string {

@@ -155,7 +155,7 @@ func (p *LineProc) hand(l lineOrErr) bool {
 
 // RoundTrip writes one request line and waits for one reply line until the deadline.
 func (p *LineProc) RoundTrip(req []byte, deadline time.Duration) ([]byte, *engine.Fault) {
-	return ReceiveOr[struct{}](p, p.Send(append(req, '\n')), deadline, nil, nil)
+	return ReceiveOr[struct{}](p, p.Send(append(req, '\n')), deadline, false, nil, nil)
 }
 
 // PendingWrite is a request line being written to the process.
@@ -186,13 +186,18 @@ func (p *LineProc) Send(req []byte) *PendingWrite {
 // ReceiveOr waits, until the deadline, for the write w to end and then for one reply line.
 // After a fault the process is dead or killed (a blocked write then fails and its goroutine
 // ends). While it waits for the reply, the first batch that arrives on more (if not nil) is
-// handed to onMore, which may write it behind (pyqueue.go).
-func ReceiveOr[T any](p *LineProc, w *PendingWrite, deadline time.Duration, more <-chan T, onMore func(T)) ([]byte, *engine.Fault) {
+// handed to onMore, which may write it behind (pyqueue.go). A deadline that is not firm
+// moves on while the host keeps the bot from a CPU (runqueue.go); a firm one (a budget's
+// end) does not.
+func ReceiveOr[T any](p *LineProc, w *PendingWrite, deadline time.Duration, firm bool, more <-chan T, onMore func(T)) ([]byte, *engine.Fault) {
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
 	// A look before the deadline, the bot's wait for a CPU is noted (runqueue.go).
 	sample := time.NewTimer(deadline - lookFor(deadline))
 	defer sample.Stop()
+	if firm {
+		sample.Stop()
+	}
 	select {
 	case <-w.done:
 		if w.err != nil {

@@ -104,7 +104,8 @@ func (p *Process) KillStrays(idle bool) int {
 }
 
 // BotPid is the pid, as the daemon sees it, of the command the sandbox started (pid 2
-// inside), once KillStrays has looked; 0 when unknown.
+// inside); 0 when unknown (no cgroup, or not started yet). KillStrays notes it as it
+// looks; before that, it is looked up here.
 func (p *Process) BotPid() int {
 	cg := p.cg
 	if cg == nil {
@@ -112,6 +113,9 @@ func (p *Process) BotPid() int {
 	}
 	cg.mu.Lock()
 	defer cg.mu.Unlock()
+	if cg.botPid == 0 && !cg.released {
+		cg.botPid = cg.findBotPid()
+	}
 	return cg.botPid
 }
 

@@ -12,45 +12,47 @@ import (
 // harness's own limits (a call's CPU time, its wall time pushed back by the time the host
 // kept it from a CPU: starve.go). On a busy host the net itself can fall before a bot that
 // only waited for a CPU replies, and the bot was killed and charged a timeout that was the
-// host's doing. So when the deadline falls, the runner asks the kernel whether the bot's
-// process is waiting for a CPU: if it waited for most of a short look, the deadline moves
-// on by that look, up to starvedExtra in all. Nothing is read before a deadline falls: the
-// reply path pays nothing.
+// host's doing. So a look before the deadline falls, the runner notes how long the bot's
+// serving thread (the main thread of its main process, which reads requests and writes
+// replies) has waited for a CPU, and when the deadline falls asks again: if over the look
+// that thread waited for at least half of it while the bot's sandbox as a whole ran for
+// less than half of it, the deadline moves on by another look, and so on, up to
+// starvedExtra in all; if not, the bot is killed at its deadline.
+//
+// Both conditions are needed to keep a bot from buying time with processes or threads of
+// its own: one thread's wait can only exceed half the look when the CPU it waits for is
+// busy, and when its own sandbox is not what keeps it busy, the host is. (Summed over all
+// of a bot's threads, waits that bursty threads impose on each other passed the first
+// condition alone.) Without a cgroup to read the sandbox's CPU from (sandbox none,
+// cgroups off) nothing moves. A deadline that is a budget's end (firm) never moves either:
+// the budgets already allow for a loaded host. The look's first reading is a timer that
+// costs nothing when the reply comes first.
 
 // starvedExtra bounds how far a starved bot's deadline moves, as a multiple of the
-// deadline: a bot that keeps itself waiting (threads or children of its own competing
-// with it) is killed at last all the same, and its sandbox's CPU budget still applies.
+// deadline.
 const starvedExtra = 5
 
-// runDelay is the time the threads of process pid have spent runnable but waiting for a
-// CPU (the second field of each /proc/<pid>/task/<tid>/schedstat); ok is false when the
+// runDelay is the time the main thread of process pid has spent runnable but waiting for
+// a CPU (the second field of /proc/<pid>/task/<pid>/schedstat); ok is false when the
 // kernel does not say (no such process, no schedstat).
 func runDelay(pid int) (time.Duration, bool) {
 	if pid <= 0 {
 		return 0, false
 	}
-	base := filepath.Join("/proc", strconv.Itoa(pid), "task")
-	tasks, err := os.ReadDir(base)
+	id := strconv.Itoa(pid)
+	b, err := os.ReadFile(filepath.Join("/proc", id, "task", id, "schedstat"))
 	if err != nil {
 		return 0, false
 	}
-	var sum int64
-	read := false
-	for _, t := range tasks {
-		b, err := os.ReadFile(filepath.Join(base, t.Name(), "schedstat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			continue
-		}
-		if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-			sum += ns
-			read = true
-		}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
 	}
-	return time.Duration(sum), read
+	ns, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(ns), true
 }
 
 // lookFor is how long each look lasts for a deadline d: a quarter of it, at least 250 ms
@@ -61,8 +63,7 @@ func lookFor(d time.Duration) time.Duration { return min(max(d/4, 250*time.Milli
 // and after it (ReceiveOr).
 type starvation struct {
 	pid      int
-	proc     *Process      // the sandbox, for its CPU; nil without one
-	hasCPU   bool          // whether the sandbox's CPU can be read
+	proc     *Process      // the sandbox, for its CPU
 	look     time.Duration // how long each look after the deadline lasts
 	left     time.Duration // how far the deadline may still move
 	at       time.Time     // when the current look began
@@ -72,18 +73,21 @@ type starvation struct {
 }
 
 // startStarvation begins the first look, a look before the deadline d falls; nil when the
-// kernel cannot say.
+// kernel cannot say how long the bot waited or how much CPU its sandbox used.
 func (p *LineProc) startStarvation(d time.Duration) *starvation {
 	pid := p.botPid()
 	delay, ok := runDelay(pid)
 	if !ok {
 		return nil
 	}
-	s := &starvation{pid: pid, proc: p.Proc, look: lookFor(d), left: starvedExtra * d, at: time.Now(), delay: delay}
-	if p.Proc != nil {
-		s.cpu, s.hasCPU = p.Proc.CPU()
+	if p.Proc == nil {
+		return nil
 	}
-	return s
+	cpu, ok := p.Proc.CPU()
+	if !ok {
+		return nil
+	}
+	return &starvation{pid: pid, proc: p.Proc, look: lookFor(d), left: starvedExtra * d, at: time.Now(), delay: delay, cpu: cpu}
 }
 
 // next ends a look: the next look's length when, over this one, the bot waited for a CPU
@@ -99,14 +103,11 @@ func (s *starvation) next() time.Duration {
 	if !ok || delay-s.delay < half {
 		return 0
 	}
-	if s.hasCPU {
-		cpu, ok := s.proc.CPU()
-		if !ok || cpu-s.cpu >= half {
-			return 0
-		}
-		s.cpu = cpu
+	cpu, ok := s.proc.CPU()
+	if !ok || cpu-s.cpu >= half {
+		return 0
 	}
-	s.at, s.delay = now, delay
+	s.at, s.delay, s.cpu = now, delay, cpu
 	s.extended += s.look
 	s.left -= s.look
 	return s.look

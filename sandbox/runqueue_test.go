@@ -8,44 +8,64 @@ import (
 	"time"
 )
 
-// A bot the host keeps from a CPU past its reply deadline is waited for (runqueue.go): three
-// spinners share CPU 0 with it, so its 0.35 s of work takes about four times that in wall time,
-// past a 1 s deadline. A bot that sleeps past the deadline waits for no CPU and is killed
-// at its deadline.
+// A bot the host keeps from a CPU past its reply deadline is waited for (runqueue.go); a
+// bot that only keeps itself waiting is not. The bots run in the real bwrap sandbox, whose
+// cgroup says how much CPU each used, pinned to CPU 0 with taskset.
 func TestReplyDeadlineGivesBackTheHostsWait(t *testing.T) {
 	if _, err := exec.LookPath("taskset"); err != nil {
 		t.Skip("taskset is not installed")
 	}
-	for range 3 {
-		spin := exec.Command("taskset", "-c", "0", "/usr/bin/python3", "-c", "while True: pass")
-		if err := spin.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { spin.Process.Kill(); spin.Wait() })
-	}
-	reply := func(work string) ([]byte, string) {
+	sb := NeedBwrap(t)
+	reply := func(work string) ([]byte, string, time.Duration) {
 		t.Helper()
-		script := "import sys, time\nsys.stdin.readline()\n" + work + "\nprint('done', flush=True)\nsys.stdin.readline()\n"
-		p, err := StartLineProc(context.Background(), Unsandboxed{}, ProcSpec{Dir: t.TempDir(), Argv: []string{"taskset", "-c", "0", "/usr/bin/python3", "-c", script}})
+		script := "import sys, time, threading, hashlib, os\nsys.stdin.readline()\n" + work + "\nprint('done', flush=True)\nsys.stdin.readline()\n"
+		p, err := StartLineProc(context.Background(), sb, ProcSpec{Dir: t.TempDir(), Argv: []string{"taskset", "-c", "0", "/usr/bin/python3", "-c", script},
+			Limits: Limits{MemoryMB: 1024, Procs: 32, OpenFiles: 64, OutputBytes: 1 << 20}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer p.Close()
+		start := time.Now()
 		line, f := p.RoundTrip([]byte("go"), time.Second)
 		if f != nil {
-			return nil, string(f.Outcome) + ": " + f.Detail
+			return nil, string(f.Outcome) + ": " + f.Detail, time.Since(start)
 		}
-		return line, ""
+		return line, "", time.Since(start)
 	}
-	if line, fault := reply("t = time.process_time()\nwhile time.process_time() - t < 0.35: pass"); fault != "" || string(line) != "done" {
+	killedAtDeadline := func(what, fault string, took time.Duration) {
+		t.Helper()
+		if !strings.Contains(fault, "no reply within 1s; process killed") {
+			t.Errorf("%s: %q; want it killed at its deadline", what, fault)
+		}
+		if took > 3*time.Second {
+			t.Errorf("%s was waited for %v: its own doing was taken for the host's", what, took)
+		}
+	}
+
+	// Twelve threads of the bot's own wake together every 40 ms on its CPU and queue for
+	// it (hashlib lets go of the interpreter's lock): summed, their waits come to about
+	// twice the wall time, on well under half a CPU, while the thread that would reply
+	// sleeps.
+	_, fault, took := reply("data = b'x' * (512 << 10)\n" +
+		"def burst():\n    while True:\n        time.sleep(0.04 - time.monotonic() % 0.04)\n        hashlib.sha256(data).digest()\n" +
+		"for _ in range(12):\n    threading.Thread(target=burst, daemon=True).start()\ntime.sleep(30)")
+	killedAtDeadline("a bot whose threads keep each other waiting", fault, took)
+
+	// Three spinners, each in a sandbox of its own like the other bots of a run, share CPU
+	// 0 with the bot: its 0.35 s of work takes about four times that in wall time, past
+	// the 1 s deadline.
+	for range 3 {
+		spin, err := StartLineProc(context.Background(), sb, ProcSpec{Dir: t.TempDir(), Argv: []string{"taskset", "-c", "0", "/usr/bin/python3", "-c", "while True: pass"},
+			Limits: Limits{MemoryMB: 1024, Procs: 8, OpenFiles: 64, OutputBytes: 1 << 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(spin.Close)
+	}
+	if line, fault, _ := reply("t = time.process_time()\nwhile time.process_time() - t < 0.35: pass"); fault != "" || string(line) != "done" {
 		t.Errorf("a bot kept from the CPU: %q, %s; want its reply", line, fault)
 	}
-	// (Its start-up may wait for the CPU, and that wait is given back; its sleep is not.)
-	start := time.Now()
-	if _, fault := reply("time.sleep(30)"); !strings.Contains(fault, "no reply within 1s") || !strings.Contains(fault, "process killed") {
-		t.Errorf("a sleeping bot: %q; want it killed", fault)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("a sleeping bot was waited for %v: its sleep was taken for the host's doing", d)
-	}
+	// A bot that sleeps waits for no CPU. (Its start-up may wait for one; that is given back.)
+	_, fault, took = reply("time.sleep(30)")
+	killedAtDeadline("a sleeping bot", fault, took)
 }

@@ -135,7 +135,7 @@ func listClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir stri
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
 	defer p.Close()
-	classes, f := handshake(p, setup("", 0, false), cfg.StartTimeout)
+	classes, f := handshake(p, setup("", 0, false), cfg.StartTimeout, false)
 	if f != nil {
 		if err := hostIntact(dir); err != nil {
 			return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
@@ -145,9 +145,10 @@ func listClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir stri
 	return classes, nil
 }
 
-// handshake sends the setup line and reads the harness's ready line.
-func handshake(p *sandbox.LineProc, setup []byte, timeout time.Duration) ([]string, *engine.Fault) {
-	line, f := p.RoundTrip(setup, timeout)
+// handshake sends the setup line and reads the harness's ready line; a firm timeout (a
+// budget's end) does not move for a loaded host (sandbox.ReceiveOr).
+func handshake(p *sandbox.LineProc, setup []byte, timeout time.Duration, firm bool) ([]string, *engine.Fault) {
+	line, f := sandbox.ReceiveOr[struct{}](p, p.Send(append(setup, '\n')), timeout, firm, nil, nil)
 	if f != nil {
 		if f.Outcome == engine.Timeout {
 			f.Detail = fmt.Sprintf("not ready within %s", timeout)

@@ -177,7 +177,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 	if next != nil {
 		more = nil
 	}
-	line, f := sandbox.ReceiveOr(proc, written, deadline, more, func(j *pyJob) {
+	line, f := sandbox.ReceiveOr(proc, written, deadline, cut, more, func(j *pyJob) {
 		next = j
 		b.writeAhead(pool, next)
 	})
@@ -277,7 +277,7 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 		return false
 	}
 	b.live.Store(proc)
-	_, f := handshake(proc, setup(b.Name, b.Seed, pool.cfg.OwnMethods), timeout)
+	_, f := handshake(proc, setup(b.Name, b.Seed, pool.cfg.OwnMethods), timeout, cut)
 	if f != nil {
 		proc.Close()
 		b.live.Store(nil)
