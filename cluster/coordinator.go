@@ -127,7 +127,12 @@ func (c *Coordinator) Play(ctx context.Context, run *cron.ShardedRun, fold func(
 	env := run.Env
 	token := newToken()
 	chName := subjectUnsafe.ReplaceAllString(env.Challenge.Name, "_")
-	chYAML, err := yaml.Marshal(env.Challenge)
+	// The run's games in flight as resolved (a resumed run's recorded value, or the
+	// daemon's default): a worker's kothd may have another default, and the table of bots
+	// that keep state across games depends on it.
+	ch := *env.Challenge
+	ch.Concurrency = env.Run.Concurrency()
+	chYAML, err := yaml.Marshal(&ch)
 	if err != nil {
 		return fmt.Errorf("cluster: the challenge's settings: %w", err)
 	}
