@@ -118,6 +118,20 @@ func (c *Coordinator) ShardGames(g *engine.Game, games int) int {
 	return games
 }
 
+// jobChallenge is the challenge's config block as a job carries it, with the run's games
+// in flight as resolved (a resumed run's recorded value, or the daemon's default): a
+// worker's kothd may have another default, and the table of bots that keep state across
+// games depends on it.
+func jobChallenge(env *cron.PlayEnv) ([]byte, error) {
+	ch := *env.Challenge
+	ch.Concurrency = env.Run.Concurrency()
+	b, err := yaml.Marshal(&ch)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: the challenge's settings: %w", err)
+	}
+	return b, nil
+}
+
 // subjectUnsafe is what a challenge name loses to become one subject token.
 var subjectUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
@@ -127,14 +141,9 @@ func (c *Coordinator) Play(ctx context.Context, run *cron.ShardedRun, fold func(
 	env := run.Env
 	token := newToken()
 	chName := subjectUnsafe.ReplaceAllString(env.Challenge.Name, "_")
-	// The run's games in flight as resolved (a resumed run's recorded value, or the
-	// daemon's default): a worker's kothd may have another default, and the table of bots
-	// that keep state across games depends on it.
-	ch := *env.Challenge
-	ch.Concurrency = env.Run.Concurrency()
-	chYAML, err := yaml.Marshal(&ch)
+	chYAML, err := jobChallenge(env)
 	if err != nil {
-		return fmt.Errorf("cluster: the challenge's settings: %w", err)
+		return err
 	}
 	jb, err := c.jobBots(ctx, env.Bots)
 	if err != nil {

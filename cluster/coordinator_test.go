@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine"
@@ -57,4 +59,26 @@ func TestShardFailingEverywhereFailsTheRun(t *testing.T) {
 		t.Errorf("%d shards folded", folded)
 	}
 	t.Log(err)
+}
+
+// A job carries the run's games in flight as resolved, not the challenge's setting: with
+// none configured, a worker would otherwise play at its own build's default.
+func TestJobCarriesTheRunsConcurrency(t *testing.T) {
+	ch := &config.Challenge{Name: "forty", Engine: "forty"}
+	env := &cron.PlayEnv{Env: protocol.Env{Challenge: ch, Config: &config.Config{}, Game: &engine.Game{Name: "forty", Concurrency: 777}}}
+	env.SetRun(100, 1)
+	b, err := jobChallenge(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got config.Challenge
+	if err := yaml.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Concurrency != 777 {
+		t.Errorf("the job's challenge says concurrency %d, want the run's 777:\n%s", got.Concurrency, b)
+	}
+	if ch.Concurrency != 0 {
+		t.Errorf("the run's challenge was changed: concurrency %d", ch.Concurrency)
+	}
 }
