@@ -247,3 +247,41 @@ func perGame(seen map[int][]string) map[string][]string {
 	}
 	return out
 }
+
+// gamesPerBatch is a Pipeliner over pipe that notes how many games each batch holds.
+type gamesPerBatch struct {
+	*pipe
+	games []int
+}
+
+func (g *gamesPerBatch) Send(ctx context.Context, calls []Call) func() []Reply {
+	seen := map[int]bool{}
+	for _, c := range calls {
+		seen[c.Game] = true
+	}
+	g.games = append(g.games, len(seen))
+	return g.pipe.Send(ctx, calls)
+}
+
+// With fewer games to play than the concurrency, the two groups share them evenly (they
+// were one of conc/2 games and one of the rest), in Run and RunSteps alike.
+func TestLockstepGroupsShareFewGamesEvenly(t *testing.T) {
+	newEx := func() *gamesPerBatch {
+		return &gamesPerBatch{pipe: &pipe{recorder: &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(1, 1))}}}
+	}
+	ex := newEx()
+	if err := (Lockstep{Exchanger: ex, Concurrency: 16}).Run(context.Background(), 10, play); err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.games) < 2 || ex.games[0] != 5 || ex.games[1] != 5 {
+		t.Errorf("Run: the first two ticks held %v games, want 5 and 5", ex.games[:min(2, len(ex.games))])
+	}
+	ex = newEx()
+	start := func(game int) Stepper { return newStepPlay(game) }
+	if err := (Lockstep{Exchanger: ex, Concurrency: 16}).RunSteps(context.Background(), 10, start); err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.games) < 2 || ex.games[0] != 5 || ex.games[1] != 5 {
+		t.Errorf("RunSteps: the first two ticks held %v games, want 5 and 5", ex.games[:min(2, len(ex.games))])
+	}
+}
