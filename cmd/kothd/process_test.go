@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,37 +76,7 @@ func snapshotDir(t *testing.T) string {
 // directory: every answer costs its listing, its validation and a process in every game.
 func fortySnapshot(t *testing.T, answers ...int64) string {
 	t.Helper()
-	b, err := os.ReadFile("../../testdata/snapshot/codegolf/177765/answers.1.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var page struct {
-		Items   []map[string]any `json:"items"`
-		HasMore bool             `json:"has_more"`
-	}
-	if err := json.Unmarshal(b, &page); err != nil {
-		t.Fatal(err)
-	}
-	items := page.Items[:0]
-	for _, it := range page.Items {
-		if slices.Contains(answers, int64(it["answer_id"].(float64))) {
-			items = append(items, it)
-		}
-	}
-	if len(items) != len(answers) {
-		t.Fatalf("the snapshot lacks some of the answers %v", answers)
-	}
-	page.Items, page.HasMore = items, false
-	dir := t.TempDir()
-	q := filepath.Join(dir, "codegolf", "177765")
-	if err := os.MkdirAll(q, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, _ = json.Marshal(page)
-	if err := os.WriteFile(filepath.Join(q, "answers.1.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return questionSnapshot(t, 177765, answers, nil)
 }
 
 // hostSnapshot is what the process tests' hosts fetch: the snapshot's first five answers,

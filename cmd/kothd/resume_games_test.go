@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -133,32 +131,7 @@ func killAndResume(t *testing.T, challenge, lines, snap string, min, games int) 
 		t.Fatalf("uninterrupted run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 
-	ctx := context.Background()
-	st := openStore(t, cfg)
-	resumed, _ := st.GetRun(ctx, 2)
-	got, _ := st.Standings(ctx, 2)
-	if cp, _ := st.LoadCheckpoint(ctx, 2); cp != nil {
-		t.Error("the finished run kept its checkpoint")
-	}
-	st.Close()
-	rs := openStore(t, ref)
-	straight, _ := rs.GetRun(ctx, 1)
-	want, _ := rs.Standings(ctx, 1)
-	rs.Close()
-	if resumed == nil || resumed.State != "done" || straight == nil || resumed.GamesPlayed != straight.GamesPlayed {
-		t.Fatalf("resumed run: %+v\nstraight run: %+v", resumed, straight)
-	}
-	if len(got) == 0 || len(got) != len(want) {
-		t.Fatalf("standings: %d rows resumed, %d straight", len(got), len(want))
-	}
-	if timedOut(got) || timedOut(want) {
-		t.Skip("a call timed out in one of the runs; standings not compared")
-	}
-	for i := range got {
-		if !reflect.DeepEqual(got[i], want[i]) {
-			t.Errorf("rank %d: resumed %+v\nstraight %+v", i+1, got[i], want[i])
-		}
-	}
+	resumedLikeStraight(t, cfg, ref)
 }
 
 // A Bank Heist run resumes at a tournament boundary.
