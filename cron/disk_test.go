@@ -119,7 +119,7 @@ func TestMafiaBoundedDirectories(t *testing.T) {
 		}
 		bots = append(bots, engine.Bot{Entrant: engine.Entrant{Name: name}, Dir: dir})
 	}
-	work, cleanup, err := scratch(env, "run", bots)
+	work, cleanup, err := scratch(env, dirfiles.Protocol{}, "run", bots)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,7 +98,7 @@ func enterSnapshot(t testing.TB, env *PlayEnv, a protocol.Protocol, questionID i
 			if err != nil {
 				break
 			}
-			work, cleanup, cerr := scratch(env, "validate", []engine.Bot{e})
+			work, cleanup, cerr := scratch(env, a, "validate", []engine.Bot{e})
 			if cerr != nil {
 				t.Fatal(cerr)
 			}

@@ -109,7 +109,7 @@ func connect(a protocol.Protocol, env *PlayEnv) (engine.Run, []*protocol.Stats, 
 // (kind names the copies: "run", "shard"); the returned function closes the bots and
 // removes the copies.
 func openScratch(env *PlayEnv, a protocol.Protocol, kind string) (engine.Run, []*protocol.Stats, func(), error) {
-	work, cleanup, err := scratch(env, kind, env.Bots)
+	work, cleanup, err := scratch(env, a, kind, env.Bots)
 	if err != nil {
 		return engine.Run{}, nil, nil, err
 	}
@@ -203,7 +203,8 @@ func runBatches(ctx context.Context, env *PlayEnv, ad *adaptive, r *engine.Run) 
 // processLimits turns a challenge's configured limits into the sandbox's.
 func processLimits(env *PlayEnv) sandbox.Limits { return protocol.Limits(&env.Env) }
 
-// scratch copies the bots' directories for one use (protocol.Scratch).
-func scratch(env *PlayEnv, kind string, bots []engine.Bot) ([]engine.Bot, func(), error) {
-	return protocol.Scratch(&env.Env, kind, bots)
+// scratch copies the bots' directories for one use (protocol.Scratch), as protocol a
+// shows them.
+func scratch(env *PlayEnv, a protocol.Protocol, kind string, bots []engine.Bot) ([]engine.Bot, func(), error) {
+	return protocol.Scratch(&env.Env, kind, bots, a.ReadOnlyDirs())
 }

@@ -25,7 +25,7 @@ func TestMafiaPrepareWritesRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work, cleanup, err := scratch(env, "validate", entries)
+	work, cleanup, err := scratch(env, a, "validate", entries)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 
 // validateBot validates bot e of an answer in a scratch copy of its directory.
 func validateBot(ctx context.Context, env *PlayEnv, a protocol.Protocol, e engine.Bot) error {
-	work, cleanup, err := scratch(env, "validate", []engine.Bot{e})
+	work, cleanup, err := scratch(env, a, "validate", []engine.Bot{e})
 	if err != nil {
 		return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}

@@ -57,6 +57,10 @@ type Protocol interface {
 	// (Calls, Launch or Files), and returns each bot's accounting and a function that
 	// stops their processes.
 	Open(env *Env, r *engine.Run) (stats []*Stats, closeFn func(), err error)
+	// ReadOnlyDirs says whether the protocol shows its bots their directories read-only
+	// (they write nothing there), so that a scratch copy needs no filesystem of its own
+	// (Scratch).
+	ReadOnlyDirs() bool
 }
 
 // ValidationRun is the engine's view of a validation of env.Bots: seed 0, nothing else

@@ -19,7 +19,7 @@ import (
 // bots' directories (Game.DirNames: bots that learn their name from it) gets them so
 // named. A bot that writes to its directory gets its copy on a filesystem of the
 // challenge's disk_mb (sandbox.BotDir), and then reaches it by another path than root's.
-func Scratch(env *Env, kind string, bots []engine.Bot) ([]engine.Bot, func(), error) {
+func Scratch(env *Env, kind string, bots []engine.Bot, readOnly bool) ([]engine.Bot, func(), error) {
 	var names []string
 	if env.Game != nil && env.Game.DirNames != nil {
 		names = env.Game.DirNames(engine.Entrants(bots))
@@ -32,9 +32,9 @@ func Scratch(env *Env, kind string, bots []engine.Bot) ([]engine.Bot, func(), er
 	if err != nil {
 		return nil, nil, fmt.Errorf("create work directory: %w", err)
 	}
-	// Bots that write to their directory (every protocol but pyclass, whose directory is
-	// read-only) get it on a filesystem of disk_mb where the sandbox can make one.
-	writable := env.Game == nil || env.Game.Protocol != engine.PyClass
+	// Bots that may write to their directory (readOnly false: Protocol.ReadOnlyDirs) get it
+	// on a filesystem of disk_mb where the sandbox can make one.
+	writable := !readOnly
 	var lim sandbox.Limits // no challenge, no allowance: plain copies
 	if env.Challenge != nil {
 		lim = Limits(env)

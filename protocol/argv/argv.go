@@ -23,6 +23,9 @@ type Protocol struct{}
 
 // Prepare builds the answer in its directory with its language's build command; the bot
 // runs with the language's run command. Its name is the answer's title.
+// ReadOnlyDirs: a one-shot bot may keep files in its directory between decisions.
+func (Protocol) ReadOnlyDirs() bool { return false }
+
 func (Protocol) Prepare(ctx context.Context, env *protocol.Env, sub protocol.Submission) ([]engine.Bot, error) {
 	lang, ok := env.Config.Languages[sub.Language]
 	if !ok {
@@ -122,7 +125,7 @@ func (a *argvLaunch) unit(k int) *argvUnit {
 		return u
 	}
 	defer close(u.ready)
-	work, cleanup, err := protocol.Scratch(a.env, fmt.Sprintf("unit%d", k), a.env.Bots)
+	work, cleanup, err := protocol.Scratch(a.env, fmt.Sprintf("unit%d", k), a.env.Bots, Protocol{}.ReadOnlyDirs())
 	if err != nil {
 		u.err = err
 		return u

@@ -30,6 +30,10 @@ var interpreterShims = map[string][]string{
 // a `run` that starts the language's run command when the answer has none, installs the
 // interpreter shims, and makes `run` and every script with a shebang executable (Mafia's
 // Randy starts `./randy.py`).
+// ReadOnlyDirs: a bot keeps its files in its directory between runs (the protocol's
+// from_server and to_server are files there).
+func (Protocol) ReadOnlyDirs() bool { return false }
+
 func (Protocol) Prepare(ctx context.Context, env *protocol.Env, sub protocol.Submission) ([]engine.Bot, error) {
 	lang, ok := env.Config.Languages[sub.Language]
 	if !ok {

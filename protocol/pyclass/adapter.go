@@ -63,6 +63,10 @@ func installHarness(env *protocol.Env, dir string) error {
 
 // Prepare installs the harness beside the answer's bot.py and asks it which classes
 // compete: one entry per class.
+// ReadOnlyDirs: a harness and its class write nothing to the bot's directory (the
+// sandbox shows it read-only: pyclass.go's spec).
+func (Protocol) ReadOnlyDirs() bool { return true }
+
 func (Protocol) Prepare(ctx context.Context, env *protocol.Env, sub protocol.Submission) ([]engine.Bot, error) {
 	if err := installHarness(env, sub.Dir); err != nil {
 		return nil, err
