@@ -73,6 +73,16 @@ type JSONAppender interface {
 	AppendJSON(b []byte) []byte
 }
 
+// IntsAppender is implemented by call arguments that are a short list of integers (a forty
+// decision: the throws and the scores). The pyclass runner then sends them packed, not as
+// JSON, and the harness hands the challenge module a list of ints in place of the JSON
+// value: on a field of cheap bots, parsing numbers out of JSON cost the bots more than
+// their own decisions (docs/benchmarks.md). The values must fit in 32 bits. Arguments that
+// are packed write their JSON too (for logs and validation messages).
+type IntsAppender interface {
+	AppendInts(b []int32) []int32
+}
+
 // Reply answers a Call: a JSON result, or a fault. Result may be shared between replies
 // (the runner hands out one "true" for all of them): read it, never write into it.
 type Reply struct {

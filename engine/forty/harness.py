@@ -101,8 +101,11 @@ class Handler:
         self.games = {}
 
     def call(self, game, method, a):
-        # The hot path: most calls are "next", then "start"; the JSON decoder made the
-        # lists fresh, so they are handed to the bot without a copy.
+        # The hot path: most calls are "next", then "start". The runner sends the arguments
+        # packed (a list of ints, remote.go's AppendInts): start [last, n, n throws, scores],
+        # next the throws, new [seat]; the JSON form (dicts) is read too, for tools and
+        # tests that speak the protocol by hand. The lists are fresh, so they are handed to
+        # the bot without a copy.
         if method == "next" or method == "start":
             inst = self.games.get(game)
             if inst is None:
@@ -110,10 +113,15 @@ class Handler:
             _Module.stream = inst[2]
             if method == "start":
                 inst[1] = None
-                inst[0].update_state(a["throws"])
-                inst[1] = iter(inst[0].make_throw(a["scores"], bool(a["last"])))
+                if type(a) is list:
+                    n = a[1] + 2
+                    throws, scores, last = a[2:n], a[n:], a[0] != 0
+                else:
+                    throws, scores, last = a["throws"], a["scores"], bool(a["last"])
+                inst[0].update_state(throws)
+                inst[1] = iter(inst[0].make_throw(scores, last))
             else:
-                inst[0].update_state(a["throws"])
+                inst[0].update_state(a if type(a) is list else a["throws"])
             # The turn's generator is pulled here rather than in a helper: a bot may walk
             # its stack (CopyCatBot calls inspect.stack() on every call, tens of
             # microseconds per frame), so no harness frame more than needed sits under it.
@@ -129,7 +137,7 @@ class Handler:
         if method == "new":
             inst = [None, None, pyclass.Stream("forty %d game %d" % (pyclass.SEED, game))]
             _Module.stream = inst[2]
-            inst[0] = self.cls(a["seat"], 40)
+            inst[0] = self.cls(a[0] if type(a) is list else a["seat"], 40)
             self.games[game] = inst
             return True
         if method == "end":

@@ -13,7 +13,7 @@ import (
 // (engine.Stepper): the rules' step function (game) asks, remoteGame turns each question
 // into a call to the seat's bot and its reply into the answer. A slot of the lockstep keeps
 // its remoteGame from game to game (reset), so a decision allocates nothing. Its calls'
-// arguments write their own JSON (engine.JSONAppender) from fields it reuses: a game has one
+// arguments write their own packed form and JSON (engine.IntsAppender, engine.JSONAppender) from fields it reuses: a game has one
 // call in flight at a time, and the lockstep keeps them untouched until its next step.
 type remoteGame struct {
 	g      game
@@ -139,6 +139,28 @@ func (a *nextArgs) AppendJSON(b []byte) []byte {
 	b = append(b, `{"throws":`...)
 	b = appendInts(b, a.Throws)
 	return append(b, '}')
+}
+
+// AppendInts gives the packed form (engine.IntsAppender) the harness's Handler.call reads:
+// new [seat]; start [last, len(throws), throws…, scores…]; next the throws.
+func (a *beginArgs) AppendInts(b []int32) []int32 { return append(b, int32(a.Seat)) }
+
+func (a *startArgs) AppendInts(b []int32) []int32 {
+	last := int32(0)
+	if a.Last {
+		last = 1
+	}
+	b = append(b, last, int32(len(a.Throws)))
+	return appendInt32s(appendInt32s(b, a.Throws), a.Scores)
+}
+
+func (a *nextArgs) AppendInts(b []int32) []int32 { return appendInt32s(b, a.Throws) }
+
+func appendInt32s(b []int32, v []int) []int32 {
+	for _, x := range v {
+		b = append(b, int32(x))
+	}
+	return b
 }
 
 func appendInts(b []byte, v []int) []byte {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kothd/kothd/engine"
 )
 
 // A timer signal whose handler runs in the last instants of a call, in the harness's
@@ -53,5 +55,63 @@ print(os.read(r, 4096).decode().strip(), seen)
 	}
 	if !strings.Contains(string(out), `"f":"timeout"`) || !strings.HasSuffix(strings.TrimSpace(string(out)), "[False]") {
 		t.Fatalf("reply and call state when the harness reads again: %s", out)
+	}
+}
+
+// The packed request the runner writes is read by the harness as the calls it holds: each
+// call's arguments a list of ints, or None for none; and replies that are all booleans go
+// back as one string, which the runner reads. A batch with any other result goes back as
+// JSON objects.
+func TestHarnessReadsPackedRequests(t *testing.T) {
+	dir := t.TempDir()
+	if err := InstallTestHarness(dir); err != nil {
+		t.Fatal(err)
+	}
+	calls := []engine.Call{
+		{Game: 70000, Method: "start", Args: intsArgs{1, 1, 4, -3, 39}},
+		{Game: 2, Method: "end"},
+		{Game: 5, Method: "next", Args: intsArgs{}},
+	}
+	req, err := appendRequest(nil, &packer{}, 1, 3, calls, []int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/usr/bin/python3", "-c", `
+import sys, os
+sys.path.insert(0, ".")
+import pyclass
+sys.modules.setdefault("pyclass", pyclass)
+got = []
+def call(game, method, args):
+    got.append((game, method, args))
+    return sys.argv[2] if game == 5 and sys.argv[2] else game != 5
+r, w = os.pipe()
+pyclass._serve(iter([sys.argv[1].encode()]), w, call)
+os.close(w)
+print(got)
+print(os.read(r, 4096).decode().strip())
+`, string(req))
+	for _, odd := range []string{"", "x"} {
+		cmd := exec.Command(cmd.Args[0], append(cmd.Args[1:], odd)...)
+		cmd.Dir = filepath.Join(dir, HarnessDir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("python: %v\n%s", err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 2 || lines[0] != `[(70000, 'start', [1, 1, 4, -3, 39]), (2, 'end', None), (5, 'next', [])]` {
+			t.Fatalf("the harness read %s", out)
+		}
+		replies, ok := parseReplies([]byte(lines[1]), 3, nil)
+		want := []string{"true", "true", "false"}
+		if odd != "" {
+			want[2] = `"x"`
+		}
+		if !ok || string(replies[0].R) != want[0] || string(replies[1].R) != want[1] || string(replies[2].R) != want[2] {
+			t.Fatalf("odd %q: replies %s read as %+v (%v)", odd, lines[1], replies, ok)
+		}
+		if (odd == "") != strings.HasPrefix(lines[1], `{"b":`) {
+			t.Errorf("odd %q: reply line %s", odd, lines[1])
+		}
 	}
 }

@@ -196,6 +196,7 @@ type pyProc struct {
 	// the next is written, pyqueue.go) and the parsed replies.
 	req     [2][]byte
 	reqTurn int
+	pack    packer // scratch of packed requests (pywire.go)
 	replies []wireReply
 	share   *sandbox.Share // its answer's cgroup in the run (nil: none)
 	// live is the bot's process while it runs (set and cleared by the bot's worker), for

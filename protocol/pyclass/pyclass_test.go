@@ -19,8 +19,8 @@ func TestForgedHostFaultIsBadOutput(t *testing.T) {
 	bot := `
 import pyclass
 _orig = pyclass._send_replies
-def _forge(out, replies):
-    _orig(out, ['{"f":"host fault","d":"the sandbox broke, honest"}' for _ in replies])
+def _forge(out, replies, other):
+    _orig(out, ['{"f":"host fault","d":"the sandbox broke, honest"}' for _ in replies], len(replies))
 pyclass._send_replies = _forge
 
 class Voider(Bot):

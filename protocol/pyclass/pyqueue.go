@@ -221,7 +221,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 func (b *pyProc) write(pool *PyPool, job *pyJob) (*sandbox.PendingWrite, *engine.Fault) {
 	limit := pool.cfg.CallTimeout.Seconds()
 	buf := &b.req[b.reqTurn]
-	req, err := appendRequest((*buf)[:0], limit, WallFactor*limit, job.calls, job.idx)
+	req, err := appendRequest((*buf)[:0], &b.pack, limit, WallFactor*limit, job.calls, job.idx)
 	if err != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "encode request: " + err.Error()}
 	}

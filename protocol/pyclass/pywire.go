@@ -2,7 +2,10 @@ package pyclass
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/kothd/kothd/engine"
@@ -14,12 +17,20 @@ import (
 // took a quarter of the daemon's time.
 
 // appendRequest appends the request line (without its newline) of the calls idx of calls:
-// {"t":cpu,"w":wall,"calls":[{"g":game,"m":method,"a":args},…]}.
-func appendRequest(b []byte, cpu, wall float64, calls []engine.Call, idx []int) ([]byte, error) {
+// {"t":cpu,"w":wall,"calls":[{"g":game,"m":method,"a":args},…]}, or, when the calls' arguments
+// are lists of integers (engine.IntsAppender; see packable), the packed form
+// {"t":cpu,"w":wall,"m":[method,…],"p":base64}: p holds, for each call, its game, the index
+// of its method in m, the number of its arguments (-1: none, null) and the arguments, as little-endian
+// 32-bit integers. The harness reads the packed form with two C calls (base64, then the
+// ints into a list), where the JSON decoder parses every number out of its digits.
+func appendRequest(b []byte, pk *packer, cpu, wall float64, calls []engine.Call, idx []int) ([]byte, error) {
 	b = append(b, `{"t":`...)
 	b = strconv.AppendFloat(b, cpu, 'g', -1, 64)
 	b = append(b, `,"w":`...)
 	b = strconv.AppendFloat(b, wall, 'g', -1, 64)
+	if pk != nil && packable(calls, idx) {
+		return pk.appendPacked(b, calls, idx), nil
+	}
 	b = append(b, `,"calls":[`...)
 	for k, i := range idx {
 		c := &calls[i]
@@ -46,6 +57,64 @@ func appendRequest(b []byte, cpu, wall float64, calls []engine.Call, idx []int) 
 		b = append(b, '}')
 	}
 	return append(b, "]}"...), nil
+}
+
+// packable says whether the calls idx of calls travel packed: at least one has integer
+// arguments and the others have them too or none (an "end" call). A challenge module thus
+// sees one form per method: a list of ints where the engine's arguments are integers, and
+// None where it sends none, in either form.
+func packable(calls []engine.Call, idx []int) bool {
+	ints := false
+	for _, i := range idx {
+		switch calls[i].Args.(type) {
+		case engine.IntsAppender:
+			ints = true
+		case nil:
+		default:
+			return false
+		}
+	}
+	return ints
+}
+
+// packer is the scratch space of a bot's packed requests, which are encoded one at a time.
+type packer struct {
+	ints    []int32
+	raw     []byte
+	methods []string
+}
+
+// appendPacked appends the packed form's ,"m":[…],"p":"…"} to b.
+func (pk *packer) appendPacked(b []byte, calls []engine.Call, idx []int) []byte {
+	pk.ints, pk.methods = pk.ints[:0], pk.methods[:0]
+	for _, i := range idx {
+		c := &calls[i]
+		m := slices.Index(pk.methods, c.Method)
+		if m < 0 {
+			m = len(pk.methods)
+			pk.methods = append(pk.methods, c.Method)
+		}
+		at := len(pk.ints)
+		pk.ints = append(pk.ints, int32(c.Game), int32(m), -1) // -1: no arguments (null)
+		if a, ok := c.Args.(engine.IntsAppender); ok {
+			pk.ints = a.AppendInts(pk.ints)
+			pk.ints[at+2] = int32(len(pk.ints) - at - 3)
+		}
+	}
+	pk.raw = pk.raw[:0]
+	for _, v := range pk.ints {
+		pk.raw = binary.LittleEndian.AppendUint32(pk.raw, uint32(v))
+	}
+	b = append(b, `,"m":[`...)
+	for k, m := range pk.methods {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, m)
+	}
+	b = append(b, `],"p":"`...)
+	b = base64.StdEncoding.AppendEncode(b, pk.raw)
+	return append(b, `"}`...)
 }
 
 // appendJSONString appends s as a JSON string: as it is when it needs no escaping (a
@@ -109,12 +178,28 @@ func smallReply(b []byte) (n, size int, ok bool) {
 }
 
 // parseReplies reads a reply line that must hold n replies into out (reused when large
-// enough). A line of boolean, null and small integer results only, the common one, is read
-// without the decoder;
-// any other goes through encoding/json. ok is false when the line is not a reply line of
-// n replies.
+// enough). The harness writes a batch whose results are all booleans as {"b":"1001…"} (a
+// character per reply); a line of boolean, null and small integer results is read without
+// the decoder too; any other goes through encoding/json. ok is false when the line is not
+// a reply line of n replies.
 func parseReplies(line []byte, n int, out []wireReply) ([]wireReply, bool) {
 	out = out[:0]
+	if bits, ok := bytes.CutPrefix(line, []byte(`{"b":"`)); ok {
+		if len(bits) != n+2 || !bytes.Equal(bits[n:], []byte(`"}`)) {
+			return out, false
+		}
+		for _, c := range bits[:n] {
+			switch c {
+			case '1':
+				out = append(out, wireReply{R: jsonTrue})
+			case '0':
+				out = append(out, wireReply{R: jsonFalse})
+			default:
+				return out[:0], false
+			}
+		}
+		return out, true
+	}
 	if rest, ok := bytes.CutPrefix(line, []byte(`{"replies":[`)); ok {
 		for len(out) < n {
 			switch {

@@ -1,7 +1,10 @@
 package pyclass
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,7 +23,7 @@ func TestAppendRequestIsValidJSON(t *testing.T) {
 		{Game: 4, Method: "odd \"name\"\n", Args: &appenderArgs{}},
 		{Game: 5, Method: "end"},
 	}
-	b, err := appendRequest(nil, 0.25, 1.5, calls, []int{0, 1, 2})
+	b, err := appendRequest(nil, nil, 0.25, 1.5, calls, []int{0, 1, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +42,57 @@ func TestAppendRequestIsValidJSON(t *testing.T) {
 		string(got.Calls[0].A) != `{"seat":2}` || string(got.Calls[1].A) != `{"n":7}` || string(got.Calls[2].A) != "null" {
 		t.Fatalf("decoded %+v from %s", got, b)
 	}
-	if _, err := appendRequest(nil, 1, 1, []engine.Call{{Args: func() {}}}, []int{0}); err == nil {
+	if _, err := appendRequest(nil, nil, 1, 1, []engine.Call{{Args: func() {}}}, []int{0}); err == nil {
 		t.Error("unencodable arguments gave no error")
+	}
+}
+
+type intsArgs []int32
+
+func (a intsArgs) AppendInts(b []int32) []int32 { return append(b, a...) }
+
+// Calls whose arguments are integers (or none) travel packed: the methods listed once, each
+// call's game, method index, count (-1: none) and integers, little-endian, in base64. A
+// batch with any other argument, or with no integers at all, is written as JSON.
+func TestAppendRequestPacked(t *testing.T) {
+	calls := []engine.Call{
+		{Game: 70000, Method: "start", Args: intsArgs{1, 1, 4, 0, -3, 39}},
+		{Game: 2, Method: "next", Args: intsArgs{}},
+		{Game: 3, Method: "end"},
+		{Game: 4, Method: "start", Args: intsArgs{0, 1, 2, 5, 5}},
+	}
+	b, err := appendRequest(nil, &packer{}, 0.25, 1.5, calls, []int{0, 1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		T, W float64
+		M    []string
+		P    string
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(got.P)
+	if err != nil || len(raw)%4 != 0 {
+		t.Fatalf("p %q: %v", got.P, err)
+	}
+	var ints []int32
+	for i := 0; i < len(raw); i += 4 {
+		ints = append(ints, int32(binary.LittleEndian.Uint32(raw[i:])))
+	}
+	want := []int32{70000, 0, 6, 1, 1, 4, 0, -3, 39, 2, 1, 0, 3, 2, -1, 4, 0, 5, 0, 1, 2, 5, 5}
+	if got.T != 0.25 || got.W != 1.5 || !slices.Equal(got.M, []string{"start", "next", "end"}) || !slices.Equal(ints, want) {
+		t.Fatalf("decoded t=%v w=%v m=%q ints=%v from %s", got.T, got.W, got.M, ints, b)
+	}
+	for _, batch := range [][]engine.Call{
+		{{Game: 1, Method: "start", Args: intsArgs{1}}, {Game: 2, Method: "new", Args: map[string]int{"seat": 2}}},
+		{{Game: 1, Method: "end"}, {Game: 2, Method: "end"}},
+	} {
+		b, err := appendRequest(nil, &packer{}, 1, 1, batch, []int{0, 1})
+		if err != nil || !strings.Contains(string(b), `"calls":[`) || strings.Contains(string(b), `"p":`) {
+			t.Errorf("%+v: %s (%v), want the JSON form", batch, b, err)
+		}
 	}
 }
 
@@ -68,6 +120,14 @@ func TestParseReplies(t *testing.T) {
 		{`{"replies":[{"r":3 },{"r":4}]}`, 2, true, []string{"3", "4"}},
 		{`{"replies":[{"r":3}{"r":4}]}`, 2, false, nil},
 		{`{"replies":[{"r":5`, 1, false, nil},
+		// A batch of boolean results, a character each.
+		{`{"b":"1001"}`, 4, true, []string{"true", "false", "false", "true"}},
+		{`{"b":""}`, 0, true, nil},
+		{`{"b":"100"}`, 4, false, nil},
+		{`{"b":"10012"}`, 4, false, nil},
+		{`{"b":"1021"}`, 4, false, nil},
+		{`{"b":"1001"}x`, 4, false, nil},
+		{`{"b":"1001`, 4, false, nil},
 	}
 	var buf []wireReply
 	for _, c := range cases {
@@ -107,7 +167,7 @@ func BenchmarkAppendRequest(b *testing.B) {
 	var buf []byte
 	b.ReportAllocs()
 	for i := 0; i < b.N; i += len(calls) {
-		buf, _ = appendRequest(buf[:0], 1, 3, calls, idx)
+		buf, _ = appendRequest(buf[:0], nil, 1, 3, calls, idx)
 	}
 }
 

@@ -77,12 +77,12 @@ func TestOversizedReplyIsOutputLimit(t *testing.T) {
 import pyclass
 _send = pyclass._send_replies
 _n = [0]
-def _flood(out, replies):
+def _flood(out, replies, other):
     _n[0] += 1
     if _n[0] == 2:
         pyclass._write(out, '{"replies": [{"r": "' + "x" * (15 << 20) + '"}]}\n')
         return
-    _send(out, replies)
+    _send(out, replies, other)
 pyclass._send_replies = _flood
 
 class Flooder(Bot):

@@ -19,7 +19,12 @@ Protocol (one JSON object per line):
   harness -> engine, once: {"ready": true, "classes": [...]} or {"error": "..."}
   engine -> harness: {"t": CPU seconds per call, "w": wall seconds per call,
                       "calls": [{"g": game, "m": method, "a": args}]}
+                 or, packed, when every call's args are a list of integers or null:
+                     {"t": ..., "w": ..., "m": [method, ...], "p": base64}, p holding for
+                      each call: game, index of its method in m, n, then n args (n = -1: null), as
+                      little-endian 32-bit integers; the Handler gets the args as a list
   harness -> engine: {"replies": [{"r": result} | {"f": outcome, "d": detail}]}
+                 or {"b": "1001"} when every result is a boolean (a character each)
 
 The protocol uses private copies of the original stdin/stdout; the bot's own print() and
 input() see stderr and /dev/null, so a chatty bot cannot corrupt the protocol.
@@ -45,6 +50,7 @@ Protocol I/O goes through the file descriptors directly: at most one read(2) per
 brings every line already queued; a long line takes one per pipe-full) and one write(2) per
 reply line.
 """
+import binascii
 import contextlib
 import importlib
 import json
@@ -470,12 +476,36 @@ def _fault(outcome, detail, lost=False):
     return _encode(f)
 
 
+def _calls(req):
+    """The batch's calls as (game, method, args) triples, from either form of the request
+    (see the module's docstring)."""
+    packed = req.get("p")
+    if packed is None:
+        return [(c["g"], c["m"], c.get("a")) for c in req["calls"]]
+    methods = req["m"]
+    v = memoryview(binascii.a2b_base64(packed)).cast("i").tolist()
+    if sys.byteorder != "little":
+        v = [int.from_bytes(x.to_bytes(4, "big", signed=True), "little", signed=True) for x in v]
+    calls = []
+    add = calls.append
+    i, n = 0, len(v)
+    while i < n:
+        k = v[i + 2]
+        if k < 0:  # no arguments: None, as in the JSON form
+            add((v[i], methods[v[i + 1]], None))
+            i += 3
+            continue
+        j = i + 3 + k
+        add((v[i], methods[v[i + 1]], v[i + 3:j]))
+        i = j
+    return calls
+
+
 def _serve(lines, proto_out, call):
     """The batch loop: one decode and one write per batch, the timers armed for the batch's
     limits (see Time in the module's docstring)."""
     global _in_call, _call_cpu0, _call_wall0, _by_wall, _batch_wait0
     monotonic = time.monotonic
-    TRUE, FALSE = _TRUE, _FALSE
     try:
         for line in lines:
             req = json.loads(line.decode("utf-8"))
@@ -486,13 +516,18 @@ def _serve(lines, proto_out, call):
                 _batch_wait0 = _sched_wait()
             replies = []
             add = replies.append
-            for c in req["calls"]:
+            other = 0  # replies that are not a boolean result
+            now = monotonic()
+            for game, method, args in _calls(req):
                 try:
                     try:
-                        _call_cpu0, _call_wall0 = _last_cpu, monotonic()
+                        # A call starts when the one before it ended (the harness's work
+                        # between them is a few hundred nanoseconds): one clock read per call.
+                        _call_cpu0, _call_wall0 = _last_cpu, now
                         _in_call = True
-                        r = call(c["g"], c["m"], c.get("a"))
-                        if _wall > 0 and monotonic() - _call_wall0 >= _wall and monotonic() - _call_wall0 - _host_wait() >= _wall:
+                        r = call(game, method, args)
+                        now = monotonic()
+                        if _wall > 0 and now - _call_wall0 >= _wall and now - _call_wall0 - _host_wait() >= _wall:
                             # It ended as its wall limit ran out, before the alarm (which
                             # re-arms for what is left) said so: the limit, not that race,
                             # decides, so a run and its replay agree.
@@ -500,7 +535,14 @@ def _serve(lines, proto_out, call):
                             raise CallTimeout()
                     finally:
                         _in_call = False
-                    add(TRUE if r is True else FALSE if r is False else _reply(r))
+                    if r is True:
+                        add("1")
+                    elif r is False:
+                        add("0")
+                    else:
+                        add(_reply(r))
+                        other += 1
+                    continue
                 except CallTimeout:
                     # Raised by a timer whose handler ran in the finally above, before it
                     # marked the call over: mark it now, or the armed timers would interrupt
@@ -520,14 +562,20 @@ def _serve(lines, proto_out, call):
                     add(_fault("memory limit", _describe(e)))
                 except BaseException as e:
                     add(_fault("crash", _describe(e)))
-            _send_replies(proto_out, replies)
+                other += 1
+                now = monotonic()
+            _send_replies(proto_out, replies, other)
     finally:
         _disarm()
 
 
-def _send_replies(out, replies):
-    """Writes a batch's reply line from its replies' JSON texts."""
-    _write(out, '{"replies":[%s]}\n' % ",".join(replies))
+def _send_replies(out, replies, other):
+    """Writes a batch's reply line: {"b":"0110"} when every reply is a boolean result ("1"
+    or "0" in replies), else the list of their JSON objects."""
+    if other == 0:
+        _write(out, '{"b":"%s"}\n' % "".join(replies))
+        return
+    _write(out, '{"replies":[%s]}\n' % ",".join([_TRUE if r == "1" else _FALSE if r == "0" else r for r in replies]))
 
 
 if __name__ == "__main__":
