@@ -30,8 +30,8 @@ class _LazyNumpy:
 np = _LazyNumpy()
 
 # Module-level random per game (see Handler); installed before any answer's code runs.
-_Module = pyclass.ModuleRandom
-_Module.install()
+pyclass.ModuleRandom.install()
+_stream = pyclass.ModuleRandom.current  # _stream[0]: the stream of the call served
 
 
 class Bot:
@@ -87,14 +87,23 @@ def competitors(ns, names_before):
             and Bot in obj.__bases__ and obj.__name__ == name]
 
 
+class _Game(pyclass.Stream):
+    """One game of the bot: its instance, the generator of its current turn, and (being a
+    pyclass.Stream) the game's stream of the module-level random functions. One object, so
+    that a call touches one record of the game rather than three: with thousands of games
+    in flight in each of fifty processes, every one of them is out of the caches."""
+
+    __slots__ = ("bot", "turn")
+
+
 class Handler:
-    """Per game: the instance, the generator of its current turn, and the game's stream of
-    the module-level random functions (pyclass.ModuleRandom, installed below before the
-    answer's code runs): a game draws what it would have drawn played alone, whatever the
-    games in flight, and a replay of one game reproduces the bots' own draws. The original
-    controller played its games one after another in one process, one module state for all;
-    here each game's stream is seeded one-way from the bot's seed and the game's number.
-    (numpy's random stays process-wide.)"""
+    """Per game (a _Game): the instance, the generator of its current turn, and the game's
+    stream of the module-level random functions (pyclass.ModuleRandom, installed above
+    before the answer's code runs): a game draws what it would have drawn played alone,
+    whatever the games in flight, and a replay of one game reproduces the bots' own draws.
+    The original controller played its games one after another in one process, one module
+    state for all; here each game's stream is seeded one-way from the bot's seed and the
+    game's number. (numpy's random stays process-wide.)"""
 
     def __init__(self, cls):
         self.cls = cls
@@ -107,44 +116,48 @@ class Handler:
         # tests that speak the protocol by hand. The lists are fresh, so they are handed to
         # the bot without a copy.
         if method == "next" or method == "start":
-            inst = self.games.get(game)
-            if inst is None:
+            g = self.games.get(game)
+            if g is None:
                 raise LostInstance("no instance for game %d (process restarted)" % game)
-            _Module.stream = inst[2]
+            _stream[0] = g
+            bot = g.bot
             if method == "start":
-                inst[1] = None
+                g.turn = None
                 if type(a) is list:
                     n = a[1] + 2
                     throws, scores, last = a[2:n], a[n:], a[0] != 0
                 else:
                     throws, scores, last = a["throws"], a["scores"], bool(a["last"])
-                inst[0].update_state(throws)
-                inst[1] = iter(inst[0].make_throw(scores, last))
+                bot.update_state(throws)
+                g.turn = iter(bot.make_throw(scores, last))
             else:
-                inst[0].update_state(a if type(a) is list else a["throws"])
+                bot.update_state(a if type(a) is list else a["throws"])
             # The turn's generator is pulled here rather than in a helper: a bot may walk
             # its stack (CopyCatBot calls inspect.stack() on every call, tens of
             # microseconds per frame), so no harness frame more than needed sits under it.
-            gen = inst[1]
-            if gen is None:
+            turn = g.turn
+            if turn is None:
                 return False
             try:
-                v = next(gen)
+                v = next(turn)
             except StopIteration:
-                inst[1] = None
+                g.turn = None
                 return False
             return bool(v)
         if method == "new":
-            inst = [None, None, pyclass.Stream("forty %d game %d" % (pyclass.SEED, game))]
-            _Module.stream = inst[2]
-            inst[0] = self.cls(a[0] if type(a) is list else a["seat"], 40)
-            self.games[game] = inst
+            g = _Game("forty %d game %d" % (pyclass.SEED, game))
+            g.bot = g.turn = None
+            _stream[0] = g
+            g.bot = self.cls(a[0] if type(a) is list else a["seat"], 40)
+            self.games[game] = g
             return True
         if method == "end":
-            inst = self.games.pop(game, None)
-            if inst is not None:
-                # Its finaliser, if it draws, draws from this game's stream, not from the
-                # stream of whichever game was called last (the instance goes on return).
-                _Module.stream = inst[2]
+            g = self.games.pop(game, None)
+            if g is not None:
+                # The instance and its turn go here, in this call: their finalisers (a
+                # __del__, a generator's finally) draw from this game's stream, not from
+                # the stream of whichever game is served when the record is let go.
+                _stream[0] = g
+                g.bot = g.turn = None
             return True
         raise ValueError("unknown method %r" % method)

@@ -32,7 +32,7 @@ def draw(end_other):
     h.call(2, "new", {"seat": 1})
     if end_other:
         h.call(1, "end", None)
-    pyclass.ModuleRandom.stream = h.games[2][2]
+    pyclass.ModuleRandom.current[0] = h.games[2]
     return random.random()
 print(draw(False), draw(True))
 `)

@@ -231,7 +231,7 @@ class Handler:
             seat = self.games.get(key)
             if seat is None:
                 raise LostInstance("no adventurer for game %d seat %d (process restarted)" % key)
-            pyclass.ModuleRandom.stream = seat.stream
+            pyclass.ModuleRandom.current[0] = seat.stream
             known = seat.known
             state = _new_tuple(RoomState, (a["room"], _treasures(a["treasures"], known), a["players"],
                                            _treasures(a["inventory"], known), a["stamina"]))
@@ -239,7 +239,7 @@ class Handler:
         if method == "new":
             self.games.pop(key, None)
             seat = _Seat(a["seed"])
-            pyclass.ModuleRandom.stream = seat.stream
+            pyclass.ModuleRandom.current[0] = seat.stream
             seat.inst = self.cls(a["name"], random.Random(int(a["seed"])))
             self.games[key] = seat
             seat.inst.enter_ruins()

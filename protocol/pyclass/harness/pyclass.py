@@ -190,7 +190,11 @@ class ModuleRandom:
     (random.getstate and setstate) would cost two copies of 625 words. random._inst itself
     stays the process's, and numpy's random is not covered."""
 
-    stream = None  # the Stream of the call being served; None: the process's own state
+    # current[0] is the Stream of the call being served; None: the process's own state. A
+    # list's item, not a class attribute: a Stream may hold a bot's objects (forty's game
+    # records do), and CPython 3.11 crashes when a finaliser run by a class attribute's
+    # assignment reads that class's attributes; a list's item is also cheaper to set.
+    current = [None]
     installed = False
 
     @classmethod
@@ -204,8 +208,10 @@ class ModuleRandom:
 
     @classmethod
     def _dispatch(cls, name):
+        current = cls.current
+
         def draw(*args, **kwargs):
-            s = cls.stream
+            s = current[0]
             gen = random._inst if s is None else s.gen()
             return getattr(gen, name)(*args, **kwargs)
         draw.__name__ = draw.__qualname__ = name
@@ -251,7 +257,7 @@ class GameRandom:
 
     def use(self, game):
         """Puts the game's stream in place for its call (a reference: no copy of any state)."""
-        ModuleRandom.stream = self.streams.get(game)
+        ModuleRandom.current[0] = self.streams.get(game)
 
 
 def _private_stdio():
