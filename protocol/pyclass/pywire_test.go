@@ -171,6 +171,37 @@ func BenchmarkAppendRequest(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendRequestPacked writes the same batch packed (engine.IntsAppender): b.N
+// counts calls.
+func BenchmarkAppendRequestPacked(b *testing.B) {
+	calls := make([]engine.Call, 64)
+	idx := make([]int, len(calls))
+	for i := range calls {
+		calls[i] = engine.Call{Game: 1000 + i, Method: "start", Args: intsArgs{0, 1, 3, 10, 22, 5, 0, 31, 2, 8, 9}}
+		idx[i] = i
+	}
+	var buf []byte
+	pk := &packer{}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i += len(calls) {
+		buf, _ = appendRequest(buf[:0], pk, 1, 3, calls, idx)
+	}
+}
+
+// BenchmarkParseRepliesPacked reads the one-string reply of a batch of 64 boolean replies;
+// b.N counts replies.
+func BenchmarkParseRepliesPacked(b *testing.B) {
+	line := []byte(`{"b":"1` + strings.Repeat("0", 63) + `"}`)
+	var out []wireReply
+	b.ReportAllocs()
+	for i := 0; i < b.N; i += 64 {
+		var ok bool
+		if out, ok = parseReplies(line, 64, out); !ok {
+			b.Fatal("refused")
+		}
+	}
+}
+
 // BenchmarkParseReplies reads the reply line of a batch of 64 boolean replies; b.N counts
 // replies.
 func BenchmarkParseReplies(b *testing.B) {
