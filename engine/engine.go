@@ -74,11 +74,12 @@ type JSONAppender interface {
 }
 
 // IntsAppender is implemented by call arguments that are a short list of integers (a forty
-// decision: the throws and the scores). The pyclass runner then sends them packed, not as
-// JSON, and the harness hands the challenge module a list of ints in place of the JSON
-// value: on a field of cheap bots, parsing numbers out of JSON cost the bots more than
-// their own decisions (docs/benchmarks.md). The values must fit in 32 bits. Arguments that
-// are packed write their JSON too (for logs and validation messages).
+// decision: the throws and the scores). The pyclass runner then sends a batch of such calls
+// packed, not as JSON, and the harness hands the challenge module a list of ints in place
+// of the JSON value: on a field of cheap bots, parsing numbers out of JSON cost the bots
+// more than their own decisions (docs/benchmarks.md). A batch with any other arguments goes
+// as JSON, so the module must read both forms. The values must fit in 32 bits. Such
+// arguments implement JSONAppender too (for that form, logs and validation messages).
 type IntsAppender interface {
 	AppendInts(b []int32) []int32
 }

@@ -237,7 +237,7 @@ class Handler:
                                            _treasures(a["inventory"], known), a["stamina"]))
             return convert(seat.inst.get_action(state))
         if method == "new":
-            self.games.pop(key, None)
+            self._drop(key)
             seat = _Seat(a["seed"])
             pyclass.ModuleRandom.current[0] = seat.stream
             seat.inst = self.cls(a["name"], random.Random(int(a["seed"])))
@@ -245,6 +245,14 @@ class Handler:
             seat.inst.enter_ruins()
             return True
         if method == "end":
-            self.games.pop(key, None)
+            self._drop(key)
             return True
         raise ValueError("unknown method %r" % method)
+
+    def _drop(self, key):
+        """Lets the seat's adventurer go under the seat's own stream: its finaliser, if it
+        draws, draws from it, not from the stream of whichever seat was served last."""
+        seat = self.games.pop(key, None)
+        if seat is not None:
+            pyclass.ModuleRandom.current[0] = seat.stream
+            seat.inst = None

@@ -25,8 +25,12 @@ import (
 // The pyclass protocol: an answer is a Python class; an embedded harness provides the
 // challenge's base class, executes the answer, and serves calls as JSON lines:
 //
-//	engine → harness: {"t": <per-call seconds>, "calls": [{"g": game, "m": method, "a": args}, …]}
+//	engine → harness: {"t": <per-call CPU seconds>, "w": <per-call wall seconds>,
+//	                   "calls": [{"g": game, "m": method, "a": args}, …]}
+//	                  or packed, when every call's args are integers (engine.IntsAppender)
+//	                  or none: {"t": …, "w": …, "m": [method, …], "p": base64} (pywire.go)
 //	harness → engine: {"replies": [{"r": result} | {"f": outcome, "d": detail}, …]}
+//	                  or {"b": "1001"} when every result is a boolean
 //
 // The engine's first line sets the process up: {"class": <name>, "seed": <seed>}, or
 // {"class": ""} to list the answer's classes. Nothing the answer controls goes on the

@@ -60,12 +60,16 @@ func appendRequest(b []byte, pk *packer, cpu, wall float64, calls []engine.Call,
 }
 
 // packable says whether the calls idx of calls travel packed: at least one has integer
-// arguments and the others have them too or none (an "end" call). A challenge module thus
-// sees one form per method: a list of ints where the engine's arguments are integers, and
-// None where it sends none, in either form.
+// arguments, the others have them too or none (an "end" call), and every game number fits
+// in 32 bits. The form is the batch's, not the method's: a challenge module whose
+// arguments pack reads both (forty's Handler.call), since one call of another kind in the
+// batch sends the whole batch as JSON. A call without arguments is None in either form.
 func packable(calls []engine.Call, idx []int) bool {
 	ints := false
 	for _, i := range idx {
+		if g := calls[i].Game; g != int(int32(g)) {
+			return false // past 2^31 games: as JSON, whole, rather than wrapped
+		}
 		switch calls[i].Args.(type) {
 		case engine.IntsAppender:
 			ints = true

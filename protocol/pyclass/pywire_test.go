@@ -88,8 +88,11 @@ func TestAppendRequestPacked(t *testing.T) {
 	for _, batch := range [][]engine.Call{
 		{{Game: 1, Method: "start", Args: intsArgs{1}}, {Game: 2, Method: "new", Args: map[string]int{"seat": 2}}},
 		{{Game: 1, Method: "end"}, {Game: 2, Method: "end"}},
+		// A game number past 2^31 would wrap in 32 bits (found in review).
+		{{Game: 1<<31 + 5, Method: "next", Args: intsArgs{3}}},
 	} {
-		b, err := appendRequest(nil, &packer{}, 1, 1, batch, []int{0, 1})
+		idx := []int{0, 1}[:len(batch)]
+		b, err := appendRequest(nil, &packer{}, 1, 1, batch, idx)
 		if err != nil || !strings.Contains(string(b), `"calls":[`) || strings.Contains(string(b), `"p":`) {
 			t.Errorf("%+v: %s (%v), want the JSON form", batch, b, err)
 		}

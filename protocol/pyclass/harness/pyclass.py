@@ -19,7 +19,9 @@ Protocol (one JSON object per line):
   harness -> engine, once: {"ready": true, "classes": [...]} or {"error": "..."}
   engine -> harness: {"t": CPU seconds per call, "w": wall seconds per call,
                       "calls": [{"g": game, "m": method, "a": args}]}
-                 or, packed, when every call's args are a list of integers or null:
+                 or, packed, when every call's args are integers or null (at least one
+                     call's integers; game numbers within 32 bits), so a Handler whose
+                     arguments pack must read both forms:
                      {"t": ..., "w": ..., "m": [method, ...], "p": base64}, p holding for
                       each call: game, index of its method in m, n, then n args (n = -1: null), as
                       little-endian 32-bit integers; the Handler gets the args as a list
@@ -523,12 +525,15 @@ def _serve(lines, proto_out, call):
             replies = []
             add = replies.append
             other = 0  # replies that are not a boolean result
+            calls = _calls(req)
             now = monotonic()
-            for game, method, args in _calls(req):
+            for game, method, args in calls:
                 try:
                     try:
-                        # A call starts when the one before it ended (the harness's work
-                        # between them is a few hundred nanoseconds): one clock read per call.
+                        # A call starts when the one before it ended: one clock read per
+                        # call. The harness's work between them (a reply's encoding) is
+                        # charged to the next call's wall time: microseconds against a
+                        # wall limit of seconds.
                         _call_cpu0, _call_wall0 = _last_cpu, now
                         _in_call = True
                         r = call(game, method, args)
