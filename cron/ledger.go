@@ -136,18 +136,9 @@ func connectLedger(r *engine.Run, saved []protocol.StatsState) *ledger {
 
 // Exchange passes the batch on and counts its replies.
 func (l *ledger) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
-	return l.Send(ctx, calls)()
-}
-
-// Send passes the batch on, pipelined if the runner is (engine.Pipeliner), and counts its
-// replies when they are received.
-func (l *ledger) Send(ctx context.Context, calls []engine.Call) func() []engine.Reply {
-	receive := engine.Send(ctx, l.Exchanger, calls)
-	return func() []engine.Reply {
-		replies := receive()
-		l.count(calls, replies)
-		return replies
-	}
+	replies := l.Exchanger.Exchange(ctx, calls)
+	l.count(calls, replies)
+	return replies
 }
 
 // count counts each reply under its game and bot, as the runner counts it.

@@ -8,22 +8,28 @@ import (
 )
 
 // Lockstep plays many games at once over one Exchanger, in ticks: it waits until every live
-// game is blocked on its next calls, then sends all of them as one batch (sorted by game
-// index) and hands back the replies. Because a tick starts only when every game is quiet and
-// freed slots are refilled in game-index order, the sequence of calls each bot receives is a
-// function of the seed and the replies alone, never of goroutine scheduling. Bots with
-// class-level state or a process-wide random generator therefore replay identically, and a
-// harness answers a whole tick's worth of decisions per pipe round-trip. Over a Pipeliner
-// the games take turns in two groups, so the bots answer one group's tick while the daemon
-// steps the other's (see Run). A game is either a function that blocks on each call in a
-// goroutine of its own (Run, over a Table) or a step function the tick loop advances
-// itself (RunSteps, over a Stepper: no goroutine and no hand-off per decision, for games
-// whose decisions are many and cheap, like forty's); both deliver the same calls in the
-// same ticks.
+// game is blocked on its next calls, then sends all of them as one batch and hands back the
+// replies. Because a tick starts only when every game is quiet and freed slots are refilled
+// in game-index order, the sequence of calls each bot receives is a function of the seed and
+// the replies alone, never of goroutine scheduling. Bots with class-level state or a
+// process-wide random generator therefore replay identically, and a harness answers a whole
+// tick's worth of decisions per pipe round-trip. The games in flight may be dealt into
+// groups (Groups), which only orders a tick's calls. A game is either a function that
+// blocks on each call in a goroutine of its own (Run, over a Table) or a step function the
+// tick loop advances itself (RunSteps, over a Stepper: no goroutine and no hand-off per
+// decision, for games whose decisions are many and cheap, like forty's); both deliver the
+// same calls in the same ticks.
 type Lockstep struct {
 	Exchanger   Exchanger
 	Concurrency int      // games in flight at once; <= 0 means 1
 	Progress    Progress // optional
+	// Groups deals the slots of the games in flight into this many groups (<= 1: one),
+	// each refilled on its own: a tick carries group A's calls in game order, then group
+	// B's, and so on. It orders the calls each bot receives, so a run's results depend on
+	// it as on Concurrency (bots with state across games see another order). The forty
+	// game and White Elephant use two: their ticks were once sent as two batches in turn,
+	// and one batch in that order plays their runs exactly as before (see TickGroups).
+	Groups int
 	// First is the first game played: a run resumed from a checkpoint starts after the
 	// games it already has, with their numbers (and so their seeds) unchanged.
 	First int
@@ -68,28 +74,14 @@ func (t *Table) Call(bot int, method string, args any) Reply {
 // cancelled no new game starts: the games in flight finish (their calls fail at once) and
 // Run returns the cancellation, so a stop never "plays" the rest of a run with faults.
 //
-// Over a Pipeliner the games in flight are split into pipelineGroups groups that take turns:
-// group A's tick is sent, then while the bots answer it group B's games are stepped and B's
-// tick is queued behind A's, then A's replies are handed back and A's next tick is built
-// while the bots answer B's, and so on. Each bot receives A1, B1, A2, B2, …; a game stays in
-// its group for life and a finished game's slot is refilled, in game-index order, only while
-// its group is collected. So the calls each bot receives are still a function of the seed and
-// the replies alone.
+// With Groups, a game stays in its group for life and a finished game's slot is refilled,
+// in game-index order, while its group is collected: group A's refills take the next game
+// numbers, then group B's. So the calls each bot receives are still a function of the seed
+// and the replies alone.
 func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error {
-	// No more slots than games to play: with fewer games than l.Concurrency the groups
-	// would otherwise be one full and one nearly empty (10,000 forty games at 16384 made
-	// groups of 8192 and 1808), and a tick's wake-up is paid per group.
-	conc := max(min(l.Concurrency, games-l.First), 1)
-	n := 1
-	if _, ok := l.Exchanger.(Pipeliner); ok {
-		n = min(pipelineGroups, conc)
-	}
-	groups := make([]*group, n)
-	for i := range groups {
-		size := conc / n
-		if i < conc%n {
-			size++
-		}
+	sizes := l.groupSizes(games)
+	groups := make([]*group, len(sizes))
+	for i, size := range sizes {
 		groups[i] = &group{size: size, events: make(chan event, size)}
 	}
 	next, live, done := l.First, 0, l.First
@@ -115,11 +107,10 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 	for _, g := range groups {
 		start(g)
 	}
+	var tick []Call // reused: the Exchanger is done with a tick's calls once it has answered
 	for live > 0 {
+		tick = tick[:0]
 		for _, g := range groups {
-			if g.receive != nil {
-				g.answer()
-			}
 			// Wait until every live game of the group is blocked on its next calls (or
 			// finished: its slot then takes the next game).
 			for len(g.waiting) < g.live {
@@ -139,9 +130,11 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 				}
 				start(g)
 			}
-			if len(g.waiting) > 0 {
-				g.send(ctx, l.Exchanger)
-			}
+			tick = g.collect(tick)
+		}
+		replies := exchange(ctx, l.Exchanger, tick)
+		for _, g := range groups {
+			replies = g.answer(replies)
 		}
 	}
 	if firstPanic == nil && next < games {
@@ -150,9 +143,44 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 	return firstPanic
 }
 
-// pipelineGroups is how many groups of games take turns over a Pipeliner: with two, the bots
-// answer one group's tick while the daemon steps the other's games.
-const pipelineGroups = 2
+// groupSizes is the number of slots of each group: l.Groups groups (at least one) sharing
+// the games in flight evenly. No more slots than games to play: with fewer games than
+// l.Concurrency the groups would otherwise be one full and one nearly empty (10,000 forty
+// games at 16384 made groups of 8192 and 1808).
+func (l Lockstep) groupSizes(games int) []int {
+	conc := max(min(l.Concurrency, games-l.First), 1)
+	n := min(max(l.Groups, 1), conc)
+	sizes := make([]int, n)
+	for i := range sizes {
+		sizes[i] = conc / n
+		if i < conc%n {
+			sizes[i]++
+		}
+	}
+	return sizes
+}
+
+// TickGroups is the Groups of the games whose ticks used to be pipelined (forty, White
+// Elephant): their ticks went out as two batches, group A's then group B's, each bot answering one
+// while the daemon stepped the other. On a 2-core VM one batch per bot per tick played
+// 10,000 forty games 1.2 times as fast and 60,000 1.14 times (each batch wakes fifty
+// processes, and a Python process woken cold costs about as much as a hundred calls),
+// so a tick is now one batch, its calls in the groups' order: the runs are unchanged.
+const TickGroups = 2
+
+// exchange sends a tick, if it holds any call, and returns one reply per call.
+func exchange(ctx context.Context, ex Exchanger, tick []Call) []Reply {
+	if len(tick) == 0 {
+		return nil
+	}
+	replies := ex.Exchange(ctx, tick)
+	if len(replies) != len(tick) {
+		// An Exchanger that loses replies is a bug in it; answer the games anyway so
+		// none of them blocks forever.
+		replies = padReplies(replies, len(tick))
+	}
+	return replies
+}
 
 // group is a share of the games in flight, ticked together.
 type group struct {
@@ -160,35 +188,30 @@ type group struct {
 	live    int
 	events  chan event // its games' calls and ends
 	waiting []event    // games blocked on the tick being built or answered
-	calls   []Call     // the tick's calls: reused, the Exchanger is done with them once answered
-	receive func() []Reply
+	calls   int        // how many of the tick's calls are the group's
 }
 
-// send sends the calls of the waiting games, sorted by game index, as one tick.
-func (g *group) send(ctx context.Context, ex Exchanger) {
+// collect appends the calls of the waiting games, sorted by game index, to the tick.
+func (g *group) collect(tick []Call) []Call {
 	slices.SortFunc(g.waiting, func(a, b event) int { return a.t.Game - b.t.Game })
-	g.calls = g.calls[:0]
+	before := len(tick)
 	for _, w := range g.waiting {
-		g.calls = append(g.calls, w.calls...)
+		tick = append(tick, w.calls...)
 	}
-	g.receive = Send(ctx, ex, g.calls)
+	g.calls = len(tick) - before
+	return tick
 }
 
-// answer waits for the group's tick to be answered and hands each game its replies.
-func (g *group) answer() {
-	replies := g.receive()
-	g.receive = nil
-	if len(replies) != len(g.calls) {
-		// An Exchanger that loses replies is a bug in it; answer the games anyway so
-		// none of them blocks forever.
-		replies = padReplies(replies, len(g.calls))
-	}
+// answer hands each waiting game its replies, taken from the front of the tick's replies,
+// and returns the rest.
+func (g *group) answer(replies []Reply) []Reply {
 	off := 0
 	for _, w := range g.waiting {
 		w.t.reply <- replies[off : off+len(w.calls) : off+len(w.calls)]
 		off += len(w.calls)
 	}
 	g.waiting = g.waiting[:0]
+	return replies[g.calls:]
 }
 
 func padReplies(r []Reply, n int) []Reply {

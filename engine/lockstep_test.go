@@ -143,96 +143,113 @@ func TestLockstepStartsNoGameAfterCancel(t *testing.T) {
 	}
 }
 
-// pipe is a Pipeliner over a recorder: each batch is answered by its own goroutine after a
-// random moment, once the batch sent before it is answered, as a runner answers each bot's
-// batches in order.
-type pipe struct {
-	*recorder
-	last chan struct{}
-	sent int
-}
-
-func (p *pipe) Send(ctx context.Context, calls []Call) func() []Reply {
-	p.sent++
-	before, done := p.last, make(chan struct{})
-	p.last = done
-	var replies []Reply
-	go func() {
-		defer close(done)
-		if before != nil {
-			<-before
-		}
-		replies = p.recorder.Exchange(ctx, calls)
-	}()
-	return func() []Reply { <-done; return replies }
-}
-
-// A pipelined run delivers each bot the same calls in the same order, run after run, as
-// two groups of games whose ticks alternate; and each game still plays as it would alone.
-func TestLockstepPipelinedOrderIsDeterministic(t *testing.T) {
+// With Groups the games in flight are dealt into groups whose calls a tick carries in
+// turn: each bot receives the same calls in the same order, run after run, whatever the
+// goroutines' scheduling; and each game still plays as it would with one group.
+func TestLockstepGroupsOrderIsDeterministic(t *testing.T) {
 	var first map[int][]string
 	for run := 0; run < 4; run++ {
-		p := &pipe{recorder: &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(uint64(run), 2))}}
+		rec := &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(uint64(run), 2))}
 		done := 0
-		ls := Lockstep{Exchanger: p, Concurrency: 16, Progress: func(d, total int) { done = d }}
+		ls := Lockstep{Exchanger: rec, Concurrency: 16, Groups: 2, Progress: func(d, total int) { done = d }}
 		if err := ls.Run(context.Background(), 100, play); err != nil {
 			t.Fatal(err)
 		}
 		if done != 100 {
 			t.Fatalf("progress reached %d of 100", done)
 		}
-		if p.sent == 0 || p.sent != p.batches {
-			t.Fatalf("%d batches sent, %d answered", p.sent, p.batches)
-		}
 		if run == 0 {
-			first = p.seen
+			first = rec.seen
 			continue
 		}
-		if !reflect.DeepEqual(first, p.seen) {
+		if !reflect.DeepEqual(first, rec.seen) {
 			t.Fatalf("run %d delivered calls in another order than run 0", run)
 		}
 	}
-	// The same games unpipelined: each game's own calls are the same, in the same order.
 	rec := &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(9, 9))}
 	if err := (Lockstep{Exchanger: rec, Concurrency: 16}).Run(context.Background(), 100, play); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := perGame(first), perGame(rec.seen); !reflect.DeepEqual(a, b) {
-		t.Fatal("a game's calls differ between the pipelined and the plain run")
+		t.Fatal("a game's calls differ between two groups and one")
+	}
+	if reflect.DeepEqual(first, rec.seen) {
+		t.Fatal("two groups delivered the calls in the order of one: the test cannot tell them apart")
 	}
 }
 
-// The two groups' ticks alternate: while one is being answered, the other's is queued.
-func TestLockstepPipelinedOverlaps(t *testing.T) {
-	p := &overlap{}
-	err := Lockstep{Exchanger: p, Concurrency: 8}.Run(context.Background(), 40, func(t *Table) {
-		for i := 0; i < 5; i++ {
-			t.Call(0, "c", nil)
+// A tick is one batch: group A's games in game order, then group B's, each group's ended
+// games replaced when it is collected (A's refills take the next game numbers, then B's).
+// That is the order the runs of forty and White Elephant have always had (their groups'
+// ticks used to be sent as two batches in turn), so their tables do not change.
+func TestLockstepTickCarriesGroupsInTurn(t *testing.T) {
+	const games, conc = 40, 8
+	calls := func(game int) int { return 1 + game%3 }
+	// The reference: slots of two groups of four, a game leaving after its calls.
+	var want [][]int
+	groups, left, next := [2][]int{}, map[int]int{}, 0
+	for next < games || len(groups[0])+len(groups[1]) > 0 {
+		var tick []int
+		for g := range groups {
+			for len(groups[g]) < conc/2 && next < games {
+				groups[g] = append(groups[g], next)
+				left[next] = calls(next)
+				next++
+			}
+			tick = append(tick, groups[g]...)
 		}
-	})
-	if err != nil {
-		t.Fatal(err)
+		want = append(want, tick)
+		for g := range groups {
+			kept := groups[g][:0]
+			for _, game := range groups[g] {
+				if left[game]--; left[game] > 0 {
+					kept = append(kept, game)
+				}
+			}
+			groups[g] = kept
+		}
 	}
-	if p.maxOutstanding != 2 {
-		t.Fatalf("at most %d batches were outstanding at once, want 2", p.maxOutstanding)
+	for _, steps := range []bool{false, true} {
+		ex := &ticks{}
+		ls := Lockstep{Exchanger: ex, Concurrency: conc, Groups: 2}
+		var err error
+		if steps {
+			err = ls.RunSteps(context.Background(), games, func(game int) Stepper {
+				n := calls(game)
+				return stepFunc(func(_ []Reply, c []Call) []Call {
+					if n == 0 {
+						return c
+					}
+					n--
+					return append(c, Call{Method: "c"})
+				})
+			})
+		} else {
+			err = ls.Run(context.Background(), games, func(t *Table) {
+				for range calls(t.Game) {
+					t.Call(0, "c", nil)
+				}
+			})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(ex.games, want) {
+			t.Errorf("steps=%v: the ticks held the games\n%v\nwant\n%v", steps, ex.games, want)
+		}
 	}
 }
 
-// overlap answers each batch only when the next one is sent (or when asked for the
-// replies), and notes how many were outstanding at once.
-type overlap struct {
-	outstanding, maxOutstanding int
-}
+// ticks is an Exchanger that notes the games of each batch, in the batch's order.
+type ticks struct{ games [][]int }
 
-func (o *overlap) Exchange(_ context.Context, calls []Call) []Reply { return make([]Reply, len(calls)) }
-
-func (o *overlap) Send(_ context.Context, calls []Call) func() []Reply {
-	o.outstanding++
-	o.maxOutstanding = max(o.maxOutstanding, o.outstanding)
-	return func() []Reply {
-		o.outstanding--
-		return make([]Reply, len(calls))
+func (x *ticks) Exchange(_ context.Context, calls []Call) []Reply {
+	var g []int
+	for _, c := range calls {
+		g = append(g, c.Game)
 	}
+	x.games = append(x.games, g)
+	return make([]Reply, len(calls))
 }
 
 // perGame regroups a recorder's per-bot sequences as each game's calls to each bot, in order.
@@ -248,40 +265,23 @@ func perGame(seen map[int][]string) map[string][]string {
 	return out
 }
 
-// gamesPerBatch is a Pipeliner over pipe that notes how many games each batch holds.
-type gamesPerBatch struct {
-	*pipe
-	games []int
-}
-
-func (g *gamesPerBatch) Send(ctx context.Context, calls []Call) func() []Reply {
-	seen := map[int]bool{}
-	for _, c := range calls {
-		seen[c.Game] = true
-	}
-	g.games = append(g.games, len(seen))
-	return g.pipe.Send(ctx, calls)
-}
-
-// With fewer games to play than the concurrency, the two groups share them evenly (they
-// were one of conc/2 games and one of the rest), in Run and RunSteps alike.
+// With fewer games to play than the concurrency, the groups share them evenly (they were
+// one of conc/2 games and one of the rest).
 func TestLockstepGroupsShareFewGamesEvenly(t *testing.T) {
-	newEx := func() *gamesPerBatch {
-		return &gamesPerBatch{pipe: &pipe{recorder: &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(1, 1))}}}
-	}
-	ex := newEx()
-	if err := (Lockstep{Exchanger: ex, Concurrency: 16}).Run(context.Background(), 10, play); err != nil {
-		t.Fatal(err)
-	}
-	if len(ex.games) < 2 || ex.games[0] != 5 || ex.games[1] != 5 {
-		t.Errorf("Run: the first two ticks held %v games, want 5 and 5", ex.games[:min(2, len(ex.games))])
-	}
-	ex = newEx()
-	start := func(game int) Stepper { return newStepPlay(game) }
-	if err := (Lockstep{Exchanger: ex, Concurrency: 16}).RunSteps(context.Background(), 10, start); err != nil {
-		t.Fatal(err)
-	}
-	if len(ex.games) < 2 || ex.games[0] != 5 || ex.games[1] != 5 {
-		t.Errorf("RunSteps: the first two ticks held %v games, want 5 and 5", ex.games[:min(2, len(ex.games))])
+	for _, c := range []struct {
+		l     Lockstep
+		games int
+		want  []int
+	}{
+		{Lockstep{Concurrency: 16, Groups: 2}, 10, []int{5, 5}},
+		{Lockstep{Concurrency: 16, Groups: 2}, 11, []int{6, 5}},
+		{Lockstep{Concurrency: 16, Groups: 2, First: 17}, 20, []int{2, 1}},
+		{Lockstep{Concurrency: 16, Groups: 2}, 1, []int{1}},
+		{Lockstep{Concurrency: 16}, 100, []int{16}},
+		{Lockstep{Concurrency: 0, Groups: 2}, 100, []int{1}},
+	} {
+		if got := c.l.groupSizes(c.games); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v over %d games: groups of %v, want %v", c.l, c.games, got, c.want)
+		}
 	}
 }

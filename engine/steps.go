@@ -28,34 +28,24 @@ type Stepper interface {
 // a time. A Step or start that panics ends its game and is returned as an error once the
 // others have finished; a cancelled ctx starts no new game, as in Run.
 func (l Lockstep) RunSteps(ctx context.Context, games int, start func(game int) Stepper) error {
-	// No more slots than games to play: with fewer games than l.Concurrency the groups
-	// would otherwise be one full and one nearly empty (10,000 forty games at 16384 made
-	// groups of 8192 and 1808), and a tick's wake-up is paid per group.
-	conc := max(min(l.Concurrency, games-l.First), 1)
-	n := 1
-	if _, ok := l.Exchanger.(Pipeliner); ok {
-		n = min(pipelineGroups, conc)
-	}
+	sizes := l.groupSizes(games)
 	r := &stepRun{l: l, ctx: ctx, games: games, start: start, next: l.First, done: l.First}
-	groups := make([]*stepGroup, n)
-	for i := range groups {
-		size := conc / n
-		if i < conc%n {
-			size++
-		}
+	groups := make([]*stepGroup, len(sizes))
+	for i, size := range sizes {
 		groups[i] = &stepGroup{size: size}
+		r.refill(groups[i])
 	}
-	for _, g := range groups {
-		r.refill(g)
-	}
+	var tick []Call
 	for r.live > 0 {
+		tick = tick[:0]
 		for _, g := range groups {
-			if g.receive != nil {
-				r.answer(g)
-			}
-			if len(g.calls) > 0 {
-				g.receive = Send(ctx, l.Exchanger, g.calls)
-			}
+			tick = append(tick, g.calls...)
+		}
+		replies := exchange(ctx, l.Exchanger, tick)
+		for _, g := range groups {
+			n := len(g.calls)
+			r.answer(g, replies[:n:n])
+			replies = replies[n:]
 		}
 	}
 	if r.panic == nil && r.next < games {
@@ -76,10 +66,9 @@ type stepRun struct {
 
 // stepGroup is a share of the games in flight, ticked together (see group).
 type stepGroup struct {
-	size    int
-	games   []stepGame // in game order: a refill's game numbers are above every other's
-	calls   []Call     // the tick being built or answered
-	receive func() []Reply
+	size  int
+	games []stepGame // in game order: a refill's game numbers are above every other's
+	calls []Call     // the group's share of the tick being built or answered
 }
 
 // stepGame is a game in flight and how many calls it has in the group's tick.
@@ -89,16 +78,10 @@ type stepGame struct {
 	calls int
 }
 
-// answer waits for g's tick to be answered, steps each of its games with its replies into
-// g's next tick, and refills the slots of the games that ended.
-func (r *stepRun) answer(g *stepGroup) {
-	replies := g.receive()
-	g.receive = nil
-	if len(replies) != len(g.calls) {
-		replies = padReplies(replies, len(g.calls))
-	}
-	// The Exchanger is done with the tick's calls once it has answered them: the next tick
-	// is built in the same slice.
+// answer steps each of g's games with its replies (one per call of g's share of the tick)
+// into g's next calls, and refills the slots of the games that ended.
+func (r *stepRun) answer(g *stepGroup, replies []Reply) {
+	// The tick holds a copy of the calls: the next ones are built in the same slice.
 	g.calls = g.calls[:0]
 	off, kept := 0, 0
 	for _, sg := range g.games {

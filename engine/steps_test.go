@@ -39,31 +39,28 @@ func (p *stepPlay) Step(replies []Reply, calls []Call) []Call {
 }
 
 // The step-function scheduler delivers every bot the very calls, in the very order, that
-// the goroutine-per-game scheduler delivers for the same games: plain and pipelined, over
-// several concurrencies, and for a run resumed after its first games.
+// the goroutine-per-game scheduler delivers for the same games: in one group and in two,
+// over several concurrencies, and for a run resumed after its first games.
 func TestRunStepsDeliversAsRun(t *testing.T) {
-	for _, pipelined := range []bool{false, true} {
+	for _, groups := range []int{1, 2} {
 		for _, conc := range []int{1, 5, 64} {
 			for _, first := range []int{0, 17} {
 				if first > 0 && conc != 5 {
 					continue
 				}
-				name := fmt.Sprintf("pipelined=%v conc=%d first=%d", pipelined, conc, first)
+				name := fmt.Sprintf("groups=%d conc=%d first=%d", groups, conc, first)
 				ex := func(run int) (Exchanger, *recorder) {
 					rec := &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(uint64(run), 3))}
-					if pipelined {
-						return &pipe{recorder: rec}, rec
-					}
 					return rec, rec
 				}
 				a, recA := ex(1)
 				doneA := 0
-				if err := (Lockstep{Exchanger: a, Concurrency: conc, First: first, Progress: func(d, _ int) { doneA = d }}).Run(context.Background(), 50, play); err != nil {
+				if err := (Lockstep{Exchanger: a, Concurrency: conc, Groups: groups, First: first, Progress: func(d, _ int) { doneA = d }}).Run(context.Background(), 50, play); err != nil {
 					t.Fatal(err)
 				}
 				b, recB := ex(2)
 				doneB := 0
-				err := Lockstep{Exchanger: b, Concurrency: conc, First: first, Progress: func(d, _ int) { doneB = d }}.RunSteps(context.Background(), 50, func(g int) Stepper { return newStepPlay(g) })
+				err := Lockstep{Exchanger: b, Concurrency: conc, Groups: groups, First: first, Progress: func(d, _ int) { doneB = d }}.RunSteps(context.Background(), 50, func(g int) Stepper { return newStepPlay(g) })
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -86,7 +83,7 @@ func TestRunStepsDeliversAsRun(t *testing.T) {
 func TestRunStepsStepsGamesOneAtATime(t *testing.T) {
 	steps := 0
 	rec := &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(4, 4))}
-	err := Lockstep{Exchanger: &pipe{recorder: rec}, Concurrency: 8}.RunSteps(context.Background(), 30, func(g int) Stepper {
+	err := Lockstep{Exchanger: rec, Concurrency: 8, Groups: 2}.RunSteps(context.Background(), 30, func(g int) Stepper {
 		return stepFunc(func(_ []Reply, calls []Call) []Call {
 			steps++
 			if steps%5 == 0 {

@@ -157,7 +157,7 @@ func TestHostileFieldIsBenched(t *testing.T) {
 }
 
 // The bench comes at the same game for the same seed and bots: the streak is counted in
-// the order the lockstep sends a bot its calls (here two pipelined groups of games, the
+// the order the lockstep sends a bot its calls (here two groups of games in each tick, the
 // forty default), never by timing.
 func TestBenchIsDeterministic(t *testing.T) {
 	t.Parallel()

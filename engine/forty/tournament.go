@@ -111,7 +111,7 @@ func run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts O
 		return opts.Sofar(t, clock())
 	}
 	fold, playCtx := engine.NewFold(ctx, opts.Batches, first, opts.Games, func(_ int, p played) { t.fold(p.res, p.seats) }, state, sofar)
-	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Progress: opts.Progress, First: first}
+	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Groups: engine.TickGroups, Progress: opts.Progress, First: first}
 	var free []*remoteGame // the slots of games that ended, to start the next games in
 	over := func(s *remoteGame) {
 		fold.Add(s.game, played{s.g.res, s.bots})

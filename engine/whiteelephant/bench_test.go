@@ -23,14 +23,6 @@ func (c *counting) Exchange(ctx context.Context, calls []engine.Call) []engine.R
 	return c.ex.Exchange(ctx, calls)
 }
 
-// Send keeps the wrapped exchanger's pipelining (engine.Pipeliner): Lockstep plays two
-// groups of games over it as it would over the pool itself.
-func (c *counting) Send(ctx context.Context, calls []engine.Call) func() []engine.Reply {
-	c.ticks.Add(1)
-	c.calls.Add(int64(len(calls)))
-	return engine.Send(ctx, c.ex, calls)
-}
-
 // BenchmarkPlay plays whole games to 500 (the original contest, about 900 rounds) with
 // the three built-ins in real harness processes.
 func BenchmarkPlay(b *testing.B) {

@@ -49,7 +49,7 @@ func Play(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts 
 		target = DefaultWinningScore
 	}
 	played := make([]*game, games)
-	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Progress: opts.Progress}
+	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Groups: engine.TickGroups, Progress: opts.Progress}
 	err := ls.Run(ctx, games, func(t *engine.Table) {
 		seed := engine.GameSeed(opts.Seed, t.Game)
 		g := newGame(t, randDealer{engine.NewRand(seed)}, bots, competitors, target)

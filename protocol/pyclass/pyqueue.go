@@ -12,8 +12,8 @@ import (
 )
 
 // The exchange path of a PyPool. Each bot has one worker goroutine that answers its batches
-// in the order they were sent (PyPool.Send queues them), so a tick's batch can be queued
-// while the bot is still answering the one before (engine.Pipeliner). The worker writes the
+// in the order they were sent (PyPool.Send queues them), so a batch can be queued while
+// the bot is still answering the one before. The worker writes the
 // next queued batch into the process's pipe as soon as the current one is written: the
 // harness reads it the moment it has answered, without sleeping until the daemon wakes, and
 // the daemon's work for one tick overlaps the bot's for the other.
@@ -47,7 +47,8 @@ func (p *PyPool) Exchange(ctx context.Context, calls []engine.Call) []engine.Rep
 }
 
 // Send queues each bot's share of calls as one batch behind the batches sent to it before
-// (engine.Pipeliner) and returns at once; receive waits for the replies.
+// and returns at once; receive waits for the replies. (engine.Lockstep sends one batch per
+// tick and waits for it: the queue holds more than one only for other callers.)
 func (p *PyPool) Send(ctx context.Context, calls []engine.Call) (receive func() []engine.Reply) {
 	replies := make([]engine.Reply, len(calls))
 	byBot := make([][]int, len(p.bots))

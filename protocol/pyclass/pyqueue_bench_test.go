@@ -13,28 +13,18 @@ import (
 	"github.com/kothd/kothd/engine/forty"
 )
 
-// plain hides a PyPool's Send: the lockstep then ticks all games in flight together and
-// waits for every bot at each tick, as it did before pipelining.
-type plain struct{ p *PyPool }
-
-func (p plain) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
-	return p.p.Exchange(ctx, calls)
-}
-
 // BenchmarkFortyTournament plays forty tournaments of 12 real harness processes (unsandboxed;
 // simple bots, so the protocol's and the scheduler's cost shows), 1024 and 2048 games in
-// flight, pipelined (two groups, batches written ahead) and plain. One op is one game. It reports
+// flight (one batch per bot per tick). One op is one game. It reports
 // CPU time per decision of this process (go-cpu-ns/dec) and of the harnesses
 // (bots-cpu-ns/dec; /proc's 10 ms ticks: run a few thousand games).
 func BenchmarkFortyTournament(b *testing.B) {
 	for _, conc := range []int{1024, 2048} {
-		for _, mode := range []string{"pipelined", "plain"} {
-			b.Run(fmt.Sprintf("%s-%d", mode, conc), func(b *testing.B) { benchTournament(b, mode == "pipelined", conc) })
-		}
+		b.Run(fmt.Sprintf("conc-%d", conc), func(b *testing.B) { benchTournament(b, conc) })
 	}
 }
 
-func benchTournament(b *testing.B, pipelined bool, conc int) {
+func benchTournament(b *testing.B, conc int) {
 	const n = 12
 	var bots []engine.Bot
 	var entrants []engine.Entrant
@@ -53,10 +43,6 @@ class Go%dBot(Bot):
 	}
 	pool := NewPyPool(sandbox.Unsandboxed{}, fortyConfig(time.Second), bots)
 	defer pool.Close()
-	var ex engine.Exchanger = pool
-	if !pipelined {
-		ex = plain{pool}
-	}
 	ctx := context.Background()
 	var news []engine.Call // start the processes
 	for i := range n {
@@ -76,7 +62,7 @@ class Go%dBot(Bot):
 	}
 	self0, bots0 := cpuOf(os.Getpid()), botCPU()
 	b.ResetTimer()
-	if _, err := forty.Run(ctx, ex, entrants, forty.Options{Games: b.N, Seed: 1, Concurrency: conc}); err != nil {
+	if _, err := forty.Run(ctx, pool, entrants, forty.Options{Games: b.N, Seed: 1, Concurrency: conc}); err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
