@@ -27,12 +27,15 @@ var yardstick []byte
 // games (two groups of 4096, about 80 calls per bot per tick) cost kothd 35 % and the bots
 // 29 % less CPU per decision than 2048 did; 16384 (about 160 calls per bot per tick) gave
 // 10-18 % more games/s than 8192 over 60,000 games, for a peak RSS of about 185 MB against
-// 110 MB; 32768 gained nothing more and held 290 MB.
+// 110 MB; 32768 gained nothing more and held 290 MB. Since a tick became one batch per bot
+// (about 320 calls), 16384 is still the best: 8192 played 60,000 games at 1,793 games/s
+// against 2,304, and 32768 at 2,244 (more games in flight are more state out of the caches,
+// kothd's and the harnesses', for each call).
 var Descriptor = &engine.Game{
 	Name:        "forty",
 	Protocol:    engine.PyClass,
 	Games:       1_000_000, // §5.1
-	Concurrency: 16384,     // two pipelined groups of 8192 (engine.Lockstep); see above
+	Concurrency: 16384,     // in two groups of 8192 (engine.TickGroups); see above
 	Baselines:   []string{"ThrowTwiceBot", "GoToTenBot"},
 	Harness: &engine.Harness{Module: "forty", Source: harness,
 		Competes:  "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)",

@@ -37,7 +37,7 @@ type pyJob struct {
 }
 
 // jobQueue is how many batches may wait for one bot before Send blocks (the lockstep has
-// at most two outstanding).
+// one outstanding).
 const jobQueue = 16
 
 // Exchange sends each bot its share of calls as one batch, all bots in parallel, and waits
