@@ -36,21 +36,14 @@ func BenchmarkLockstep(b *testing.B) {
 	}
 }
 
-// pipedEcho is echo as a Pipeliner: the lockstep's own cost with two groups of games.
-type pipedEcho struct{ echo }
-
-func (p pipedEcho) Send(ctx context.Context, calls []Call) func() []Reply {
-	r := p.Exchange(ctx, calls)
-	return func() []Reply { return r }
-}
-
-// BenchmarkLockstepPipelined is BenchmarkLockstep over a Pipeliner (two groups of 512).
-func BenchmarkLockstepPipelined(b *testing.B) {
+// BenchmarkLockstepGroups is BenchmarkLockstep with its games in two groups (512 each), as
+// forty and White Elephant play them (engine.TickGroups).
+func BenchmarkLockstepGroups(b *testing.B) {
 	const perGame = 100
 	games := max(b.N/perGame, 1)
 	b.ReportAllocs()
 	b.ResetTimer()
-	err := Lockstep{Exchanger: pipedEcho{}, Concurrency: 1024}.Run(context.Background(), games, func(t *Table) {
+	err := Lockstep{Exchanger: echo{}, Concurrency: 1024, Groups: TickGroups}.Run(context.Background(), games, func(t *Table) {
 		for i := 0; i < perGame; i++ {
 			t.Call(i%8, "next", nil)
 		}

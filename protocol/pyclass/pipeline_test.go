@@ -12,7 +12,8 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// pipelinePool hosts one forty bot (class Bot in bot.py, source src) for the pipelined tests.
+// pipelinePool hosts one forty bot (class Bot in bot.py, source src) for the tests of
+// batches queued behind one another (PyPool.Send, pyqueue.go).
 func pipelinePool(t *testing.T, src string, cfg PyConfig) *PyPool {
 	t.Helper()
 	dir := t.TempDir()

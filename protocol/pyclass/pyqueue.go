@@ -13,10 +13,12 @@ import (
 
 // The exchange path of a PyPool. Each bot has one worker goroutine that answers its batches
 // in the order they were sent (PyPool.Send queues them), so a batch can be queued while
-// the bot is still answering the one before. The worker writes the
-// next queued batch into the process's pipe as soon as the current one is written: the
-// harness reads it the moment it has answered, without sleeping until the daemon wakes, and
-// the daemon's work for one tick overlaps the bot's for the other.
+// the bot is still answering the one before. The worker writes the next queued batch into
+// the process's pipe as soon as the current one is written: the harness reads it the
+// moment it has answered, without sleeping until the daemon wakes. (engine.Lockstep used
+// to keep two batches outstanding, one per group of games; it now sends one per tick and
+// waits for it, so in a run the queue holds one batch and nothing is written ahead: only
+// a caller of Send with batches outstanding, the tests of this file's paths, uses it.)
 //
 // What a batch may cost the bot is unchanged by that: its deadline starts when the reply
 // before it has been read (when the bot starts on it), budgets are checked before it starts
