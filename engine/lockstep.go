@@ -163,8 +163,8 @@ func (l Lockstep) groupSizes(games int) []int {
 // TickGroups is the Groups of the games whose ticks used to be pipelined (forty, White
 // Elephant): their ticks went out as two batches, group A's then group B's, each bot answering one
 // while the daemon stepped the other. On a 2-core VM one batch per bot per tick played
-// 10,000 forty games 1.2 times as fast and 60,000 1.14 times (each batch wakes fifty
-// processes, and a Python process woken cold costs about as much as a hundred calls),
+// 10,000 forty games 1.2 times as fast and 60,000 1.14 times (each batch wakes a harness
+// whose caches the fifty others evicted: about 180 µs of its CPU, some 35 calls' worth),
 // so a tick is now one batch, its calls in the groups' order: the runs are unchanged.
 const TickGroups = 2
 

@@ -1,27 +1,18 @@
 package forty
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kothd/kothd/protocol/pyclass"
+	"github.com/kothd/kothd/protocol/pyclass/pyclasstest"
 )
 
 // A game's draws from the random module do not depend on the games the process serves
 // beside it: ending another game (whose instance's finaliser draws) leaves this game's
 // stream as it was.
 func TestEndingAGameLeavesOthersDraws(t *testing.T) {
-	dir := t.TempDir()
-	if err := pyclass.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("/usr/bin/python3", "-c", `
-import sys, random
-sys.path.insert(0, ".")
-import pyclass
-sys.modules.setdefault("pyclass", pyclass)
+	out := pyclasstest.Run(t, Descriptor.Harness, `
+import random
 import forty
 class B(forty.Bot):
     def __del__(self):
@@ -36,12 +27,7 @@ def draw(end_other):
     return random.random()
 print(draw(False), draw(True))
 `)
-	cmd.Dir = filepath.Join(dir, pyclass.HarnessDir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("python: %v\n%s", err, out)
-	}
-	if f := strings.Fields(string(out)); len(f) != 2 || f[0] != f[1] {
+	if f := strings.Fields(out); len(f) != 2 || f[0] != f[1] {
 		t.Fatalf("game 2's next draw alone and after game 1 ended: %q", out)
 	}
 }

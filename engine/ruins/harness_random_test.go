@@ -1,27 +1,18 @@
 package ruins
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kothd/kothd/protocol/pyclass"
+	"github.com/kothd/kothd/protocol/pyclass/pyclasstest"
 )
 
 // As forty's TestEndingAGameLeavesOthersDraws: ending one seat (whose adventurer's
 // finaliser draws from the module) must leave another seat's stream as it was. ruins' "end"
 // lets the seat go under its own stream, not whichever was current (found in review).
 func TestEndingASeatLeavesOthersDraws(t *testing.T) {
-	dir := t.TempDir()
-	if err := pyclass.InstallHarness(dir, Descriptor.Harness.Module, Descriptor.Harness.Source); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("/usr/bin/python3", "-c", `
-import sys, random
-sys.path.insert(0, ".")
-import pyclass
-sys.modules.setdefault("pyclass", pyclass)
+	out := pyclasstest.Run(t, Descriptor.Harness, `
+import random
 import ruins
 class B(ruins.Adventurer):
     def get_action(self, state):
@@ -38,12 +29,7 @@ def draw(end_other):
     return random.random()
 print(draw(False), draw(True))
 `)
-	cmd.Dir = filepath.Join(dir, pyclass.HarnessDir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("python: %v\n%s", err, out)
-	}
-	if f := strings.Fields(string(out)); len(f) != 2 || f[0] != f[1] {
+	if f := strings.Fields(out); len(f) != 2 || f[0] != f[1] {
 		t.Fatalf("seat (2,0)'s next draw alone and after seat (1,0) ended: %q", out)
 	}
 }
