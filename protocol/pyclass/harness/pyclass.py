@@ -52,17 +52,20 @@ Protocol I/O goes through the file descriptors directly: at most one read(2) per
 brings every line already queued; a long line takes one per pipe-full) and one write(2) per
 reply line.
 """
+import _json as _cjson  # json's C accelerator
+import _signal as signal  # signal's own functions, without its enums
 import binascii
-import contextlib
 import importlib
-import json
-import linecache
 import os
 import random
-import signal
 import sys
 import time
-import traceback
+
+# Imported only when needed: json (through re and enum), contextlib, signal (through enum)
+# and traceback (through linecache and tokenize) cost 20 ms of every harness's start, a
+# fifth of a sandboxed bot's whole start-up, where the protocol needs only the C modules
+# beneath json and signal. json and traceback are imported when a result needs the
+# general encoder or a failure is described.
 
 
 class CallTimeout(BaseException):
@@ -162,22 +165,26 @@ def _disarm():
     _arm(0.0, 0.0)
 
 
-@contextlib.contextmanager
-def untimed():
-    """Harness work on a bot's behalf inside its call: the time it takes is not charged to
-    the call, which has what it had left afterwards."""
-    global _untimed, _call_cpu0, _call_wall0
-    cpu0, wall0 = time.process_time(), time.monotonic()
-    _untimed += 1
-    try:
-        yield
-    finally:
+class untimed:
+    """Harness work on a bot's behalf inside its call (with untimed(): ...): the time it
+    takes is not charged to the call, which has what it had left afterwards."""
+
+    __slots__ = ("cpu0", "wall0")
+
+    def __enter__(self):
+        global _untimed
+        self.cpu0, self.wall0 = time.process_time(), time.monotonic()
+        _untimed += 1
+
+    def __exit__(self, *exc):
+        global _untimed, _call_cpu0, _call_wall0
         _untimed -= 1
         if _untimed == 0 and _in_call:
-            _call_cpu0 += time.process_time() - cpu0
-            _call_wall0 += time.monotonic() - wall0
+            _call_cpu0 += time.process_time() - self.cpu0
+            _call_wall0 += time.monotonic() - self.wall0
             if _wall > 0:  # the alarm may have fired in the section: set it for what is left
                 signal.setitimer(signal.ITIMER_REAL, max(_wall - (time.monotonic() - _call_wall0), 1e-3), _wall)
+        return False
 
 
 class ModuleRandom:
@@ -308,12 +315,44 @@ def _write(fd, text):
         data = data[n:]
 
 
-# The protocol's encoder, made once: json.dumps with arguments makes a new encoder per call.
-_encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+class _Decoding:
+    """What _cjson's scanner reads of json.JSONDecoder: json.loads's defaults."""
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+    parse_constant = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
+
+
+_scan = _cjson.make_scanner(_Decoding())
+
+
+def _loads(text):
+    """text (one protocol line) as json.loads reads it."""
+    text = text.strip(" \t\r\n")
+    try:
+        v, end = _scan(text, 0)
+    except StopIteration:
+        raise ValueError("protocol line is not JSON: %r" % text[:100])
+    if end != len(text):
+        raise ValueError("protocol line has extra data: %r" % text[:100])
+    return v
+
+
+_encoder = None
+
+
+def _encode(v):
+    """v as JSON through json's own encoder (made once, on first use: json.dumps with
+    arguments makes a new encoder per call): for what _json below does not write by hand."""
+    global _encoder
+    if _encoder is None:
+        import json
+        _encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+    return _encoder(v)
 
 
 def _send(out, obj):
-    _write(out, _encode(obj) + "\n")
+    _write(out, _json(obj) + "\n")
 
 
 def _describe(exc):
@@ -335,9 +374,14 @@ def _describe(exc):
         if not _harness_file(code.co_filename):
             frames.append((code.co_filename, tb.tb_lineno, code.co_name, tb.tb_frame.f_globals))
         tb = tb.tb_next
-    lines = ["%s line %d in %s: %s" % (os.path.basename(name), lineno, func, linecache.getline(name, lineno, g).strip())
-             for name, lineno, func, g in frames[-4:]]
-    lines.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
+    try:
+        import linecache
+        import traceback
+        lines = ["%s line %d in %s: %s" % (os.path.basename(name), lineno, func, linecache.getline(name, lineno, g).strip())
+                 for name, lineno, func, g in frames[-4:]]
+        lines.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
+    except Exception:  # their first import failed (out of memory): the exception alone
+        lines = ["%s: %s" % (type(exc).__name__, exc)]
     return "\n".join(lines)[-1500:]
 
 
@@ -379,7 +423,7 @@ def main():
     challenge, botfile = sys.argv[1:3]
     proto_in, proto_out = _private_stdio()
     lines = _lines(proto_in)
-    setup = json.loads(next(lines, b"{}").decode("utf-8") or "{}")
+    setup = _loads(next(lines, b"{}").decode("utf-8") or "{}")
     class_name, seed = str(setup.get("class") or ""), int(setup.get("seed") or 0)
     own = bool(setup.get("own"))
     # Challenge modules import names from "pyclass": make that this very module, not a
@@ -452,7 +496,7 @@ def _reply(r):
         return _fault("bad output", "unencodable result: %s" % e)
 
 
-_quote = json.encoder.encode_basestring_ascii
+_quote = _cjson.encode_basestring_ascii
 
 
 def _json(v):
@@ -481,7 +525,7 @@ def _fault(outcome, detail, lost=False):
     f = {"f": outcome, "d": detail}
     if lost:
         f["lost"] = True
-    return _encode(f)
+    return _json(f)
 
 
 def _calls(req):
@@ -516,7 +560,7 @@ def _serve(lines, proto_out, call):
     monotonic = time.monotonic
     try:
         for line in lines:
-            req = json.loads(line.decode("utf-8"))
+            req = _loads(line.decode("utf-8"))
             limit, wall = float(req.get("t") or 0), float(req.get("w") or 0)
             if limit != _limit or wall != _wall:
                 _arm(limit, wall)
