@@ -30,12 +30,6 @@ type Lockstep struct {
 	// game and White Elephant use two: their ticks were once sent as two batches in turn,
 	// and one batch in that order plays their runs exactly as before (see TickGroups).
 	Groups int
-	// StepWorkers is how many goroutines RunSteps steps a tick's games on (<= 1: the one
-	// that called it). The bots wait while the daemon steps a tick: on one core, stepping
-	// forty's games took an eighth of a 60,000-game run's wall time. A Stepper whose Steps
-	// run at once must touch only its own game's state; the calls, and so the results,
-	// are the same for every number of workers.
-	StepWorkers int
 	// First is the first game played: a run resumed from a checkpoint starts after the
 	// games it already has, with their numbers (and so their seeds) unchanged.
 	First int

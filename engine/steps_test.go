@@ -78,54 +78,6 @@ func TestRunStepsDeliversAsRun(t *testing.T) {
 	}
 }
 
-// Stepping a tick's games on several goroutines delivers the very calls, ticks and
-// progress of one goroutine, engine panics included (the first in game order is the one
-// returned), and calls start from RunSteps' goroutine only.
-func TestRunStepsWorkersDeliverAsOne(t *testing.T) {
-	type outcome struct {
-		seen     map[int][]string
-		batches  int
-		progress []int
-		err      string
-	}
-	run := func(workers int) outcome {
-		rec := &recorder{seen: map[int][]string{}, jitter: rand.New(rand.NewPCG(5, 5))}
-		var o outcome
-		starts := 0 // a plain counter: the race detector sees start called from elsewhere
-		err := Lockstep{Exchanger: rec, Concurrency: 3000, Groups: 2, StepWorkers: workers,
-			Progress: func(d, _ int) { o.progress = append(o.progress, d) }}.RunSteps(context.Background(), 9000, func(g int) Stepper {
-			starts++
-			p := newStepPlay(g)
-			if g%1500 == 700 {
-				return stepFunc(func(r []Reply, calls []Call) []Call {
-					if p.turn == 2 {
-						panic(fmt.Sprintf("boom %d", g))
-					}
-					return p.Step(r, calls)
-				})
-			}
-			return p
-		})
-		if starts != 9000 {
-			t.Fatalf("%d workers: %d games started, want 9000", workers, starts)
-		}
-		o.seen, o.batches = rec.seen, rec.batches
-		if err != nil {
-			o.err = strings.SplitN(err.Error(), "\n", 2)[0]
-		}
-		return o
-	}
-	one := run(1)
-	if one.err != "game 700: engine panic: boom 700" {
-		t.Fatalf("one worker: err %q", one.err)
-	}
-	for _, w := range []int{2, 3, 8} {
-		if got := run(w); !reflect.DeepEqual(got, one) {
-			t.Errorf("%d workers: other calls, ticks, progress or error than one (err %q, %d ticks against %d)", w, got.err, got.batches, one.batches)
-		}
-	}
-}
-
 // RunSteps calls start and Step from its own goroutine only: a Stepper needs no lock.
 // (The race detector would see a second goroutine; here a plain counter must add up.)
 func TestRunStepsStepsGamesOneAtATime(t *testing.T) {

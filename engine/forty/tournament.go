@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/kothd/kothd/engine"
@@ -113,27 +111,19 @@ func run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts O
 		return opts.Sofar(t, clock())
 	}
 	fold, playCtx := engine.NewFold(ctx, opts.Batches, first, opts.Games, func(_ int, p played) { t.fold(p.res, p.seats) }, state, sofar)
-	// The games step on every core (a game's Step touches its own remoteGame only; over,
-	// called from Step, locks what the games share).
-	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Groups: engine.TickGroups, Progress: opts.Progress, First: first,
-		StepWorkers: runtime.GOMAXPROCS(0)}
-	var mu sync.Mutex
+	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Groups: engine.TickGroups, Progress: opts.Progress, First: first}
 	var free []*remoteGame // the slots of games that ended, to start the next games in
 	over := func(s *remoteGame) {
-		fold.Add(s.game, played{s.g.res, s.bots}) // Add folds in game order, whatever the order of ends
-		mu.Lock()
+		fold.Add(s.game, played{s.g.res, s.bots})
 		free = append(free, s)
-		mu.Unlock()
 	}
 	err = ls.RunSteps(playCtx, opts.Games, func(game int) engine.Stepper {
 		var s *remoteGame
-		mu.Lock()
 		if n := len(free); n > 0 {
 			s, free = free[n-1], free[:n-1]
 		} else {
 			s = &remoteGame{}
 		}
-		mu.Unlock()
 		s.deal(n, k, game, engine.GameSeed(opts.Seed, game), nil, nil, over)
 		return s
 	})
