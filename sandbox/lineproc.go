@@ -155,7 +155,7 @@ func (p *LineProc) hand(l lineOrErr) bool {
 
 // RoundTrip writes one request line and waits for one reply line until the deadline.
 func (p *LineProc) RoundTrip(req []byte, deadline time.Duration) ([]byte, *engine.Fault) {
-	return ReceiveOr[struct{}](p, p.Send(append(req, '\n')), deadline, false, nil, nil)
+	return Receive(p, p.Send(append(req, '\n')), deadline, false)
 }
 
 // PendingWrite is a request line being written to the process.
@@ -183,13 +183,11 @@ func (p *LineProc) Send(req []byte) *PendingWrite {
 	return w
 }
 
-// ReceiveOr waits, until the deadline, for the write w to end and then for one reply line.
+// Receive waits, until the deadline, for the write w to end and then for one reply line.
 // After a fault the process is dead or killed (a blocked write then fails and its goroutine
-// ends). While it waits for the reply, the first batch that arrives on more (if not nil) is
-// handed to onMore, which may write it behind (pyqueue.go). A deadline that is not firm
-// moves on while the host keeps the bot from a CPU (runqueue.go); a firm one (a budget's
-// end) does not.
-func ReceiveOr[T any](p *LineProc, w *PendingWrite, deadline time.Duration, firm bool, more <-chan T, onMore func(T)) ([]byte, *engine.Fault) {
+// ends). A deadline that is not firm moves on while the host keeps the bot from a CPU
+// (runqueue.go); a firm one (a budget's end) does not.
+func Receive(p *LineProc, w *PendingWrite, deadline time.Duration, firm bool) ([]byte, *engine.Fault) {
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
 	// A look before the deadline, the bot's wait for a CPU is noted (runqueue.go).
@@ -212,10 +210,6 @@ func ReceiveOr[T any](p *LineProc, w *PendingWrite, deadline time.Duration, firm
 	var starved *starvation
 	for {
 		select {
-		case job := <-more:
-			more = nil
-			onMore(job)
-			continue
 		case l := <-p.lines:
 			if l.err == errLineTooLong {
 				p.Kill()

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// A long-lived bot's reply deadline (ReceiveOr) is a wall-clock safety net behind the
+// A long-lived bot's reply deadline (Receive) is a wall-clock safety net behind the
 // harness's own limits (a call's CPU time, its wall time pushed back by the time the host
 // kept it from a CPU: starve.go). On a busy host the net itself can fall before a bot that
 // only waited for a CPU replies, and the bot was killed and charged a timeout that was the
@@ -60,7 +60,7 @@ func runDelay(pid int) (time.Duration, bool) {
 func lookFor(d time.Duration) time.Duration { return min(max(d/4, 250*time.Millisecond), d) }
 
 // starvation follows a bot's wait for a CPU over the last look before its reply deadline
-// and after it (ReceiveOr).
+// and after it (Receive).
 type starvation struct {
 	pid      int
 	proc     *Process      // the sandbox, for its CPU

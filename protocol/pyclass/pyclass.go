@@ -150,9 +150,9 @@ func listClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir stri
 }
 
 // handshake sends the setup line and reads the harness's ready line; a firm timeout (a
-// budget's end) does not move for a loaded host (sandbox.ReceiveOr).
+// budget's end) does not move for a loaded host (sandbox.Receive).
 func handshake(p *sandbox.LineProc, setup []byte, timeout time.Duration, firm bool) ([]string, *engine.Fault) {
-	line, f := sandbox.ReceiveOr[struct{}](p, p.Send(append(setup, '\n')), timeout, firm, nil, nil)
+	line, f := sandbox.Receive(p, p.Send(append(setup, '\n')), timeout, firm)
 	if f != nil {
 		if f.Outcome == engine.Timeout {
 			f.Detail = fmt.Sprintf("not ready within %s", timeout)
@@ -179,7 +179,7 @@ func handshake(p *sandbox.LineProc, setup []byte, timeout time.Duration, firm bo
 // PyPool hosts the bots of one tournament, one process each, and implements
 // engine.Exchanger over them. Processes start lazily and restart after they die.
 type PyPool struct {
-	mu      sync.Mutex // orders Send's queueing
+	mu      sync.Mutex // one Exchange at a time
 	cfg     PyConfig
 	sb      sandbox.Sandbox
 	bots    []*pyProc
@@ -196,10 +196,8 @@ type pyProc struct {
 	restarts int // processes started (attempts that failed for the host's reasons not counted)
 	stats    *protocol.Stats
 	streak   streak // faulted decisions in a row (streak.go)
-	// Reused from batch to batch: two request lines in turn (one may be in the pipe while
-	// the next is written, pyqueue.go) and the parsed replies.
-	req     [2][]byte
-	reqTurn int
+	// Reused from batch to batch: the request line and the parsed replies.
+	req     []byte
 	pack    packer // scratch of packed requests (pywire.go)
 	replies []wireReply
 	share   *sandbox.Share // its answer's cgroup in the run (nil: none)
@@ -242,7 +240,7 @@ func (p *PyPool) Stats(i int) *protocol.Stats { return p.bots[i].stats }
 // Close ends every process, all at once: each is given a moment to exit by itself, and
 // waiting for them one after another would make a stop take seconds.
 func (p *PyPool) Close() {
-	p.stopWorkers() // a batch still queued would use its process
+	p.stopWorkers() // a batch in flight would use its process
 	if p.watchStop != nil {
 		close(p.watchStop)
 		<-p.watchDone

@@ -11,19 +11,12 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// The exchange path of a PyPool. Each bot has one worker goroutine that answers its batches
-// in the order they were sent (PyPool.Send queues them), so a batch can be queued while
-// the bot is still answering the one before. The worker writes the next queued batch into
-// the process's pipe as soon as the current one is written: the harness reads it the
-// moment it has answered, without sleeping until the daemon wakes. (engine.Lockstep used
-// to keep two batches outstanding, one per group of games; it now sends one per tick and
-// waits for it, so in a run the queue holds one batch and nothing is written ahead: only
-// a caller of Send with batches outstanding, the tests of this file's paths, uses it.)
-//
-// What a batch may cost the bot is unchanged by that: its deadline starts when the reply
-// before it has been read (when the bot starts on it), budgets are checked before it starts
-// and charged with what it used, and a batch written ahead to a process that then died
-// (or was killed) is written again to its restarted process.
+// The exchange path of a PyPool. Each bot has one worker goroutine (kept from tick to tick,
+// with the stack its exchanges grew) that writes the bot's share of a tick as one batch and
+// reads its reply. engine.Lockstep sends one tick at a time and waits for it, so a bot has
+// at most one batch outstanding: a batch's deadline starts when it is written, budgets are
+// checked before it starts and charged with what it used, and a batch whose process died
+// is answered with faults (the next tick goes to a restarted process).
 
 // pyJob is one bot's share of one batch: the calls idx of calls, answered into the same
 // indexes of replies.
@@ -33,25 +26,11 @@ type pyJob struct {
 	idx     []int
 	replies []engine.Reply
 	wg      *sync.WaitGroup
-	// Set when the request was written ahead: the process it went to and the write.
-	proc    *sandbox.LineProc
-	written *sandbox.PendingWrite
 }
-
-// jobQueue is how many batches may wait for one bot before Send blocks (the lockstep has
-// one outstanding).
-const jobQueue = 16
 
 // Exchange sends each bot its share of calls as one batch, all bots in parallel, and waits
-// for the replies.
+// for the replies. Exchanges run one at a time (Close waits for the one in flight).
 func (p *PyPool) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
-	return p.Send(ctx, calls)()
-}
-
-// Send queues each bot's share of calls as one batch behind the batches sent to it before
-// and returns at once; receive waits for the replies. (engine.Lockstep sends one batch per
-// tick and waits for it: the queue holds more than one only for other callers.)
-func (p *PyPool) Send(ctx context.Context, calls []engine.Call) (receive func() []engine.Reply) {
 	replies := make([]engine.Reply, len(calls))
 	byBot := make([][]int, len(p.bots))
 	for i, c := range calls {
@@ -61,7 +40,7 @@ func (p *PyPool) Send(ctx context.Context, calls []engine.Call) (receive func() 
 		}
 		byBot[c.Bot] = append(byBot[c.Bot], i)
 	}
-	wg := &sync.WaitGroup{}
+	var wg sync.WaitGroup
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for bot, idx := range byBot {
@@ -70,19 +49,17 @@ func (p *PyPool) Send(ctx context.Context, calls []engine.Call) (receive func() 
 		}
 		b := p.bots[bot]
 		if b.jobs == nil {
-			b.jobs, b.stopped = make(chan *pyJob, jobQueue), make(chan struct{})
+			b.jobs, b.stopped = make(chan *pyJob, 1), make(chan struct{})
 			go b.work(p, b.jobs, b.stopped)
 		}
 		wg.Add(1)
-		b.jobs <- &pyJob{ctx: ctx, calls: calls, idx: idx, replies: replies, wg: wg}
+		b.jobs <- &pyJob{ctx: ctx, calls: calls, idx: idx, replies: replies, wg: &wg}
 	}
-	return func() []engine.Reply {
-		wg.Wait()
-		return replies
-	}
+	wg.Wait()
+	return replies
 }
 
-// stopWorkers ends every bot's worker once its queued batches are answered.
+// stopWorkers ends every bot's worker (after the exchange in flight, if any).
 func (p *PyPool) stopWorkers() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -95,27 +72,17 @@ func (p *PyPool) stopWorkers() {
 	}
 }
 
-// work answers the bot's batches in order until its queue is closed.
+// work answers the bot's batches until its queue is closed.
 func (b *pyProc) work(pool *PyPool, jobs <-chan *pyJob, stopped chan<- struct{}) {
 	defer close(stopped)
-	var ahead *pyJob
-	for {
-		job := ahead
-		if job == nil {
-			var ok bool
-			if job, ok = <-jobs; !ok {
-				return
-			}
-		}
-		ahead = b.exchange(pool, job, jobs)
+	for job := range jobs {
+		b.exchange(pool, job)
 		job.wg.Done()
 	}
 }
 
-// exchange sends job's calls to the bot as one batch (unless it was written ahead to the
-// same process), writes the next queued batch behind it if there is one, and stores job's
-// replies. It returns the batch written ahead, or the next one taken from the queue.
-func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *pyJob) {
+// exchange sends job's calls to the bot as one batch and stores their replies.
+func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 	ctx, calls, idx, replies := job.ctx, job.calls, job.idx, job.replies
 	fail := func(f *engine.Fault) {
 		for _, i := range idx {
@@ -123,31 +90,23 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 			b.stats.Record(f, calls[i])
 		}
 	}
-	sent := job.proc != nil && job.proc == b.proc
-	stop := func(f *engine.Fault) {
-		if sent {
-			// Its request is in the process's pipe: the process would answer it next.
-			b.drop()
-		}
-		fail(f)
-	}
 	if ctx.Err() != nil {
-		stop(&engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"})
-		return nil
+		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"})
+		return
 	}
 	if why := pool.budgets.exhausted(b.index, b.AnswerID); why != "" {
-		stop(&engine.Fault{Outcome: engine.Timeout, Detail: why})
-		return nil
+		fail(&engine.Fault{Outcome: engine.Timeout, Detail: why})
+		return
 	}
 	if f := b.benched(pool, calls, idx); f != nil { // streak.go
 		fail(f)
-		return nil
+		return
 	}
 	defer b.streak.count(pool.cfg, calls, idx, replies)
 	deadline := pool.cfg.batchDeadline(len(idx))
 	if b.proc == nil {
 		if !b.start(ctx, pool, fail) {
-			return nil
+			return
 		}
 	}
 	// The batch is charged to the bot's budgets (settle; the sandbox's CPU clock, a cgroup
@@ -161,46 +120,31 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 	}
 	started := time.Now()
 	defer func() { b.settle(pool, proc, time.Since(started), false) }()
-	written := job.written
-	if !sent {
-		var f *engine.Fault
-		if written, f = b.write(pool, job); f != nil {
-			fail(f)
-			return nil
-		}
+	limit := pool.cfg.CallTimeout.Seconds()
+	req, err := appendRequest(b.req[:0], &b.pack, limit, WallFactor*limit, calls, idx)
+	if err != nil {
+		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "encode request: " + err.Error()})
+		return
 	}
-	// The next batch is written behind this one as soon as it is queued: at once if it is
-	// there already, else when it arrives while the bot answers this one.
-	select {
-	case next = <-jobs:
-		b.writeAhead(pool, next)
-	default:
-	}
-	more := jobs
-	if next != nil {
-		more = nil
-	}
-	line, f := sandbox.ReceiveOr(proc, written, deadline, cut, more, func(j *pyJob) {
-		next = j
-		b.writeAhead(pool, next)
-	})
+	b.req = append(req, '\n')
+	line, f := sandbox.Receive(proc, proc.Send(b.req), deadline, cut)
 	if f != nil {
 		b.drop()
 		if b.overBudget.Load() || (cut && f.Outcome == engine.Timeout) {
 			f = b.budgetFault(pool)
 		}
 		fail(f)
-		return next
+		return
 	}
 	// Nothing the bot started may run on after its reply (sandbox.Process.KillStrays).
-	proc.Proc.KillStrays(next == nil || next.written == nil)
+	proc.Proc.KillStrays(true)
 	wr, ok := parseReplies(line, len(idx), b.replies)
 	if !ok {
 		// The harness always answers well-formed JSON; anything else means the bot wrote
 		// to the real stdout behind the harness's back. The process's state is suspect.
 		b.drop()
 		fail(&engine.Fault{Outcome: engine.BadOutput, Detail: "unreadable reply: " + sandbox.Truncate(string(line), 200), ProcessDied: true})
-		return next
+		return
 	}
 	b.replies = wr
 	oks := 0
@@ -216,43 +160,15 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob, jobs <-chan *pyJob) (next *p
 		b.stats.Record(f, calls[i])
 	}
 	b.stats.RecordOK(oks)
-	return next
 }
 
-// write encodes job's request and starts writing it to the bot's process. Requests are
-// encoded into two buffers in turn: one may be in the pipe while the next is written.
-func (b *pyProc) write(pool *PyPool, job *pyJob) (*sandbox.PendingWrite, *engine.Fault) {
-	limit := pool.cfg.CallTimeout.Seconds()
-	buf := &b.req[b.reqTurn]
-	req, err := appendRequest((*buf)[:0], &b.pack, limit, WallFactor*limit, job.calls, job.idx)
-	if err != nil {
-		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "encode request: " + err.Error()}
-	}
-	req = append(req, '\n')
-	*buf = req
-	b.reqTurn ^= 1
-	return b.proc.Send(req), nil
-}
-
-// writeAhead writes next (the batch queued after the one the bot is answering; nil when the
-// queue was closed) behind it to the same process, unless it could not be sent now anyway
-// (the run was cancelled, a budget is spent: its own turn settles it).
-func (b *pyProc) writeAhead(pool *PyPool, next *pyJob) {
-	if next == nil || next.ctx.Err() != nil || pool.budgets.exhausted(b.index, b.AnswerID) != "" || b.streak.benched {
-		return
-	}
-	if w, f := b.write(pool, next); f == nil {
-		next.proc, next.written = b.proc, w
-	}
-}
-
-// drop ends the bot's process after a fault. Its request buffers go with it: a write to
-// the dead process may still be reading one.
+// drop ends the bot's process after a fault. Its request buffer goes with it: a write to
+// the dead process may still be reading it.
 func (b *pyProc) drop() {
 	b.proc.Close()
 	b.live.Store(nil)
 	b.proc = nil
-	b.req = [2][]byte{}
+	b.req = nil
 }
 
 // start starts the bot's process and sets it up (the answer executed, the class chosen).
