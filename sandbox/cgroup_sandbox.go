@@ -53,7 +53,6 @@ type sandboxCgroup struct {
 	procsFile liveFile
 	keep      []int
 	botPid    int           // the one of keep that is pid 2 inside
-	strays    []int         // processes not its own seen at the last killStrays
 	cpuUsed   time.Duration // final figures, once released
 	ooms      int64
 }
@@ -424,17 +423,14 @@ func SandboxesCPUByAnswer() map[string]time.Duration {
 // killStrays kills the processes of the sandbox that are not its own three – bwrap
 // outside the sandbox's PID namespace, bwrap's init (pid 1 inside) and the command it
 // started (pid 2 inside: a harness) – once they are known to have outlived the call that
-// started them. A long-lived bot's runner calls it after each reply: children that spin
-// on after a reply are charged to no call and slow everyone's. With idle (no request
-// written behind the reply) every stray goes at once; otherwise the bot may already be
-// answering the next request, whose calls' children are not strays yet, so only those
-// that were there at the previous reply go (the bot could not have started on a request
-// after that one before this reply). It reads pids.current (one pread); only when the
+// started them. A long-lived bot's runner calls it after each reply, before it writes the
+// next request: children that spin on after a reply are charged to no call and slow
+// everyone's. It reads pids.current (one pread); only when the
 // sandbox holds more than three tasks does it read cgroup.procs and look at them. The
 // three own processes are looked up once by their pid inside the namespace
 // (/proc/<pid>/status NSpid: an orphan the init adopted has another). It returns how
 // many processes it killed.
-func (cg *sandboxCgroup) killStrays(idle bool) int {
+func (cg *sandboxCgroup) killStrays() int {
 	cg.mu.Lock()
 	defer cg.mu.Unlock()
 	if cg.released {
@@ -447,7 +443,7 @@ func (cg *sandboxCgroup) killStrays(idle bool) int {
 	if err != nil {
 		return 0
 	}
-	if tasks, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && tasks <= 3 && len(cg.strays) == 0 && len(cg.keep) == 3 {
+	if tasks, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && tasks <= 3 && len(cg.keep) == 3 {
 		return 0
 	}
 	data, err = os.ReadFile(filepath.Join(cg.Dir(cg.Tree.Pids), "cgroup.procs"))
@@ -455,8 +451,6 @@ func (cg *sandboxCgroup) killStrays(idle bool) int {
 		return 0
 	}
 	n := 0
-	prev := cg.strays
-	cg.strays = cg.strays[:0:0]
 	for _, f := range strings.Fields(string(data)) {
 		pid, err := strconv.Atoi(f)
 		if err != nil || pid == os.Getpid() || slices.Contains(cg.keep, pid) {
@@ -471,12 +465,8 @@ func (cg *sandboxCgroup) killStrays(idle bool) int {
 				continue
 			}
 		}
-		if idle || slices.Contains(prev, pid) {
-			killPid(pid)
-			n++
-			continue
-		}
-		cg.strays = append(cg.strays, pid)
+		killPid(pid)
+		n++
 	}
 	return n
 }

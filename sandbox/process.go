@@ -96,11 +96,11 @@ func (p *Process) OOMs() int64 {
 
 // KillStrays kills what the sandbox runs beyond its own processes
 // (sandboxCgroup.killStrays) and returns how many it killed; without a cgroup, nothing.
-func (p *Process) KillStrays(idle bool) int {
+func (p *Process) KillStrays() int {
 	if p.cg == nil {
 		return 0
 	}
-	return p.cg.killStrays(idle)
+	return p.cg.killStrays()
 }
 
 // BotPid is the pid, as the daemon sees it, of the command the sandbox started (pid 2

@@ -1,6 +1,7 @@
 package pyclass
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,30 @@ print(os.read(r, 4096).decode().strip())
 		if (odd == "") != strings.HasPrefix(lines[1], `{"b":`) {
 			t.Errorf("odd %q: reply line %s", odd, lines[1])
 		}
+	}
+}
+
+// A bot out of memory is told where: the harness imports what describes a failure only
+// when one happens, and here that import fails too (the bot still holds the memory), yet
+// the answer's frame and its source line are in the fault's detail, as before.
+func TestOutOfMemoryNamesTheLine(t *testing.T) {
+	dir := t.TempDir()
+	if err := InstallTestHarness(dir); err != nil {
+		t.Fatal(err)
+	}
+	bot := "hoard = []\nclass HogBot(Bot):\n    def make_throw(self, scores, last_round):\n        while True:\n            hoard.append(bytearray(65536))\n        yield False\n"
+	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(bot), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", "ulimit -d 262144 && exec /usr/bin/python3 -u -B "+HarnessDir+"/pyclass.py forty bot.py")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(`{"class":"HogBot","seed":1}
+{"t":30,"w":60,"calls":[{"g":1,"m":"new","a":{"seat":0}}]}
+{"t":30,"w":60,"calls":[{"g":1,"m":"start","a":{"throws":[3],"scores":[0,0],"last":false}}]}
+`)
+	out, _ := cmd.Output() // the process may die afterwards, still holding the memory
+	want := `{"replies":[{"f":"memory limit","d":"bot.py line 5 in make_throw: hoard.append(bytearray(65536))\nMemoryError"}]}`
+	if !strings.Contains(string(out), want) {
+		t.Fatalf("harness output:\n%s\nwant the line\n%s", out, want)
 	}
 }

@@ -137,7 +137,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 		return
 	}
 	// Nothing the bot started may run on after its reply (sandbox.Process.KillStrays).
-	proc.Proc.KillStrays(true)
+	proc.Proc.KillStrays()
 	wr, ok := parseReplies(line, len(idx), b.replies)
 	if !ok {
 		// The harness always answers well-formed JSON; anything else means the bot wrote
@@ -215,7 +215,7 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 	b.restarts++
 	b.proc = proc
 	// What the answer's code left running as it was executed goes now.
-	proc.Proc.KillStrays(true)
+	proc.Proc.KillStrays()
 	b.settle(pool, proc, time.Since(began), true)
 	return true
 }

@@ -52,8 +52,6 @@ Protocol I/O goes through the file descriptors directly: at most one read(2) per
 brings every line already queued; a long line takes one per pipe-full) and one write(2) per
 reply line.
 """
-import _json as _cjson  # json's C accelerator
-import _signal as signal  # signal's own functions, without its enums
 import binascii
 import importlib
 import os
@@ -64,8 +62,12 @@ import time
 # Imported only when needed: json (through re and enum), contextlib, signal (through enum)
 # and traceback (through linecache and tokenize) cost 20 ms of every harness's start, a
 # fifth of a sandboxed bot's whole start-up, where the protocol needs only the C modules
-# beneath json and signal. json and traceback are imported when a result needs the
-# general encoder or a failure is described.
+# beneath json and signal (_json below, _signal here). json and traceback are imported
+# when a result needs the general encoder or a failure is described.
+try:
+    import _signal as signal  # signal's own functions, without its enums
+except ImportError:  # a Python without CPython's C modules (PyPy): the module itself
+    import signal
 
 
 class CallTimeout(BaseException):
@@ -316,14 +318,19 @@ def _write(fd, text):
 
 
 class _Decoding:
-    """What _cjson's scanner reads of json.JSONDecoder: json.loads's defaults."""
+    """What _json's scanner reads of json.JSONDecoder: json.loads's defaults."""
     strict = True
     object_hook = object_pairs_hook = None
     parse_float, parse_int = float, int
     parse_constant = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
 
 
-_scan = _cjson.make_scanner(_Decoding())
+try:
+    from _json import encode_basestring_ascii as _quote, make_scanner
+    _scan = make_scanner(_Decoding())
+except ImportError:  # a Python without json's C accelerator (PyPy): json itself
+    import json
+    _scan, _quote = json.JSONDecoder().scan_once, json.encoder.encode_basestring_ascii
 
 
 def _loads(text):
@@ -377,12 +384,41 @@ def _describe(exc):
     try:
         import linecache
         import traceback
-        lines = ["%s line %d in %s: %s" % (os.path.basename(name), lineno, func, linecache.getline(name, lineno, g).strip())
-                 for name, lineno, func, g in frames[-4:]]
-        lines.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
-    except Exception:  # their first import failed (out of memory): the exception alone
-        lines = ["%s: %s" % (type(exc).__name__, exc)]
+    except Exception:
+        # Their first import failed: the bot still holds the memory it ran out of. The
+        # frames and the exception are told without the source lines.
+        linecache = traceback = None
+    lines = ["%s line %d in %s: %s" % (os.path.basename(name), lineno, func, _source_line(name, lineno, g, linecache))
+             for name, lineno, func, g in frames[-4:]]
+    lines.append(_exception_only(exc, traceback))
     return "\n".join(lines)[-1500:]
+
+
+_SOURCES = {}  # file name -> its lines: the answer's, kept as it was read
+
+
+def _source_line(name, lineno, g, linecache):
+    """Line lineno of file name, stripped: the answer's from _SOURCES (no I/O and no
+    allocation beyond the result: a bot out of memory still gets its line), any other
+    through linecache, if it could be imported."""
+    lines = _SOURCES.get(name)
+    if lines is not None:
+        return lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+    return linecache.getline(name, lineno, g).strip() if linecache is not None else ""
+
+
+def _exception_only(exc, traceback):
+    """The exception's last line, as traceback.format_exception_only writes it; with
+    traceback None (not importable), its type and message alone."""
+    if traceback is not None:
+        return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    t = type(exc)
+    name = t.__qualname__ if t.__module__ in ("builtins", "__main__") else t.__module__ + "." + t.__qualname__
+    try:
+        msg = str(exc)
+    except Exception:
+        msg = "<exception str() failed>"
+    return "%s: %s" % (name, msg) if msg else name
 
 
 HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -437,6 +473,7 @@ def main():
     try:
         with open(botfile, encoding="utf-8") as f:
             code = f.read()
+        _SOURCES[botfile] = code.split("\n")  # read with universal newlines: only \n
         ns = mod.namespace()
         names_before = set(ns)
         exec(compile(code, botfile, "exec"), ns)
@@ -496,7 +533,6 @@ def _reply(r):
         return _fault("bad output", "unencodable result: %s" % e)
 
 
-_quote = _cjson.encode_basestring_ascii
 
 
 def _json(v):
