@@ -24,8 +24,9 @@ var yardstick []byte
 // call flushes the TLB (no PCID) the wake-up of a process whose caches the other bots have
 // evicted costs more than a dozen calls' work. More games in flight put more calls in each
 // wake-up: on the 48-answer benchmark field (testdata/fortyfield, docs/benchmarks.md), 8192
-// games (two groups of 4096, about 80 calls per bot per batch, two batches per tick then) cost kothd 35 % and the bots
-// 29 % less CPU per decision than 2048 did; 16384 (about 160 calls per bot per batch) gave
+// games (two groups of 4096, about 80 calls per bot per batch, two batches per tick then)
+// cost kothd 35 % and the bots 29 % less CPU per decision than 2048 did; 16384 (about 160
+// calls per bot per batch) gave
 // 10-18 % more games/s than 8192 over 60,000 games, for a peak RSS of about 185 MB against
 // 110 MB; 32768 gained nothing more and held 290 MB. Since a tick became one batch per bot
 // (about 320 calls), 16384 is still the best: 8192 played 60,000 games at 1,793 games/s

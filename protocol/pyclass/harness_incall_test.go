@@ -141,3 +141,34 @@ func TestOutOfMemoryNamesTheLine(t *testing.T) {
 		t.Fatalf("harness output:\n%s\nwant the line\n%s", out, want)
 	}
 }
+
+// On a Python without CPython's _json and _signal (PyPy), the harness falls back to the
+// json and signal modules and speaks the same protocol.
+func TestHarnessWithoutCAccelerators(t *testing.T) {
+	dir := t.TempDir()
+	if err := InstallTestHarness(dir); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/usr/bin/python3", "-c", `
+import sys, signal  # signal itself is made of _signal here, so it is imported first
+sys.modules["_json"] = sys.modules["_signal"] = None  # import fails, as where they do not exist
+sys.path.insert(0, ".")
+import pyclass
+print(pyclass.signal.__name__, pyclass._loads(' {"t":0.5,"m":["next"],"a":[1,-2,NaN]} '), pyclass._reply({"é": [1, 2.5, None, True]}))
+try:
+    pyclass._loads('{"a":1} x')
+except ValueError as e:
+    print("refused:", e)
+`)
+	cmd.Dir = filepath.Join(dir, HarnessDir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	want := `signal {'t': 0.5, 'm': ['next'], 'a': [1, -2, nan]} {"r":{"\u00e9":[1,2.5,null,true]}}
+refused: protocol line has extra data: '{"a":1} x'
+`
+	if string(out) != want {
+		t.Fatalf("harness without _json and _signal:\n%s\nwant\n%s", out, want)
+	}
+}

@@ -533,8 +533,6 @@ def _reply(r):
         return _fault("bad output", "unencodable result: %s" % e)
 
 
-
-
 def _json(v):
     """v as JSON, exactly as _encode writes it: the types results are made of by hand
     (JSONEncoder.encode builds a new C encoder for every value, which costs more than a
