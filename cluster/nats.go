@@ -101,15 +101,16 @@ func setup(ctx context.Context, js jetstream.JetStream, ackWait time.Duration, m
 	}); err != nil {
 		return nil, nil, fmt.Errorf("stream %s: %w", resultStream, err)
 	}
+	bots, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: botBucket, Storage: jetstream.FileStorage})
+	if err != nil {
+		return nil, nil, fmt.Errorf("object store %s: %w", botBucket, err)
+	}
+	// The consumer last: a worker that finds it finds everything else too.
 	if _, err := jobs.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable: consumerName, AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait, MaxDeliver: maxDeliver,
 		MaxAckPending: -1,
 	}); err != nil {
 		return nil, nil, fmt.Errorf("consumer %s: %w", consumerName, err)
-	}
-	bots, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: botBucket, Storage: jetstream.FileStorage})
-	if err != nil {
-		return nil, nil, fmt.Errorf("object store %s: %w", botBucket, err)
 	}
 	return jobs, bots, nil
 }

@@ -45,25 +45,28 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The daemon makes the queue, its consumer and the bot store one after another; a
+	// worker that starts in between waits for all three rather than failing.
 	var cons jetstream.Consumer
+	var bots jetstream.ObjectStore
 	for {
 		cons, err = js.Consumer(ctx, jobStream, consumerName)
 		if err == nil {
+			bots, err = js.ObjectStore(ctx, botBucket)
+		}
+		if err == nil {
 			break
 		}
-		if !errors.Is(err, jetstream.ErrStreamNotFound) && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		if !errors.Is(err, jetstream.ErrStreamNotFound) && !errors.Is(err, jetstream.ErrConsumerNotFound) &&
+			!errors.Is(err, jetstream.ErrBucketNotFound) {
 			return fmt.Errorf("work queue: %w", err)
 		}
-		w.Log.Info("no work queue yet: waiting for the daemon to make it")
+		w.Log.Info("no work queue yet: waiting for the daemon to make it", "missing", err)
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(2 * time.Second):
 		}
-	}
-	bots, err := js.ObjectStore(ctx, botBucket)
-	if err != nil {
-		return fmt.Errorf("bot store: %w", err)
 	}
 	maxDeliver := cons.CachedInfo().Config.MaxDeliver
 	w.Log.Info("worker ready", "worker", w.Name)

@@ -119,6 +119,7 @@ func stderrOf(p *proc) string {
 	return e
 }
 
+// waitStderr waits until stderr contains s, failing as soon as the process ends without it.
 func waitStderr(t *testing.T, p *proc, s string, limit time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
@@ -126,7 +127,14 @@ func waitStderr(t *testing.T, p *proc, s string, limit time.Duration) {
 		if strings.Contains(stderrOf(p), s) {
 			return
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-p.done:
+			if e := stderrOf(p); !strings.Contains(e, s) {
+				t.Fatalf("kothd ended before %q: %v\nstderr:\n%s", s, p.waitErr, e)
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	t.Fatalf("no %q within %s:\n%s", s, limit, stderrOf(p))
 }
