@@ -66,6 +66,8 @@ type Bwrap struct {
 	setpriv, prlimitPath string
 	// cgroups makes each sandbox's cgroup (cgroup.go); nil when the host opted out.
 	cgroups *cgroupTree
+	// uidClaimErr says why uids cannot be claimed host-wide (uidpool.go); nil when they are.
+	uidClaimErr error
 	// botfs holds bot directories on filesystems of their own (botfs.go); nil when the
 	// host cannot.
 	botfs *botfsState
@@ -131,7 +133,11 @@ func NewBwrap() (*Bwrap, error) {
 	if b.root {
 		tools["setpriv"] = &b.setpriv
 		if mappedRange(botUIDs.first, botUIDs.count) {
-			b.uids = newUIDPool(botUIDs.first, botUIDs.count)
+			claimDir := UIDClaimDir
+			if b.uidClaimErr = claimDirReady(claimDir); b.uidClaimErr != nil {
+				claimDir = ""
+			}
+			b.uids = newUIDPool(botUIDs.first, botUIDs.count, claimDir)
 		}
 	}
 	if b.seccomp, err = botSeccomp(); err == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -345,7 +346,7 @@ func TestSandboxUIDs(t *testing.T) {
 }
 
 func TestUIDPool(t *testing.T) {
-	p := newUIDPool(100, 3)
+	p := newUIDPool(100, 3, "")
 	freed := make(chan int, 10)
 	p.onFree = func(uid int) { freed <- uid }
 	a, _ := p.acquire("/a")
@@ -365,6 +366,66 @@ func TestUIDPool(t *testing.T) {
 	}
 	if u, _ := p.acquire("/b"); u == b {
 		t.Errorf("/b got its old uid %d, now /d's", u)
+	}
+}
+
+// Two pools claiming uids in one directory – two kothd processes on a host – never hold
+// the same uid at once: a uid the other holds is skipped, and taken once it is released;
+// an idle directory whose uid the other took meanwhile gets another.
+func TestUIDPoolClaimsHostWide(t *testing.T) {
+	dir := t.TempDir()
+	a, b := newUIDPool(100, 3, dir), newUIDPool(100, 3, dir)
+	a1, err1 := a.acquire("/a1")
+	b1, err2 := b.acquire("/b1")
+	a2, err3 := a.acquire("/a2")
+	if err1 != nil || err2 != nil || err3 != nil || a1 != 100 || b1 != 101 || a2 != 102 {
+		t.Fatalf("uids %d %d %d (%v %v %v); want 100, 101 (100 is the other's), 102", a1, b1, a2, err1, err2, err3)
+	}
+	if u, err := b.acquire("/b2"); err == nil {
+		t.Fatalf("the second pool got uid %d while the first held the other two", u)
+	}
+	a.release(a1)
+	if u, err := b.acquire("/b2"); err != nil || u != a1 {
+		t.Fatalf("after the first pool released %d, the second got %d, %v", a1, u, err)
+	}
+	// /a1 is idle and its uid the other pool's now: /a1 gets another, once one is free.
+	b.release(b1)
+	if u, err := a.acquire("/a1"); err != nil || u != b1 {
+		t.Fatalf("/a1 came back as %d, %v; want %d, the only free uid", u, err, b1)
+	}
+}
+
+// Two sandboxes of the host's kind made in one process (as by two kothd processes) run
+// their bots as different uids at the same time.
+func TestTwoSandboxesNeverShareAUID(t *testing.T) {
+	first := NeedBwrap(t)
+	if !first.root || first.uids == nil || first.uids.claimDir == "" {
+		t.Skip("not a root daemon claiming uids host-wide")
+	}
+	sb, err := NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := sb.(*Bwrap)
+	var procs []*Process
+	defer func() {
+		for _, p := range procs {
+			p.Release()
+		}
+	}()
+	seen := map[int]string{}
+	for i, b := range []*Bwrap{first, second, first, second} {
+		p, err := b.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: []string{"true"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, p)
+		uid, _ := p.UID()
+		who := fmt.Sprintf("sandbox %d, bot %d", i%2+1, i/2+1)
+		if other, ok := seen[uid]; ok {
+			t.Errorf("%s and %s both run as uid %d", other, who, uid)
+		}
+		seen[uid] = who
 	}
 }
 

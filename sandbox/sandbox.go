@@ -108,6 +108,10 @@ func NewSandboxCgroups(kind, cgroups string, log *slog.Logger) (Sandbox, error) 
 			log.Error("BOT UIDS SHARED: the daemon's user namespace lacks the uids bot_uid_first/bot_uid_count name; every "+
 				"bot runs as one uid, so one bot's processes count against the others' process limit", "uid", b.UID)
 		}
+		if b.uidClaimErr != nil {
+			log.Error("BOT UIDS NOT CLAIMED HOST-WIDE: another kothd process on this host (a worker, a bench, a second "+
+				"daemon) may run its bots as the uids this one does, sharing their process limit", "reason", b.uidClaimErr)
+		}
 		switch cgroups {
 		case "", CgroupsRequired:
 			tree, err := hostCgroups()

@@ -2,11 +2,14 @@ package sandbox
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // A root daemon runs each bot directory's sandboxes as a host uid (and gid) of their own,
@@ -21,6 +24,11 @@ import (
 // while any of its sandboxes' commands is alive (not yet garbage), and afterwards until
 // the pool, handing out uids in turn, comes round to it again, so a bot's files are
 // rarely handed over anew.
+//
+// Other kothd processes on the host (a `kothd worker` or `kothd bench` beside the daemon,
+// a second daemon) hand out the same pool: each uid a pool gives a live command is claimed
+// host-wide with a lock on a file of its own in UIDClaimDir, which the kernel drops when
+// the process dies, so two processes never run bots as one uid at the same time.
 //
 // A daemon that is not root cannot switch uids: its bots all run as its own uid (in a
 // user namespace of bwrap's), the remaining limitation docs/trust.md names.
@@ -46,19 +54,66 @@ func SetBotUIDs(first, count int) {
 	}
 }
 
+// UIDClaimDir holds a lock file per bot uid in use on the host (see above): root's, in
+// /run, a tmpfs that no sandbox binds.
+const UIDClaimDir = "/run/kothd/bot-uids"
+
 type uidPool struct {
 	base, count int
+	// claimDir is where uids are claimed host-wide; "" claims none (tests of the pool
+	// alone).
+	claimDir string
 
 	mu     sync.Mutex
-	next   int            // offset of the next uid to try
-	byDir  map[string]int // directory → its uid
-	dirOf  map[int]string // uid → the directory that has it
-	live   map[int]int    // uid → commands alive that run as it
-	onFree func(uid int)  // tests: called when a command's hold ends
+	next   int              // offset of the next uid to try
+	byDir  map[string]int   // directory → its uid
+	dirOf  map[int]string   // uid → the directory that has it
+	live   map[int]int      // uid → commands alive that run as it
+	claims map[int]*os.File // uid → its locked claim file, while live
+	onFree func(uid int)    // tests: called when a command's hold ends
 }
 
-func newUIDPool(base, count int) *uidPool {
-	return &uidPool{base: base, count: count, byDir: map[string]int{}, dirOf: map[int]string{}, live: map[int]int{}}
+func newUIDPool(base, count int, claimDir string) *uidPool {
+	return &uidPool{base: base, count: count, claimDir: claimDir,
+		byDir: map[string]int{}, dirOf: map[int]string{}, live: map[int]int{}, claims: map[int]*os.File{}}
+}
+
+// claimDirReady makes dir for host-wide claims, or says why it cannot be trusted: it must
+// be a directory of root's that no one else can write, or another user could hold (or
+// hand out) the locks.
+func claimDirReady(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !st.IsDir() || !ok || sys.Uid != 0 || st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s is not a directory of root's that only root can write (mode %s)", dir, st.Mode())
+	}
+	return nil
+}
+
+// claim locks uid's claim file, unless another process holds it. Callers hold p.mu.
+func (p *uidPool) claim(uid int) (bool, error) {
+	if p.claimDir == "" {
+		return true, nil
+	}
+	f, err := os.OpenFile(filepath.Join(p.claimDir, strconv.Itoa(uid)), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("claim bot uid %d: %w", uid, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return false, nil
+		}
+		return false, fmt.Errorf("claim bot uid %d: %w", uid, err)
+	}
+	p.claims[uid] = f
+	return true, nil
 }
 
 // acquire returns the uid of dir's sandboxes, held until the Process made with it is
@@ -68,13 +123,33 @@ func (p *uidPool) acquire(dir string) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if uid, ok := p.byDir[dir]; ok {
-		p.live[uid]++
-		return uid, nil
+		if p.live[uid] > 0 {
+			p.live[uid]++
+			return uid, nil
+		}
+		// Idle, so unclaimed: another process may have taken it meanwhile.
+		ok, err := p.claim(uid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			p.live[uid]++
+			return uid, nil
+		}
+		delete(p.byDir, dir)
+		delete(p.dirOf, uid)
 	}
 	for range p.count {
 		uid := p.base + p.next
 		p.next = (p.next + 1) % p.count
 		if p.live[uid] > 0 {
+			continue
+		}
+		ok, err := p.claim(uid)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
 			continue
 		}
 		if old, ok := p.dirOf[uid]; ok {
@@ -92,6 +167,10 @@ func (p *uidPool) release(uid int) {
 	p.mu.Lock()
 	if p.live[uid]--; p.live[uid] <= 0 {
 		delete(p.live, uid)
+		if f := p.claims[uid]; f != nil {
+			f.Close() // drops the lock
+			delete(p.claims, uid)
+		}
 	}
 	f := p.onFree
 	p.mu.Unlock()

@@ -72,6 +72,11 @@ func resumedLikeStraight(t *testing.T, cfg, ref string) {
 	rs := openStore(t, ref)
 	straight, _ := rs.GetRun(ctx, 1)
 	want, _ := rs.Standings(ctx, 1)
+	// A game voided by a host fault (on a loaded machine: a sandbox that could not start
+	// in time) is missing from one table only: nothing to compare either.
+	if v := voided(resumed) + voided(straight); v > 0 {
+		t.Skipf("%d games voided by host faults in the two runs; standings not compared", v)
+	}
 	if resumed == nil || resumed.State != "done" || straight == nil || resumed.GamesPlayed != straight.GamesPlayed {
 		t.Fatalf("resumed run: %+v\nstraight run: %+v", resumed, straight)
 	}
@@ -117,6 +122,13 @@ func waitCheckpoint(t *testing.T, p *proc, cfg string, min int) int {
 }
 
 // timedOut reports whether any bot of a run had a call time out.
+func voided(r *store.Run) int {
+	if r == nil || r.Result == nil {
+		return 0
+	}
+	return r.Result.Voided
+}
+
 func timedOut(st []store.Standing) bool {
 	for _, s := range st {
 		if s.Faults[engine.Timeout] > 0 {
