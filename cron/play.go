@@ -144,7 +144,12 @@ func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol) (*Played, e
 		// concurrency (ledger.go, protocol.Unordered).
 		led = connectLedger(&r, nil)
 	}
-	res, err := env.Game.Play(ctx, r)
+	pctx, stop := guardCrowding(ctx, &r)
+	defer stop()
+	res, err := env.Game.Play(pctx, r)
+	if ce := crowded(pctx); ce != nil {
+		return nil, ce
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -95,7 +95,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a protocol.Protocol, opt
 	if c.sharded(env) {
 		played, err = c.playSharded(ctx, env, runID, live)
 	} else {
-		played, err = playRun(ctx, env, a)
+		played, err = c.playFitting(ctx, env, a, runID)
 	}
 	rep.Elapsed = time.Since(start)
 	if metered != nil {

@@ -93,6 +93,26 @@ func (s *Store) MoveCheckpoint(ctx context.Context, from, to int64) (*Checkpoint
 	return cp, nil
 }
 
+// RestartRun records that a running run is played again from its first game with
+// concurrency games in flight (cron/crowd.go): its checkpoint, saved at the old value, goes,
+// so a kill from now on resumes nothing it played before.
+func (s *Store) RestartRun(ctx context.Context, runID int64, concurrency int) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE runs SET concurrency = ?, games_played = 0 WHERE id = ? AND state = 'running'`, concurrency, runID)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n != 1 {
+			return fmt.Errorf("no running run %d", runID)
+		}
+		return dropCheckpoint(ctx, tx, runID)
+	})
+	if err != nil {
+		return fmt.Errorf("restart run %d with %d games in flight: %w", runID, concurrency, err)
+	}
+	return nil
+}
+
 // dropCheckpoint deletes the checkpoint of a run that failed: a failed run is never
 // resumed.
 func dropCheckpoint(ctx context.Context, tx *sql.Tx, runID int64) error {

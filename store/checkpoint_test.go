@@ -95,3 +95,33 @@ func BenchmarkSaveCheckpoint(b *testing.B) {
 		}
 	}
 }
+
+// A run played again with fewer games in flight records them, and loses its checkpoint
+// and its count of games played; a run no longer running cannot be restarted.
+func TestRestartRun(t *testing.T) {
+	ctx := context.Background()
+	s, _ := open(t)
+	if _, err := s.db.Exec(`INSERT INTO challenges (name, question_id) VALUES ('forty', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := s.StartRun(ctx, "forty", 7, 16384, "set", 30000)
+	if err := s.SaveCheckpoint(ctx, id, 1000, []byte{1}, []byte(`[{}]`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RestartRun(ctx, id, 1024); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := s.GetRun(ctx, id)
+	if r.Concurrency != 1024 || r.GamesPlayed != 0 || r.State != "running" {
+		t.Errorf("after the restart: %+v", r)
+	}
+	if cp, err := s.LoadCheckpoint(ctx, id); err != nil || cp != nil {
+		t.Errorf("the checkpoint of the first attempt stayed: %+v %v", cp, err)
+	}
+	if err := s.FinishRun(ctx, id, &engine.Result{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RestartRun(ctx, id, 64); err == nil {
+		t.Error("a finished run was restarted")
+	}
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kothd/kothd/engine"
+)
+
+// hogBot is a forty answer that keeps a list of n references (8n bytes) in each game's
+// instance, or with leak, in a list of its class that only grows.
+func hogBot(name string, n int, leak bool) string {
+	keep := "self.table = [0] * %[2]d"
+	if leak {
+		keep = "%[1]s.kept.append([0] * %[2]d)"
+	}
+	return fmt.Sprintf(`<h1>%[1]s</h1>
+
+<pre><code>class %[1]s(Bot):
+    kept = []
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        `+keep+`
+
+    def make_throw(self, scores, last_round):
+        while sum(self.current_throws) &lt; 20:
+            yield True
+        yield False
+</code></pre>
+`, name, n)
+}
+
+// A Python-class bot serves every game in flight from one process under one memory_mb. An
+// answer that keeps 40 MB a game fits the original controller (one game at a time) but
+// not 40 games at once: the run is played again with 16 in flight (256/16), and the board
+// shows the answer without a fault. One whose class keeps 32 MB more with every game runs out
+// however few games are in flight: the run goes down to one (two restarts, the bound is
+// three), where the fault is the answer's own and counted against it.
+func TestCrowdedBotGetsFewerGamesInFlight(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		size        int
+		leak        bool
+		concurrency int
+		restarts    int
+		faults      bool
+	}{
+		{"Hog40MB", 5_000_000, false, 16, 1, false},
+		{"Leak32MB", 4_000_000, true, 1, 2, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap := questionSnapshot(t, 177765, []int64{177771, 177786}, map[int64]string{999101: hogBot(c.name, c.size, c.leak)})
+			cfg := challengeConfig(t, "forty", "    games: 40\n")
+			b, _ := os.ReadFile(cfg)
+			s := strings.Replace(string(b), "    concurrency: 16384", "    concurrency: 256", 1)
+			if s == string(b) {
+				t.Fatal("config.yaml: forty has no concurrency line")
+			}
+			if err := os.WriteFile(cfg, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := startKothd(t, "once", "--seed", "7", "--config", cfg, "--snapshot", snap, "--challenge", "forty")
+			code := p.wait(t, 10*time.Minute)
+			out, errs := p.output()
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+			}
+			if n := strings.Count(out, "playing run 1 again from its first game"); n != c.restarts ||
+				!strings.Contains(out, c.name+" ran out of memory") {
+				t.Errorf("%d restarts naming %s, want %d:\n%s", n, c.name, c.restarts, out)
+			}
+			st := openStore(t, cfg)
+			defer st.Close()
+			ctx := context.Background()
+			run, _ := st.GetRun(ctx, 1)
+			if run == nil || run.State != "done" || run.Concurrency != c.concurrency || run.GamesPlayed != 40 {
+				t.Fatalf("run 1: %+v; want done, 40 games, %d in flight", run, c.concurrency)
+			}
+			if cp, _ := st.LoadCheckpoint(ctx, 1); cp != nil {
+				t.Error("the finished run kept a checkpoint")
+			}
+			rows, _ := st.Standings(ctx, 1)
+			found := false
+			for _, r := range rows {
+				if r.Bot != c.name {
+					if r.Errors > 0 {
+						t.Errorf("%s has faults: %+v", r.Bot, r)
+					}
+					continue
+				}
+				found = true
+				if got := r.Faults[engine.MemoryLimit] > 0; got != c.faults || r.Played == 0 {
+					t.Errorf("%s: %+v; want memory faults %v", c.name, r, c.faults)
+				}
+			}
+			if !found {
+				t.Fatalf("%s is not on the board: %+v", c.name, rows)
+			}
+		})
+	}
+}
