@@ -15,8 +15,12 @@ import (
 // (forty plays 16,384 at once). Its memory fault there is the host's choice of games in
 // flight, not the answer's. So a run whose bot runs out of memory while more than one game
 // is in flight stops at once and is played again from its first game with fewer games in
-// flight (nextConcurrency), down to one, where a memory fault is the bot's own and counts
-// as one. The run records the games in flight it was finally played with, so its seed
+// flight (nextConcurrency). That happens at most twice (maxRestarts): the third attempt's
+// memory faults are the bot's own, as they are at one game in flight. Going all the way
+// down to one would let an answer that runs out of memory whatever it holds (a leak, a
+// bomb) make the host play forty's run at 58 games/s instead of 1,000; at 64 in flight, the
+// most it costs is about three runs' time, and an answer still has memory_mb/64 (16 MB) for
+// each game. The run records the games in flight it was finally played with, so its seed
 // replays it; the earlier attempts leave nothing behind but a line in the output.
 
 // CrowdedError stops a run attempt whose bot ran out of memory with several games in
@@ -32,9 +36,11 @@ func (e *CrowdedError) Error() string {
 	return fmt.Sprintf("%s ran out of memory with %d games in flight in its process (%s)", e.Bot, e.InFlight, e.Detail)
 }
 
+// maxRestarts bounds the attempts a run gets beyond its first (see above).
+const maxRestarts = 2
+
 // nextConcurrency is the games in flight of the attempt after one that crowded a bot at
-// conc: a sixteenth, and one once that is below sixteen (16,384 → 1,024 → 64 → 1), so a
-// run is played at most three more times whatever an answer does.
+// conc: a sixteenth, and one once that is below sixteen (16,384 → 1,024 → 64; 32 → 1).
 func nextConcurrency(conc int) int {
 	if n := conc / 16; n >= 16 {
 		return n
@@ -108,8 +114,8 @@ func crowded(run context.Context) *CrowdedError {
 // playFitting plays env's run (playRun), and plays it again from its first game with fewer
 // games in flight each time a bot runs out of memory crowded (see above).
 func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, a protocol.Protocol, runID int64) (*Played, error) {
-	for {
-		played, err := playRun(ctx, env, a)
+	for restarts := 0; ; restarts++ {
+		played, err := playAttempt(ctx, env, a, restarts < maxRestarts)
 		var ce *CrowdedError
 		if !errors.As(err, &ce) || ctx.Err() != nil {
 			return played, err
@@ -123,9 +129,13 @@ func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, a protocol.Protoc
 		if next == 1 {
 			games = "one game"
 		}
+		last := ""
+		if restarts+1 >= maxRestarts && next > 1 {
+			last = " (the last attempt: memory faults there are the bots' own)"
+		}
 		c.printf("%s: %s ran out of memory (memory_mb %d) holding %d games at once (the original controller plays one at a time); "+
-			"playing run %d again from its first game with %s in flight\n",
-			ch.Name, ce.Bot, ch.Limits.MemoryMB, ce.InFlight, runID, games)
+			"playing run %d again from its first game with %s in flight%s\n",
+			ch.Name, ce.Bot, ch.Limits.MemoryMB, ce.InFlight, runID, games, last)
 		if err := c.Store.RestartRun(ctx, runID, next); err != nil {
 			return nil, err
 		}

@@ -67,8 +67,7 @@ func TestCrowdGuard(t *testing.T) {
 	}
 }
 
-// Each attempt plays a sixteenth of the games in flight, one below sixteen: at most three
-// more attempts from forty's 16,384.
+// Each attempt plays a sixteenth of the games in flight, one below sixteen.
 func TestNextConcurrency(t *testing.T) {
 	var seq []int
 	for c := 16384; c > 1; c = nextConcurrency(c) {

@@ -126,8 +126,14 @@ func openScratch(env *PlayEnv, a protocol.Protocol, kind string) (engine.Run, []
 	}, nil
 }
 
-// playRun plays env's run in scratch copies of the bots' directories.
+// playRun plays env's run in scratch copies of the bots' directories, stopping it with a
+// CrowdedError when a bot runs out of memory with several games in flight (crowd.go).
 func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol) (*Played, error) {
+	return playAttempt(ctx, env, a, true)
+}
+
+// playAttempt is playRun, with crowding watched for or not.
+func playAttempt(ctx context.Context, env *PlayEnv, a protocol.Protocol, watchCrowding bool) (*Played, error) {
 	r, stats, closeFn, err := openScratch(env, a, "run")
 	if err != nil {
 		return nil, err
@@ -144,7 +150,10 @@ func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol) (*Played, e
 		// concurrency (ledger.go, protocol.Unordered).
 		led = connectLedger(&r, nil)
 	}
-	pctx, stop := guardCrowding(ctx, &r)
+	pctx, stop := ctx, func() {}
+	if watchCrowding {
+		pctx, stop = guardCrowding(ctx, &r)
+	}
 	defer stop()
 	res, err := env.Game.Play(pctx, r)
 	if ce := crowded(pctx); ce != nil {

@@ -38,26 +38,26 @@ func hogBot(name string, n int, leak bool) string {
 // A Python-class bot serves every game in flight from one process under one memory_mb. An
 // answer that keeps 40 MB a game fits the original controller (one game at a time) but
 // not 40 games at once: the run is played again with 16 in flight (256/16), and the board
-// shows the answer without a fault. One whose class keeps 32 MB more with every game runs out
-// however few games are in flight: the run goes down to one (two restarts, the bound is
-// three), where the fault is the answer's own and counted against it.
+// shows the answer without a fault. One whose class keeps 32 MB more with every game runs
+// out however few games are in flight: from 4096, the run is played at 256 and then at 16,
+// the last attempt (cron.maxRestarts), where the faults are the answer's own and counted.
 func TestCrowdedBotGetsFewerGamesInFlight(t *testing.T) {
 	for _, c := range []struct {
-		name        string
-		size        int
-		leak        bool
-		concurrency int
-		restarts    int
-		faults      bool
+		name     string
+		size     int
+		leak     bool
+		from, to int
+		restarts int
+		faults   bool
 	}{
-		{"Hog40MB", 5_000_000, false, 16, 1, false},
-		{"Leak32MB", 4_000_000, true, 1, 2, true},
+		{"Hog40MB", 5_000_000, false, 256, 16, 1, false},
+		{"Leak32MB", 4_000_000, true, 4096, 16, 2, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			snap := questionSnapshot(t, 177765, []int64{177771, 177786}, map[int64]string{999101: hogBot(c.name, c.size, c.leak)})
 			cfg := challengeConfig(t, "forty", "    games: 40\n")
 			b, _ := os.ReadFile(cfg)
-			s := strings.Replace(string(b), "    concurrency: 16384", "    concurrency: 256", 1)
+			s := strings.Replace(string(b), "    concurrency: 16384", fmt.Sprintf("    concurrency: %d", c.from), 1)
 			if s == string(b) {
 				t.Fatal("config.yaml: forty has no concurrency line")
 			}
@@ -74,12 +74,15 @@ func TestCrowdedBotGetsFewerGamesInFlight(t *testing.T) {
 				!strings.Contains(out, c.name+" ran out of memory") {
 				t.Errorf("%d restarts naming %s, want %d:\n%s", n, c.name, c.restarts, out)
 			}
+			if last := strings.Contains(out, "the last attempt"); last != (c.restarts == 2) {
+				t.Errorf("the last attempt said: %v, want %v:\n%s", last, c.restarts == 2, out)
+			}
 			st := openStore(t, cfg)
 			defer st.Close()
 			ctx := context.Background()
 			run, _ := st.GetRun(ctx, 1)
-			if run == nil || run.State != "done" || run.Concurrency != c.concurrency || run.GamesPlayed != 40 {
-				t.Fatalf("run 1: %+v; want done, 40 games, %d in flight", run, c.concurrency)
+			if run == nil || run.State != "done" || run.Concurrency != c.to || run.GamesPlayed != 40 {
+				t.Fatalf("run 1: %+v; want done, 40 games, %d in flight", run, c.to)
 			}
 			if cp, _ := st.LoadCheckpoint(ctx, 1); cp != nil {
 				t.Error("the finished run kept a checkpoint")
