@@ -133,11 +133,9 @@ func NewBwrap() (*Bwrap, error) {
 	if b.root {
 		tools["setpriv"] = &b.setpriv
 		if mappedRange(botUIDs.first, botUIDs.count) {
-			claimDir := UIDClaimDir
-			if b.uidClaimErr = claimDirReady(claimDir); b.uidClaimErr != nil {
-				claimDir = ""
-			}
-			b.uids = newUIDPool(botUIDs.first, botUIDs.count, claimDir)
+			var claims *os.File
+			claims, b.uidClaimErr = openClaims(UIDClaimFile)
+			b.uids = newUIDPool(botUIDs.first, botUIDs.count, claims)
 		}
 	}
 	if b.seccomp, err = botSeccomp(); err == nil {

@@ -346,7 +346,7 @@ func TestSandboxUIDs(t *testing.T) {
 }
 
 func TestUIDPool(t *testing.T) {
-	p := newUIDPool(100, 3, "")
+	p := newUIDPool(100, 3, nil)
 	freed := make(chan int, 10)
 	p.onFree = func(uid int) { freed <- uid }
 	a, _ := p.acquire("/a")
@@ -369,12 +369,20 @@ func TestUIDPool(t *testing.T) {
 	}
 }
 
-// Two pools claiming uids in one directory – two kothd processes on a host – never hold
+// Two pools claiming uids in one file – two kothd processes on a host – never hold
 // the same uid at once: a uid the other holds is skipped, and taken once it is released;
 // an idle directory whose uid the other took meanwhile gets another.
 func TestUIDPoolClaimsHostWide(t *testing.T) {
-	dir := t.TempDir()
-	a, b := newUIDPool(100, 3, dir), newUIDPool(100, 3, dir)
+	path := filepath.Join(t.TempDir(), "claims")
+	open := func() *os.File {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	a, b := newUIDPool(100, 3, open()), newUIDPool(100, 3, open())
 	a1, err1 := a.acquire("/a1")
 	b1, err2 := b.acquire("/b1")
 	a2, err3 := a.acquire("/a2")
@@ -399,7 +407,7 @@ func TestUIDPoolClaimsHostWide(t *testing.T) {
 // their bots as different uids at the same time.
 func TestTwoSandboxesNeverShareAUID(t *testing.T) {
 	first := NeedBwrap(t)
-	if !first.root || first.uids == nil || first.uids.claimDir == "" {
+	if !first.root || first.uids == nil || first.uids.claims == nil {
 		t.Skip("not a root daemon claiming uids host-wide")
 	}
 	sb, err := NewSandbox("bwrap", slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // A root daemon runs each bot directory's sandboxes as a host uid (and gid) of their own,
@@ -27,8 +30,10 @@ import (
 //
 // Other kothd processes on the host (a `kothd worker` or `kothd bench` beside the daemon,
 // a second daemon) hand out the same pool: each uid a pool gives a live command is claimed
-// host-wide with a lock on a file of its own in UIDClaimDir, which the kernel drops when
-// the process dies, so two processes never run bots as one uid at the same time.
+// host-wide with a lock on its byte of UIDClaimFile (the byte at the uid's offset: an open
+// file description lock, which the kernel drops when the process dies), so two processes
+// never run bots as one uid at the same time. One file, whatever the uids: a file per uid
+// would leave tens of thousands of them in /run as a daemon hands the pool out in turn.
 //
 // A daemon that is not root cannot switch uids: its bots all run as its own uid (in a
 // user namespace of bwrap's), the remaining limitation docs/trust.md names.
@@ -54,66 +59,85 @@ func SetBotUIDs(first, count int) {
 	}
 }
 
-// UIDClaimDir holds a lock file per bot uid in use on the host (see above): root's, in
-// /run, a tmpfs that no sandbox binds.
-const UIDClaimDir = "/run/kothd/bot-uids"
+// UIDClaimFile is where the bot uids in use on the host are claimed (see above): root's,
+// in /run, a tmpfs that no sandbox binds.
+const UIDClaimFile = "/run/kothd/bot-uids.lock"
 
 type uidPool struct {
 	base, count int
-	// claimDir is where uids are claimed host-wide; "" claims none (tests of the pool
-	// alone).
-	claimDir string
+	// claims is the host's claim file, opened by this pool; nil claims none (tests of the
+	// pool alone).
+	claims *os.File
 
 	mu     sync.Mutex
-	next   int              // offset of the next uid to try
-	byDir  map[string]int   // directory → its uid
-	dirOf  map[int]string   // uid → the directory that has it
-	live   map[int]int      // uid → commands alive that run as it
-	claims map[int]*os.File // uid → its locked claim file, while live
-	onFree func(uid int)    // tests: called when a command's hold ends
+	next   int            // offset of the next uid to try
+	byDir  map[string]int // directory → its uid
+	dirOf  map[int]string // uid → the directory that has it
+	live   map[int]int    // uid → commands alive that run as it (each claimed while live)
+	onFree func(uid int)  // tests: called when a command's hold ends
 }
 
-func newUIDPool(base, count int, claimDir string) *uidPool {
-	return &uidPool{base: base, count: count, claimDir: claimDir,
-		byDir: map[string]int{}, dirOf: map[int]string{}, live: map[int]int{}, claims: map[int]*os.File{}}
+func newUIDPool(base, count int, claims *os.File) *uidPool {
+	return &uidPool{base: base, count: count, claims: claims, byDir: map[string]int{}, dirOf: map[int]string{}, live: map[int]int{}}
 }
 
-// claimDirReady makes dir for host-wide claims, or says why it cannot be trusted: it must
-// be a directory of root's that no one else can write, or another user could hold (or
-// hand out) the locks.
-func claimDirReady(dir string) error {
+// openClaims opens the host's claim file at path, or says why it cannot be trusted: it
+// must be a file of root's, in a directory of root's, that no one else can write, or
+// another user could hold (or free) the claims.
+func openClaims(path string) (*os.File, error) {
+	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+		return nil, err
 	}
-	st, err := os.Lstat(dir)
+	if err := rootsOnly(os.Lstat(dir)); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := rootsOnly(f.Stat()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// rootsOnly says whether a file (or directory) is root's and writable by root alone.
+func rootsOnly(st os.FileInfo, err error) error {
 	if err != nil {
 		return err
 	}
 	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !st.IsDir() || !ok || sys.Uid != 0 || st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%s is not a directory of root's that only root can write (mode %s)", dir, st.Mode())
+	if !ok || sys.Uid != 0 || st.Mode().Perm()&0o022 != 0 || !(st.IsDir() || st.Mode().IsRegular()) {
+		return fmt.Errorf("not root's alone (mode %s)", st.Mode())
 	}
 	return nil
 }
 
-// claim locks uid's claim file, unless another process holds it. Callers hold p.mu.
+// claim locks uid's byte of the claim file, unless another process (another open of the
+// file) holds it. Callers hold p.mu.
 func (p *uidPool) claim(uid int) (bool, error) {
-	if p.claimDir == "" {
+	if p.claims == nil {
 		return true, nil
 	}
-	f, err := os.OpenFile(filepath.Join(p.claimDir, strconv.Itoa(uid)), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart, Start: int64(uid), Len: 1}
+	switch err := unix.FcntlFlock(p.claims.Fd(), unix.F_OFD_SETLK, &lk); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EACCES):
+		return false, nil
+	default:
 		return false, fmt.Errorf("claim bot uid %d: %w", uid, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return false, nil
-		}
-		return false, fmt.Errorf("claim bot uid %d: %w", uid, err)
+}
+
+// unclaim frees uid's byte. Callers hold p.mu.
+func (p *uidPool) unclaim(uid int) {
+	if p.claims != nil {
+		lk := unix.Flock_t{Type: unix.F_UNLCK, Whence: io.SeekStart, Start: int64(uid), Len: 1}
+		_ = unix.FcntlFlock(p.claims.Fd(), unix.F_OFD_SETLK, &lk)
 	}
-	p.claims[uid] = f
-	return true, nil
 }
 
 // acquire returns the uid of dir's sandboxes, held until the Process made with it is
@@ -167,10 +191,7 @@ func (p *uidPool) release(uid int) {
 	p.mu.Lock()
 	if p.live[uid]--; p.live[uid] <= 0 {
 		delete(p.live, uid)
-		if f := p.claims[uid]; f != nil {
-			f.Close() // drops the lock
-			delete(p.claims, uid)
-		}
+		p.unclaim(uid)
 	}
 	f := p.onFree
 	p.mu.Unlock()
