@@ -15,13 +15,16 @@ import (
 // (forty plays 16,384 at once). Its memory fault there is the host's choice of games in
 // flight, not the answer's. So a run whose bot runs out of memory while more than one game
 // is in flight stops at once and is played again from its first game with fewer games in
-// flight (nextConcurrency). That happens at most twice (maxRestarts): the third attempt's
-// memory faults are the bot's own, as they are at one game in flight. Going all the way
-// down to one would let an answer that runs out of memory whatever it holds (a leak, a
-// bomb) make the host play forty's run at 58 games/s instead of 1,000; at 64 in flight, the
-// most it costs is about three runs' time, and an answer still has memory_mb/64 (16 MB) for
-// each game. The run records the games in flight it was finally played with, so its seed
-// replays it; the earlier attempts leave nothing behind but a line in the output.
+// flight (nextConcurrency: a sixteenth of those it held). Only a fault the host saw for
+// itself counts (engine.Fault.AtLimit: a kernel kill for memory, or the process holding
+// half its limit): a bot that merely raises MemoryError is charged as before. A restart
+// happens at most twice (maxRestarts): the third attempt's memory faults are the bot's own,
+// as they are at one game in flight. Going all the way down to one would let an answer
+// that fills its memory whatever it holds (a leak, a bomb) make the host play forty's run
+// at 58 games/s instead of 979; as it is, such an answer costs the host the attempts'
+// time (the third at a 256th of the games in flight: forty at 64 played 327 games/s).
+// The run records the games in flight it was finally played with, so its seed replays it;
+// the earlier attempts leave nothing behind but a line in the output.
 
 // CrowdedError stops a run attempt whose bot ran out of memory with several games in
 // flight in its process.
@@ -39,13 +42,11 @@ func (e *CrowdedError) Error() string {
 // maxRestarts bounds the attempts a run gets beyond its first (see above).
 const maxRestarts = 2
 
-// nextConcurrency is the games in flight of the attempt after one that crowded a bot at
-// conc: a sixteenth, and one once that is below sixteen (16,384 → 1,024 → 64; 32 → 1).
-func nextConcurrency(conc int) int {
-	if n := conc / 16; n >= 16 {
-		return n
-	}
-	return 1
+// nextConcurrency is the games in flight of the attempt after one whose bot ran out of
+// memory holding inFlight games: a sixteenth of them, at least one (10,000 forty games at
+// 16,384 in flight: 10,000 → 625 → 39).
+func nextConcurrency(inFlight int) int {
+	return max(1, inFlight/16)
 }
 
 // crowdGuard passes a run's batches on, and stops the run (cancel, with a CrowdedError) at
@@ -63,7 +64,7 @@ type crowdGuard struct {
 func (g *crowdGuard) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
 	replies := g.Exchanger.Exchange(ctx, calls)
 	for i, r := range replies {
-		if r.Fault == nil || r.Fault.Outcome != engine.MemoryLimit || i >= len(calls) {
+		if r.Fault == nil || r.Fault.Outcome != engine.MemoryLimit || !r.Fault.AtLimit || i >= len(calls) {
 			continue
 		}
 		// A tick carries a call of every game in flight, each game's calls side by side.
@@ -115,12 +116,15 @@ func crowded(run context.Context) *CrowdedError {
 // games in flight each time a bot runs out of memory crowded (see above).
 func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, a protocol.Protocol, runID int64) (*Played, error) {
 	for restarts := 0; ; restarts++ {
-		played, err := playAttempt(ctx, env, a, restarts < maxRestarts)
+		// Each attempt is metered apart: a bench measures the one that finished.
+		played, err := c.metered(env.Challenge.Name, func() (*Played, error) {
+			return playAttempt(ctx, env, a, restarts < maxRestarts)
+		})
 		var ce *CrowdedError
 		if !errors.As(err, &ce) || ctx.Err() != nil {
 			return played, err
 		}
-		next := nextConcurrency(env.Run.Concurrency())
+		next := nextConcurrency(min(ce.InFlight, env.Run.Concurrency()))
 		ch := env.Challenge
 		c.Log.Warn("a bot ran out of memory with many games in flight; the run is played again with fewer",
 			"challenge", ch.Name, "run", runID, "bot", ce.Bot, "in_flight", ce.InFlight, "memory_mb", ch.Limits.MemoryMB,
@@ -130,7 +134,7 @@ func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, a protocol.Protoc
 			games = "one game"
 		}
 		last := ""
-		if restarts+1 >= maxRestarts && next > 1 {
+		if restarts+1 >= maxRestarts {
 			last = " (the last attempt: memory faults there are the bots' own)"
 		}
 		c.printf("%s: %s ran out of memory (memory_mb %d) holding %d games at once (the original controller plays one at a time); "+

@@ -11,21 +11,23 @@ import (
 type faultExchanger struct {
 	bot     int
 	outcome engine.Outcome
+	atLimit bool // the host saw the bot at its memory limit
 }
 
 func (f faultExchanger) Exchange(_ context.Context, calls []engine.Call) []engine.Reply {
 	replies := make([]engine.Reply, len(calls))
 	for i, c := range calls {
 		if c.Bot == f.bot {
-			replies[i].Fault = &engine.Fault{Outcome: f.outcome, Detail: "MemoryError"}
+			replies[i].Fault = &engine.Fault{Outcome: f.outcome, Detail: "MemoryError", AtLimit: f.atLimit}
 		}
 	}
 	return replies
 }
 
-// The guard stops a run at a memory fault in a batch of several games, naming the bot and
-// the games in flight, and at nothing else: a memory fault with one game in flight is the
-// bot's own, and other faults are the bots' whatever the games in flight.
+// The guard stops a run at a memory fault the host saw in a batch of several games, naming
+// the bot and the games in flight, and at nothing else: a memory fault with one game in
+// flight is the bot's own, so is one only the bot reports (it raised MemoryError), and
+// other faults are the bots' whatever the games in flight.
 func TestCrowdGuard(t *testing.T) {
 	bots := []engine.Entrant{{Name: "A"}, {Name: "B"}}
 	two := []engine.Call{{Bot: 0, Game: 2}, {Bot: 0, Game: 3}, {Bot: 1, Game: 3}}
@@ -33,15 +35,17 @@ func TestCrowdGuard(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		outcome engine.Outcome
+		atLimit bool
 		calls   []engine.Call
 		stopped bool
 	}{
-		{"memory, two games", engine.MemoryLimit, two, true},
-		{"memory, one game", engine.MemoryLimit, one, false},
-		{"timeout, two games", engine.Timeout, two, false},
+		{"memory, two games", engine.MemoryLimit, true, two, true},
+		{"memory the bot claims, two games", engine.MemoryLimit, false, two, false},
+		{"memory, one game", engine.MemoryLimit, true, one, false},
+		{"timeout, two games", engine.Timeout, true, two, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := &engine.Run{Bots: bots, Concurrency: 64, Calls: faultExchanger{1, c.outcome}}
+			r := &engine.Run{Bots: bots, Concurrency: 64, Calls: faultExchanger{1, c.outcome, c.atLimit}}
 			ctx, stop := guardCrowding(context.Background(), r)
 			defer stop()
 			replies := r.Calls.Exchange(ctx, c.calls)
@@ -58,7 +62,7 @@ func TestCrowdGuard(t *testing.T) {
 		})
 	}
 	// One game in flight at most: nothing to lower, no guard.
-	r := &engine.Run{Bots: bots, Concurrency: 1, Calls: faultExchanger{1, engine.MemoryLimit}}
+	r := &engine.Run{Bots: bots, Concurrency: 1, Calls: faultExchanger{1, engine.MemoryLimit, true}}
 	ctx, stop := guardCrowding(context.Background(), r)
 	defer stop()
 	r.Calls.Exchange(ctx, two)
@@ -67,18 +71,11 @@ func TestCrowdGuard(t *testing.T) {
 	}
 }
 
-// Each attempt plays a sixteenth of the games in flight, one below sixteen.
+// Each attempt plays a sixteenth of the games its predecessor held, at least one.
 func TestNextConcurrency(t *testing.T) {
-	var seq []int
-	for c := 16384; c > 1; c = nextConcurrency(c) {
-		seq = append(seq, c)
-	}
-	if want := []int{16384, 1024, 64}; len(seq) != len(want) || seq[0] != want[0] || seq[1] != want[1] || seq[2] != want[2] {
-		t.Errorf("16384 went %v then 1", seq)
-	}
-	for _, c := range []int{2, 15, 32, 255} {
-		if n := nextConcurrency(c); n != 1 {
-			t.Errorf("%d → %d, want 1", c, n)
+	for in, want := range map[int]int{10000: 625, 625: 39, 40: 2, 16: 1, 15: 1, 1: 1} {
+		if got := nextConcurrency(in); got != want {
+			t.Errorf("%d in flight → %d, want %d", in, got, want)
 		}
 	}
 }

@@ -44,7 +44,8 @@ type Cycle struct {
 	ProgressLog time.Duration
 	// Games are the games the cycle can play; nil: every game of this build (engine/all).
 	Games *engine.Registry
-	// Meter, when set, is called as a run's games start; the function it returns is called
+	// Meter, when set, is called as a run's games start (each attempt's, when a run is
+	// played again with fewer games in flight: crowd.go); the function it returns is called
 	// once they have ended and the bots' processes are gone, with each bot's accounting
 	// (nil if the run failed). kothd bench measures a run's CPU and decisions with it.
 	Meter func(challenge string) func(stats []*protocol.Stats)

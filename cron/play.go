@@ -126,6 +126,21 @@ func openScratch(env *PlayEnv, a protocol.Protocol, kind string) (engine.Run, []
 	}, nil
 }
 
+// metered plays a run (or an attempt at one) under the cycle's Meter, if any.
+func (c *Cycle) metered(challenge string, play func() (*Played, error)) (*Played, error) {
+	if c.Meter == nil {
+		return play()
+	}
+	done := c.Meter(challenge)
+	played, err := play()
+	var stats []*protocol.Stats
+	if played != nil {
+		stats = played.Stats
+	}
+	done(stats)
+	return played, err
+}
+
 // playRun plays env's run in scratch copies of the bots' directories, stopping it with a
 // CrowdedError when a bot runs out of memory with several games in flight (crowd.go).
 func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol) (*Played, error) {

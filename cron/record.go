@@ -86,25 +86,14 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a protocol.Protocol, opt
 			return err
 		}
 	}
-	var metered func([]*protocol.Stats)
-	if c.Meter != nil {
-		metered = c.Meter(ch.Name)
-	}
 	start := time.Now()
 	var played *Played
 	if c.sharded(env) {
-		played, err = c.playSharded(ctx, env, runID, live)
+		played, err = c.metered(ch.Name, func() (*Played, error) { return c.playSharded(ctx, env, runID, live) })
 	} else {
 		played, err = c.playFitting(ctx, env, a, runID)
 	}
 	rep.Elapsed = time.Since(start)
-	if metered != nil {
-		var stats []*protocol.Stats
-		if played != nil {
-			stats = played.Stats
-		}
-		metered(stats)
-	}
 	if err != nil {
 		c.endRun(ctx, runID, err)
 		outcome := "failed"

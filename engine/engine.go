@@ -47,6 +47,10 @@ type Fault struct {
 	// ProcessDied is set when the bot's process is gone: any per-game state it held (a
 	// Python instance, a generator) is lost and must be recreated before the next call.
 	ProcessDied bool
+	// AtLimit marks a memory fault the host saw for itself during a decision: the kernel
+	// killed the bot for memory, or its process held at least half of its memory limit.
+	// A bot can say it ran out of memory (raise MemoryError); it cannot fake this.
+	AtLimit bool `json:"-"`
 }
 
 func (f *Fault) Error() string {

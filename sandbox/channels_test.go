@@ -401,6 +401,27 @@ func TestUIDPoolClaimsHostWide(t *testing.T) {
 	if u, err := a.acquire("/a1"); err != nil || u != b1 {
 		t.Fatalf("/a1 came back as %d, %v; want %d, the only free uid", u, err, b1)
 	}
+
+	// The file cleared away (as from /run): each pool claims on the new file from its next
+	// claim on, the uids it holds included, so a process started after the clearing takes
+	// none of them.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a.release(a2) // 102 free; a holds 101 (/a1), b holds 100 (/b2)
+	if u, err := a.acquire("/a3"); err != nil || u != a2 {
+		t.Fatalf("after the clearing the first pool got %d, %v; want %d", u, err, a2)
+	}
+	if u, err := b.acquire("/b3"); err == nil {
+		t.Fatalf("the second pool got %d while the other held the rest", u)
+	}
+	c := newUIDPool(100, 3, open())
+	if u, err := c.acquire("/c1"); err == nil {
+		t.Errorf("a process started after the clearing got uid %d, held by another", u)
+	}
 }
 
 // Two sandboxes of the host's kind made in one process (as by two kothd processes) run

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -58,6 +61,26 @@ func (p *LineProc) botPid() int {
 		return p.Proc.Cmd.Process.Pid
 	}
 	return p.Proc.BotPid()
+}
+
+// DataBytes is the private writable memory of the bot's first process (VmData, what
+// RLIMIT_DATA bounds), as the host reads it; ok is false when the host cannot tell.
+func (p *LineProc) DataBytes() (int64, bool) {
+	pid := p.botPid()
+	if pid <= 0 {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmData:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
 }
 
 // cancelled is the fault of a call cut short because the run was cancelled.

@@ -65,9 +65,10 @@ const UIDClaimFile = "/run/kothd/bot-uids.lock"
 
 type uidPool struct {
 	base, count int
-	// claims is the host's claim file, opened by this pool; nil claims none (tests of the
-	// pool alone).
-	claims *os.File
+	// claims is the host's claim file at claimPath, opened by this pool; nil claims none
+	// (tests of the pool alone).
+	claims    *os.File
+	claimPath string
 
 	mu     sync.Mutex
 	next   int            // offset of the next uid to try
@@ -78,7 +79,37 @@ type uidPool struct {
 }
 
 func newUIDPool(base, count int, claims *os.File) *uidPool {
-	return &uidPool{base: base, count: count, claims: claims, byDir: map[string]int{}, dirOf: map[int]string{}, live: map[int]int{}}
+	p := &uidPool{base: base, count: count, claims: claims, byDir: map[string]int{}, dirOf: map[int]string{}, live: map[int]int{}}
+	if claims != nil {
+		p.claimPath = claims.Name()
+	}
+	return p
+}
+
+// reopenIfReplaced opens the claim file again when the one held is no longer at its path
+// (an admin or a tmpfiles rule cleared /run): locks on an unlinked file exclude no process
+// that opens the path afresh. The uids the pool holds are claimed again on the new file.
+// It runs at each claim, so a pool that claims nothing after the clearing leaves its uids
+// unclaimed until it next does: the gap is a daemon's time between two bot starts.
+// Callers hold p.mu.
+func (p *uidPool) reopenIfReplaced() error {
+	held, err1 := p.claims.Stat()
+	now, err2 := os.Stat(p.claimPath)
+	if err1 == nil && err2 == nil && os.SameFile(held, now) {
+		return nil
+	}
+	f, err := openClaims(p.claimPath)
+	if err != nil {
+		return fmt.Errorf("claim file replaced, and opening it again failed: %w", err)
+	}
+	p.claims.Close() // drops the old file's locks
+	p.claims = f
+	for uid := range p.live {
+		// Another process may have taken one meanwhile; the pool keeps it all the same
+		// (its commands already run as it) and claims what it can.
+		_, _ = p.lock(uid)
+	}
+	return nil
 }
 
 // openClaims opens the host's claim file at path, or says why it cannot be trusted: it
@@ -121,6 +152,14 @@ func (p *uidPool) claim(uid int) (bool, error) {
 	if p.claims == nil {
 		return true, nil
 	}
+	if err := p.reopenIfReplaced(); err != nil {
+		return false, err
+	}
+	return p.lock(uid)
+}
+
+// lock takes uid's byte of the claim file: false when another open of it holds the byte.
+func (p *uidPool) lock(uid int) (bool, error) {
 	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart, Start: int64(uid), Len: 1}
 	switch err := unix.FcntlFlock(p.claims.Fd(), unix.F_OFD_SETLK, &lk); {
 	case err == nil:

@@ -273,6 +273,9 @@ func (b *bencher) play(ctx context.Context, ch *config.Challenge, concurrency in
 		return nil, err
 	}
 	res.Bots = len(bots) // built-in bots too (the report's Entered counts answers' bots)
+	if run, err := b.cy.Store.GetRun(ctx, r.RunID); err == nil && run != nil {
+		res.Concurrency = run.Concurrency // what the run finished with (cron/crowd.go)
+	}
 	res.Answers = answerShares(bots, *b.last)
 	return res, nil
 }

@@ -18,6 +18,7 @@ type benchResult struct {
 	Seed        uint64 `json:"seed"`
 	Bots        int    `json:"bots"`
 	Games       int    `json:"games"`
+	Concurrency int    `json:"concurrency"` // the run's games in flight (fewer than asked when a bot ran out of memory)
 	Sandbox     string `json:"sandbox"`
 	LoadAverage string `json:"load_average"` // /proc/loadavg when the games ended
 
@@ -98,8 +99,8 @@ func per(a, b float64) float64 {
 
 // print writes the result as a block of text.
 func (res *benchResult) print(w io.Writer) {
-	fmt.Fprintf(w, "%s (%s, %s): %d games, %d bots, seed %d, run %d, sandbox %s, load average %s\n",
-		res.Challenge, res.Engine, res.Protocol, res.Games, res.Bots, res.Seed, res.RunID, res.Sandbox, res.LoadAverage)
+	fmt.Fprintf(w, "%s (%s, %s): %d games (%d in flight), %d bots, seed %d, run %d, sandbox %s, load average %s\n",
+		res.Challenge, res.Engine, res.Protocol, res.Games, res.Concurrency, res.Bots, res.Seed, res.RunID, res.Sandbox, res.LoadAverage)
 	fmt.Fprintf(w, "  games/s          %s  (%.2f s of wall time)\n", rate(res.GamesPerSec), res.Seconds)
 	fmt.Fprintf(w, "  decisions/s      %s  (%d decisions, %.1f per game)\n", rate(res.DecisionsPerSec), res.Decisions, per(float64(res.Decisions), float64(res.Games)))
 	fmt.Fprintf(w, "  CPU per decision kothd %.1f µs, bots %.1f µs  (CPU: kothd %.2f s, bots %.2f s; bots by %s)\n",

@@ -11,13 +11,9 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// hogBot is a forty answer that keeps a list of n references (8n bytes) in each game's
-// instance, or with leak, in a list of its class that only grows.
-func hogBot(name string, n int, leak bool) string {
-	keep := "self.table = [0] * %[2]d"
-	if leak {
-		keep = "%[1]s.kept.append([0] * %[2]d)"
-	}
+// hogBot is a forty answer whose __init__ runs line (after the Bot's own), with %[1]s its
+// class's name.
+func hogBot(name, line string) string {
 	return fmt.Sprintf(`<h1>%[1]s</h1>
 
 <pre><code>class %[1]s(Bot):
@@ -25,36 +21,38 @@ func hogBot(name string, n int, leak bool) string {
 
     def __init__(self, *args):
         super().__init__(*args)
-        `+keep+`
+        `+line+`
 
     def make_throw(self, scores, last_round):
         while sum(self.current_throws) &lt; 20:
             yield True
         yield False
 </code></pre>
-`, name, n)
+`, name)
 }
 
 // A Python-class bot serves every game in flight from one process under one memory_mb. An
 // answer that keeps 40 MB a game fits the original controller (one game at a time) but
-// not 40 games at once: the run is played again with 16 in flight (256/16), and the board
+// not 40 games at once: the run is played again with 2 in flight (40/16), and the board
 // shows the answer without a fault. One whose class keeps 32 MB more with every game runs
-// out however few games are in flight: from 4096, the run is played at 256 and then at 16,
-// the last attempt (cron.maxRestarts), where the faults are the answer's own and counted.
+// out however few games are in flight: the run is played at 2 and then at 1, the last
+// attempt (cron.maxRestarts), where the faults are the answer's own and counted. One that
+// only says it ran out (raises MemoryError with 17 games in flight, using next to nothing)
+// is charged at once: the host saw no memory limit.
 func TestCrowdedBotGetsFewerGamesInFlight(t *testing.T) {
 	for _, c := range []struct {
 		name     string
-		size     int
-		leak     bool
+		line     string
 		from, to int
 		restarts int
 		faults   bool
 	}{
-		{"Hog40MB", 5_000_000, false, 256, 16, 1, false},
-		{"Leak32MB", 4_000_000, true, 4096, 16, 2, true},
+		{"Hog40MB", "self.table = [0] * 5_000_000", 256, 2, 1, false},
+		{"Leak32MB", "Leak32MB.kept.append([0] * 4_000_000)", 4096, 1, 2, true},
+		{"Sly", "Sly.kept.append(0)\n        if len(Sly.kept) > 16: raise MemoryError()", 256, 256, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			snap := questionSnapshot(t, 177765, []int64{177771, 177786}, map[int64]string{999101: hogBot(c.name, c.size, c.leak)})
+			snap := questionSnapshot(t, 177765, []int64{177771, 177786}, map[int64]string{999101: hogBot(c.name, c.line)})
 			cfg := challengeConfig(t, "forty", "    games: 40\n")
 			b, _ := os.ReadFile(cfg)
 			s := strings.Replace(string(b), "    concurrency: 16384", fmt.Sprintf("    concurrency: %d", c.from), 1)
@@ -71,7 +69,7 @@ func TestCrowdedBotGetsFewerGamesInFlight(t *testing.T) {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 			}
 			if n := strings.Count(out, "playing run 1 again from its first game"); n != c.restarts ||
-				!strings.Contains(out, c.name+" ran out of memory") {
+				(n > 0) != strings.Contains(out, c.name+" ran out of memory") {
 				t.Errorf("%d restarts naming %s, want %d:\n%s", n, c.name, c.restarts, out)
 			}
 			if last := strings.Contains(out, "the last attempt"); last != (c.restarts == 2) {

@@ -129,6 +129,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 	b.req = append(req, '\n')
 	line, f := sandbox.Receive(proc, proc.Send(b.req), deadline, cut)
 	if f != nil {
+		f.AtLimit = f.Outcome == engine.MemoryLimit && proc.Proc.OOMs() > 0
 		b.drop()
 		if b.overBudget.Load() || (cut && f.Outcome == engine.Timeout) {
 			f = b.budgetFault(pool)
@@ -147,7 +148,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 		return
 	}
 	b.replies = wr
-	oks := 0
+	oks, atLimit := 0, -1 // atLimit: unknown (-1), or whether the process is near its memory limit
 	for k, r := range wr {
 		i := idx[k]
 		if r.F == "" {
@@ -156,6 +157,16 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 			continue
 		}
 		f := &engine.Fault{Outcome: wireOutcome(r.F), Detail: r.D, ProcessDied: r.Lost}
+		if f.Outcome == engine.MemoryLimit {
+			// The harness's word; the host looks for itself, once per batch.
+			if atLimit < 0 {
+				atLimit = 0
+				if data, ok := proc.DataBytes(); ok && data >= pool.cfg.memoryBytes()/2 {
+					atLimit = 1
+				}
+			}
+			f.AtLimit = atLimit == 1
+		}
 		replies[i] = engine.Reply{Fault: f}
 		b.stats.Record(f, calls[i])
 	}
