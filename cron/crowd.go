@@ -137,7 +137,7 @@ func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, a protocol.Protoc
 		if restarts+1 >= maxRestarts {
 			last = " (the last attempt: memory faults there are the bots' own)"
 		}
-		c.printf("%s: %s ran out of memory (memory_mb %d) holding %d games at once (the original controller plays one at a time); "+
+		c.printf("%s: %s ran out of memory (memory_mb %d) with %d games in flight in its process (the original controller plays one at a time); "+
 			"playing run %d again from its first game with %s in flight%s\n",
 			ch.Name, ce.Bot, ch.Limits.MemoryMB, ce.InFlight, runID, games, last)
 		if err := c.Store.RestartRun(ctx, runID, next); err != nil {
