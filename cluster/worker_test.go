@@ -1,34 +1,16 @@
 package cluster
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"log/slog"
+	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-// lockedBuffer is a log sink the worker's goroutine writes while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // A worker that starts while the daemon is still making the cluster's resources (here:
 // the work queue and its consumer exist, the bot store not yet) waits for them rather
@@ -59,21 +41,35 @@ func TestWorkerWaitsForTheBotStore(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs lockedBuffer
-	w := &Worker{Name: "w", NC: nc, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	// The worker logs into a pipe the test reads line by line.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	lines := bufio.NewScanner(r)
+	worker := &Worker{Name: "w", NC: nc, Log: slog.New(slog.NewTextHandler(w, nil))}
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- w.Run(wctx) }()
+	go func() { done <- worker.Run(wctx) }()
 	waitLog := func(s string) {
 		t.Helper()
-		for !strings.Contains(logs.String(), s) {
-			select {
-			case err := <-done:
-				t.Fatalf("the worker stopped (%v) before logging %q:\n%s", err, s, logs.String())
-			case <-ctx.Done():
-				t.Fatalf("no %q:\n%s", s, logs.String())
-			case <-time.After(20 * time.Millisecond):
+		if err := r.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), s) {
+				return
 			}
+			seen = append(seen, lines.Text())
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the worker stopped (%v) before logging %q:\n%s", err, s, strings.Join(seen, "\n"))
+		default:
+			t.Fatalf("no %q (%v):\n%s", s, lines.Err(), strings.Join(seen, "\n"))
 		}
 	}
 	waitLog("no work queue yet")
