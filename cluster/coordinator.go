@@ -261,6 +261,9 @@ func (c *Coordinator) Play(ctx context.Context, run *cron.ShardedRun, fold func(
 			if !ok || st.done[o.Index] {
 				continue // a late duplicate: the shard is folded already
 			}
+			if o.Crowded != nil {
+				return o.Crowded // the run is played again with fewer games in flight
+			}
 			if o.Result == nil {
 				c.log.Warn("a worker failed a shard", "challenge", env.Challenge.Name, "shard", o.Index, "worker", o.Worker, "attempt", o.Attempt, "err", o.Error)
 				if o.Last {

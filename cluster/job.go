@@ -44,6 +44,9 @@ type Outcome struct {
 	Error   string            `json:"error,omitempty"`
 	Attempt int               `json:"attempt"`
 	Last    bool              `json:"last,omitempty"` // no worker will try again
+	// Crowded: a bot ran out of memory with several games in flight (cron/crowd.go); the
+	// daemon plays the run again with fewer. No worker tries the shard again.
+	Crowded *cron.CrowdedError `json:"crowded,omitempty"`
 }
 
 func jobSubjectOf(challenge, token string, index int) string {

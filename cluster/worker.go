@@ -127,11 +127,17 @@ func (w *Worker) handle(ctx context.Context, js jetstream.JetStream, bots jetstr
 		return
 	}
 	out := Outcome{Token: job.Token, Index: job.Shard.Index, Worker: w.Name, Attempt: attempt}
-	if err != nil {
+	var crowded *cron.CrowdedError
+	switch {
+	case errors.As(err, &crowded):
+		// The same shard would crowd the bot anywhere: the daemon decides what comes next.
+		out.Error, out.Crowded, out.Last = err.Error(), crowded, true
+		log.Warn("shard stopped: a bot ran out of memory with many games in flight", "err", err)
+	case err != nil:
 		out.Error = err.Error()
 		out.Last = maxDeliver > 0 && attempt >= maxDeliver
 		log.Warn("shard failed", "err", err, "last", out.Last)
-	} else {
+	default:
 		res.Worker = w.Name
 		out.Result = res
 		log.Info("shard played", "games", job.Shard.Count, "took", time.Since(start).Round(time.Millisecond))

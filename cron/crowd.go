@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol"
 )
 
 // A Python-class bot serves every game in flight from one process, one instance per game,
@@ -29,10 +28,10 @@ import (
 // CrowdedError stops a run attempt whose bot ran out of memory with several games in
 // flight in its process.
 type CrowdedError struct {
-	Bot         string // the bot's name
-	InFlight    int    // games in flight when it ran out
-	Concurrency int    // the attempt's games in flight at most
-	Detail      string // the fault, as the runner described it
+	Bot         string `json:"bot"`         // the bot's name
+	InFlight    int    `json:"in_flight"`   // games in flight when it ran out
+	Concurrency int    `json:"concurrency"` // the attempt's games in flight at most
+	Detail      string `json:"detail"`      // the fault, as the runner described it
 }
 
 func (e *CrowdedError) Error() string {
@@ -112,14 +111,13 @@ func crowded(run context.Context) *CrowdedError {
 	return nil
 }
 
-// playFitting plays env's run (playRun), and plays it again from its first game with fewer
-// games in flight each time a bot runs out of memory crowded (see above).
-func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, a protocol.Protocol, runID int64) (*Played, error) {
+// playFitting plays env's run with play (here, or through the cluster), watching for
+// crowding (watch) on every attempt but the last, and plays it again from its first game
+// with fewer games in flight each time a bot runs out of memory crowded (see above).
+func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, runID int64, play func(watch bool) (*Played, error)) (*Played, error) {
 	for restarts := 0; ; restarts++ {
 		// Each attempt is metered apart: a bench measures the one that finished.
-		played, err := c.metered(env.Challenge.Name, func() (*Played, error) {
-			return playAttempt(ctx, env, a, restarts < maxRestarts)
-		})
+		played, err := c.metered(env.Challenge.Name, func() (*Played, error) { return play(restarts < maxRestarts) })
 		var ce *CrowdedError
 		if !errors.As(err, &ce) || ctx.Err() != nil {
 			return played, err

@@ -89,9 +89,13 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a protocol.Protocol, opt
 	start := time.Now()
 	var played *Played
 	if c.sharded(env) {
-		played, err = c.metered(ch.Name, func() (*Played, error) { return c.playSharded(ctx, env, runID, live) })
+		played, err = c.playFitting(ctx, env, runID, func(watch bool) (*Played, error) {
+			return c.playSharded(ctx, env, runID, live, watch)
+		})
 	} else {
-		played, err = c.playFitting(ctx, env, a, runID)
+		played, err = c.playFitting(ctx, env, runID, func(watch bool) (*Played, error) {
+			return playAttempt(ctx, env, a, watch)
+		})
 	}
 	rep.Elapsed = time.Since(start)
 	if err != nil {

@@ -23,6 +23,9 @@ type Shard struct {
 	// From is what a Chained game's shard starts from (engine.Sharding.Chained): the
 	// merged state of the games before First; nil otherwise.
 	From []byte `json:",omitempty"`
+	// Watch stops the shard with a CrowdedError when a bot runs out of memory with
+	// several games in flight (crowd.go): every attempt of a run but the last.
+	Watch bool `json:",omitempty"`
 }
 
 // ShardResult is what a played shard holds: the engine's state of its games alone and each
@@ -110,7 +113,15 @@ func PlayShard(ctx context.Context, env *PlayEnv, s Shard) (*ShardResult, error)
 	// Counted by the ledger in game order, as a plain run with checkpoints counts them,
 	// whatever the protocol: the shards' accounting adds up to the plain run's.
 	led := connectLedger(&r, nil)
-	state, err := sh.Play(ctx, r, s.First, s.Count, s.From)
+	pctx, stop := ctx, func() {}
+	if s.Watch {
+		pctx, stop = guardCrowding(ctx, &r)
+	}
+	defer stop()
+	state, err := sh.Play(pctx, r, s.First, s.Count, s.From)
+	if ce := crowded(pctx); ce != nil {
+		return nil, ce
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +204,7 @@ func (f *shardFold) add(ctx context.Context, index int, res *ShardResult) error 
 
 // playSharded plays env's run through the cluster, shard by shard, from its checkpoint
 // when it resumes one.
-func (c *Cycle) playSharded(ctx context.Context, env *PlayEnv, runID int64, live *LiveRun) (*Played, error) {
+func (c *Cycle) playSharded(ctx context.Context, env *PlayEnv, runID int64, live *LiveRun, watch bool) (*Played, error) {
 	r := env.run()
 	unit := 1
 	if u := env.Game.Shards.Unit; u != nil {
@@ -215,6 +226,9 @@ func (c *Cycle) playSharded(ctx context.Context, env *PlayEnv, runID int64, live
 		start, f.state = cp.Resume.Done, cp.Resume.State
 	}
 	f.shards = CutShards(start, r.Games, c.Cluster.ShardGames(env.Game, r.Games), unit)
+	for i := range f.shards {
+		f.shards[i].Watch = watch
+	}
 	f.onFold = func(done int) {
 		if env.Progress != nil {
 			env.Progress(done, r.Games)

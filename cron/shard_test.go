@@ -16,10 +16,10 @@ func TestCutShards(t *testing.T) {
 		start, games, size, unit int
 		want                     []Shard
 	}{
-		{0, 25, 10, 1, []Shard{{0, 0, 10, nil}, {1, 10, 10, nil}, {2, 20, 5, nil}}},
-		{10, 25, 10, 1, []Shard{{1, 10, 10, nil}, {2, 20, 5, nil}}},
-		{15, 25, 10, 1, []Shard{{1, 15, 5, nil}, {2, 20, 5, nil}}},
-		{0, 30, 7, 5, []Shard{{0, 0, 10, nil}, {1, 10, 10, nil}, {2, 20, 10, nil}}},
+		{0, 25, 10, 1, []Shard{{0, 0, 10, nil, false}, {1, 10, 10, nil, false}, {2, 20, 5, nil, false}}},
+		{10, 25, 10, 1, []Shard{{1, 10, 10, nil, false}, {2, 20, 5, nil, false}}},
+		{15, 25, 10, 1, []Shard{{1, 15, 5, nil, false}, {2, 20, 5, nil, false}}},
+		{0, 30, 7, 5, []Shard{{0, 0, 10, nil, false}, {1, 10, 10, nil, false}, {2, 20, 10, nil, false}}},
 		{25, 25, 10, 1, nil},
 	} {
 		if got := CutShards(c.start, c.games, c.size, c.unit); !reflect.DeepEqual(got, c.want) {

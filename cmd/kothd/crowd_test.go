@@ -105,3 +105,39 @@ func TestCrowdedBotGetsFewerGamesInFlight(t *testing.T) {
 		})
 	}
 }
+
+// Through the cluster: the worker stops its shard at the crowded bot and says so, the
+// daemon plays the run again with fewer games in flight (40/16), and the answer ends
+// without a fault, as on one machine.
+func TestCrowdedBotInACluster(t *testing.T) {
+	snap := questionSnapshot(t, 177765, []int64{177771, 177786}, map[int64]string{999101: hogBot("Hog60MB", "self.table = [0] * 7_500_000")})
+	cfg := challengeConfig(t, "forty", "    games: 40\n")
+	b, _ := os.ReadFile(cfg)
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(b), "    concurrency: 16384", "    concurrency: 256", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	appendConfig(t, cfg, fmt.Sprintf("cluster:\n  listen: 127.0.0.1:%d\n  local_worker: false\n  shard_games: 40\n  ack_wait: 10s\n", port))
+	d := startKothd(t, "once", "--seed", "7", "--config", cfg, "--snapshot", snap, "--challenge", "forty")
+	w := startWorker(t, port)
+	finish(t, d)
+	out, _ := d.output()
+	if n := strings.Count(out, "playing run 1 again from its first game"); n != 1 || !strings.Contains(out, "Hog60MB ran out of memory") {
+		t.Errorf("%d restarts, want 1 naming Hog60MB:\n%s", n, out)
+	}
+	if e := stderrOf(w); !strings.Contains(e, "shard stopped") {
+		t.Errorf("the worker did not say it stopped the shard:\n%s", e)
+	}
+	st := openStore(t, cfg)
+	defer st.Close()
+	run, _ := st.GetRun(context.Background(), 1)
+	if run == nil || run.State != "done" || run.Concurrency != 2 || run.GamesPlayed != 40 {
+		t.Fatalf("run 1: %+v; want done, 40 games, 2 in flight", run)
+	}
+	rows, _ := st.Standings(context.Background(), 1)
+	for _, r := range rows {
+		if r.Errors > 0 {
+			t.Errorf("%s has faults: %+v", r.Bot, r)
+		}
+	}
+}
