@@ -489,9 +489,10 @@ func TestLauncherHostileOneShot(t *testing.T) {
 				for range 2 {
 					ans, f := l.Run(context.Background(), []string{w.Marker}, timeout)
 					w.judge(t, c, ans, f)
-					// Other attacks run meanwhile: only this bot's processes count.
+					// Other attacks run meanwhile: only this bot's processes count (by the
+					// script's own name: forkspin.sh's processes are not spin.sh's).
 					for pid, cmd := range processesWith(w.Marker) {
-						if strings.Contains(cmd, c.script) {
+						if slices.Contains(strings.Fields(cmd), c.script) {
 							t.Errorf("process %d (%s) left once the decision was reported", pid, cmd)
 						}
 					}
