@@ -24,7 +24,7 @@ import (
 // anew, so such a bot (Python's process-wide random, class attributes) would decide
 // differently than in the run played straight through.
 func TestKilledRunResumesFromCheckpoint(t *testing.T) {
-	const games, seed = "3000", "20261124"
+	const games, seed = "6000", "20261124" // long enough that the kill after 600 lands mid-run on a fast machine
 	snap := hostSnapshot(t)
 	cfg := hostConfig(t, 100, "")
 	args := []string{"--config", cfg, "--snapshot", snap, "--challenge", "forty", "--games", games}
