@@ -75,7 +75,7 @@ func TestBuildIncludeBombBuiltOnce(t *testing.T) {
 
 	log1, first := build(st, dir)
 	if first.How != "timed out after 3s of CPU time" || !first.Cached.IsZero() || attempts(t, dir) != 1 {
-		t.Fatalf("first build: %q (cached %v), %d attempts", first.Error(), first.Cached, attempts(t, dir))
+		t.Fatalf("first build: %q (cached %v), %d attempts; the log ends:\n%s", first.Error(), first.Cached, attempts(t, dir), log1[max(0, len(log1)-600):])
 	}
 	if !strings.Contains(log1, "bot.c") {
 		t.Errorf("the log does not show the compiler's output: %q", log1)
