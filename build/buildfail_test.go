@@ -205,3 +205,20 @@ func TestBuildTimeoutOnBusyHostNotRemembered(t *testing.T) {
 		}
 	}
 }
+
+// A build whose processes together outgrow the sandbox's memory has one killed by the
+// kernel; its parent then reports only an exit status (gcc's 4). The failure says memory.
+func TestBuildOutOfMemoryIsNamed(t *testing.T) {
+	sb := sandboxtest.NeedBwrap(t)
+	// Two processes of 150 MB each (touched), each within RLIMIT_DATA, together past the
+	// sandbox's 256 MB: the cgroup's OOM killer ends one, and the script exits 4 as gcc does.
+	hog := `/usr/bin/python3 -c "a = b'x' * (150 << 20); import time; time.sleep(3)"`
+	lang := config.Language{File: "bot.sh", Build: []string{"sh", "-c", hog + " & " + hog + " & wait; wait; exit 4"}}
+	dir := t.TempDir()
+	writeFile(t, dir, "bot.sh", "echo hi\n")
+	_, err := Build(context.Background(), sb, nil, lang, dir, sandbox.Limits{MemoryMB: 256}, 20*time.Second)
+	var be *BuildError
+	if !errors.As(err, &be) || be.How != "ran out of memory (memory_mb)" {
+		t.Fatalf("err = %v, want a build error that names memory", err)
+	}
+}
