@@ -1,11 +1,14 @@
 package cron
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // A Python-class bot serves every game in flight from one process, one instance per game,
@@ -115,17 +118,23 @@ func crowded(run context.Context) *CrowdedError {
 // crowding (watch) on every attempt but the last, and plays it again from its first game
 // with fewer games in flight each time a bot runs out of memory crowded (see above).
 func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, runID int64, play func(watch bool) (*Played, error)) (*Played, error) {
+	var lowered []publisher.Lowered
 	for restarts := 0; ; restarts++ {
 		// Each attempt is metered apart: a bench measures the one that finished.
 		played, err := c.metered(env.Challenge.Name, func() (*Played, error) { return play(restarts < maxRestarts) })
 		var ce *CrowdedError
 		if !errors.As(err, &ce) || ctx.Err() != nil {
+			if played != nil {
+				played.Lowered = lowered // the board says so
+			}
 			return played, err
 		}
 		next := nextConcurrency(min(ce.InFlight, env.Run.Concurrency()))
 		ch := env.Challenge
+		mb := cmp.Or(ch.Limits.MemoryMB, sandbox.DefaultMemoryMB)
+		lowered = append(lowered, publisher.Lowered{Bot: ce.Bot, InFlight: ce.InFlight, MemoryMB: mb, Next: next})
 		c.Log.Warn("a bot ran out of memory with many games in flight; the run is played again with fewer",
-			"challenge", ch.Name, "run", runID, "bot", ce.Bot, "in_flight", ce.InFlight, "memory_mb", ch.Limits.MemoryMB,
+			"challenge", ch.Name, "run", runID, "bot", ce.Bot, "in_flight", ce.InFlight, "memory_mb", mb,
 			"concurrency", next, "fault", ce.Detail)
 		games := fmt.Sprintf("%d games", next)
 		if next == 1 {
@@ -137,7 +146,7 @@ func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, runID int64, play
 		}
 		c.printf("%s: %s ran out of memory (memory_mb %d) with %d games in flight in its process (the original controller plays one at a time); "+
 			"playing run %d again from its first game with %s in flight%s\n",
-			ch.Name, ce.Bot, ch.Limits.MemoryMB, ce.InFlight, runID, games, last)
+			ch.Name, ce.Bot, mb, ce.InFlight, runID, games, last)
 		if err := c.Store.RestartRun(ctx, runID, next); err != nil {
 			return nil, err
 		}

@@ -32,6 +32,8 @@ type Played struct {
 	Stats  []*protocol.Stats
 	Games  int               // games planned
 	Ending *publisher.Ending // why a run of adaptive length ended; nil for a fixed length
+	// Lowered are the restarts with fewer games in flight before this attempt (crowd.go).
+	Lowered []publisher.Lowered
 }
 
 // Engines lists the games this build plays.

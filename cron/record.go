@@ -217,7 +217,7 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 		Challenge: env.Challenge.Name, Title: env.Challenge.Title, Engine: env.Challenge.Engine, QuestionID: env.Challenge.QuestionID,
 		RunID: rep.RunID, Seed: env.Run.Seed(), Date: time.Now(), Sandbox: c.Sandbox.Name(),
 		Result: p.Result, Bots: map[string]publisher.BotInfo{}, NotEntered: rep.Rejected, Changes: changeList(rep.Changes, revs),
-		Ending: p.Ending, FirstRun: last == nil, NextRun: c.nextRun(env.Challenge.Name),
+		Ending: p.Ending, Lowered: p.Lowered, FirstRun: last == nil, NextRun: c.nextRun(env.Challenge.Name),
 	}
 	for i, e := range env.Bots {
 		info := publisher.BotInfo{Bot: e}

@@ -52,9 +52,20 @@ type RunInfo struct {
 	KothdVersion  string `json:"kothd_version"`
 	// Ending says why a run of adaptive length stopped; absent for a run of fixed length.
 	Ending *Ending `json:"ending,omitempty"`
+	// Lowered are the times the run was played again with fewer games in flight, because a
+	// bot ran out of memory holding many at once (cron/crowd.go); absent when it was not.
+	Lowered []Lowered `json:"lowered,omitempty"`
 	// NextRun is when the daemon's schedule next plays the challenge; null when no
 	// schedule plays it (a run of kothd once: the host runs it when they do).
 	NextRun *time.Time `json:"next_run"`
+}
+
+// Lowered is one restart of a run with fewer games in flight.
+type Lowered struct {
+	Bot      string `json:"bot"`       // the bot that ran out of memory
+	InFlight int    `json:"in_flight"` // games in flight when it did
+	MemoryMB int    `json:"memory_mb"` // its memory limit
+	Next     int    `json:"next"`      // games in flight of the attempt after
 }
 
 // Ending is why an adaptive run (config `adaptive:`) stopped: its order was settled, or
@@ -213,6 +224,7 @@ type Input struct {
 	FirstRun                 bool         // the challenge has no earlier run: nothing to compare with
 	History                  []HistoryRun // earlier runs, oldest first (this one is added)
 	Ending                   *Ending      // why an adaptive run stopped; nil for a fixed length
+	Lowered                  []Lowered    // restarts with fewer games in flight (cron/crowd.go)
 	NextRun                  *time.Time   // when the schedule plays the challenge next; nil: not scheduled
 }
 
@@ -234,6 +246,7 @@ func Build(in Input) *Board {
 		t := in.NextRun.UTC()
 		b.Run.NextRun = &t
 	}
+	b.Run.Lowered = in.Lowered
 	if in.Ending != nil {
 		e := *in.Ending
 		e.Overlaps = nonNil(e.Overlaps)

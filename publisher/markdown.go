@@ -36,6 +36,11 @@ func Markdown(b *Board) []byte {
 	if e := b.Run.Ending; e != nil {
 		fmt.Fprintf(&w, "%s\n\n", e)
 	}
+	for _, l := range b.Run.Lowered {
+		// A participant's bot name: text() escapes it.
+		fmt.Fprintf(&w, "Played again with %s in flight: %s ran out of memory (memory_mb %d) with %d games in flight in its process; the original controller plays one game at a time.\n\n",
+			plural(l.Next, "game"), text(l.Bot), l.MemoryMB, l.InFlight)
+	}
 	for _, l := range b.Summary {
 		fmt.Fprintf(&w, "%s  \n", text(l))
 	}

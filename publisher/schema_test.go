@@ -182,7 +182,12 @@ func TestJSONMatchesSchema(t *testing.T) {
 	settled, spent := sampleInput(), sampleInput() // adaptive runs: run.ending
 	settled.Ending = &Ending{Reason: EndSettled, Confidence: 0.95, Games: 4000, Budget: 10000, MinGames: 2000, Batch: 1000}
 	spent.Ending = &Ending{Reason: EndBudget, Confidence: 0.95, Games: 4000, Budget: 4000, MinGames: 2000, Batch: 1000, Overlaps: [][2]int{{2, 3}}}
-	for _, b := range []*Board{Build(sampleInput()), Build(in), Build(bare), Build(settled), Build(spent)} {
+	lowered := sampleInput() // played again with fewer games in flight: run.lowered
+	lowered.Lowered = []Lowered{{Bot: "Leader", InFlight: 10000, MemoryMB: 1024, Next: 625}, {Bot: "Leader", InFlight: 625, MemoryMB: 1024, Next: 39}}
+	if md := string(Markdown(Build(lowered))); !strings.Contains(md, "Played again with 39 games in flight: Leader ran out of memory (memory_mb 1024) with 625 games") {
+		t.Errorf("the board does not say the run was played again:\n%s", md)
+	}
+	for _, b := range []*Board{Build(sampleInput()), Build(in), Build(bare), Build(settled), Build(spent), Build(lowered)} {
 		var doc any
 		if err := json.Unmarshal(JSON(b), &doc); err != nil {
 			t.Fatal(err)

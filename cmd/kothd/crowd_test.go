@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,11 @@ func TestCrowdedBotGetsFewerGamesInFlight(t *testing.T) {
 			if n := strings.Count(out, "playing run 1 again from its first game"); n != c.restarts ||
 				(n > 0) != strings.Contains(out, c.name+" ran out of memory") {
 				t.Errorf("%d restarts naming %s, want %d:\n%s", n, c.name, c.restarts, out)
+			}
+			md, _ := os.ReadFile(filepath.Join(filepath.Dir(cfg), "leaderboards", "forty.md"))
+			if n := strings.Count(string(md), "Played again with "); n != c.restarts ||
+				c.restarts > 0 && !strings.Contains(string(md), fmt.Sprintf("Played again with %d game", c.to)) {
+				t.Errorf("the board tells of %d restarts, want %d, the last to %d in flight:\n%s", n, c.restarts, c.to, md)
 			}
 			if last := strings.Contains(out, "the last attempt"); last != (c.restarts == 2) {
 				t.Errorf("the last attempt said: %v, want %v:\n%s", last, c.restarts == 2, out)
