@@ -26,7 +26,8 @@ import (
 // at 58 games/s instead of 979; as it is, such an answer costs the host the attempts'
 // time (the third at a 256th of the games in flight: forty at 64 played 327 games/s).
 // The run records the games in flight it was finally played with, so its seed replays it;
-// the earlier attempts leave nothing behind but a line in the output.
+// the earlier attempts leave nothing behind but a line in the output and one on the board
+// (publisher.Lowered).
 
 // CrowdedError stops a run attempt whose bot ran out of memory with several games in
 // flight in its process.
@@ -52,7 +53,8 @@ func nextConcurrency(inFlight int) int {
 }
 
 // crowdGuard passes a run's batches on, and stops the run (cancel, with a CrowdedError) at
-// the first memory fault of a batch that carries more than one game: the replies still go
+// the first memory fault the host saw (AtLimit) in a batch that carries more than one
+// game: the replies still go
 // back to the games, which end at once under the cancelled context, and no checkpoint is
 // saved after it (engine.Fold checks the context first).
 type crowdGuard struct {
