@@ -54,9 +54,8 @@ func nextConcurrency(inFlight int) int {
 
 // crowdGuard passes a run's batches on, and stops the run (cancel, with a CrowdedError) at
 // the first memory fault the host saw (AtLimit) in a batch that carries more than one
-// game: the replies still go
-// back to the games, which end at once under the cancelled context, and no checkpoint is
-// saved after it (engine.Fold checks the context first).
+// game: the replies still go back to the games, which end at once under the cancelled
+// context, and no checkpoint is saved after it (engine.Fold checks the context first).
 type crowdGuard struct {
 	engine.Exchanger
 	bots   []engine.Entrant
