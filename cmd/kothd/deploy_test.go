@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/sandbox"
 )
 
 // The shipped unit and config work together: deploy/kothd.service and config.yaml as
@@ -180,6 +181,12 @@ func TestShippedUnitAndConfigAgree(t *testing.T) {
 	}
 	if !slices.Contains(u["ExecStartPre"], cfg.OutputDir) || !slices.Contains(u["SupplementaryGroups"], "www-data") {
 		t.Errorf("the unit does not make output_dir %s for the web server's group: %v", cfg.OutputDir, u["ExecStartPre"])
+	}
+	// Run as root (a cgroup v1 host), the daemon claims bot uids in the claim file's
+	// directory: the unit makes it root's and leaves it writable under ProtectSystem=.
+	claims := filepath.Dir(sandbox.UIDClaimFile)
+	if !slices.Contains(u["ExecStartPre"], claims) || !writable(u, sandbox.UIDClaimFile) {
+		t.Errorf("the unit does not make %s, or a root daemon cannot write it: %v", claims, u["ExecStartPre"])
 	}
 	// Reload: SIGHUP to the main process; the unit type that waits for kothd's READY=1.
 	if strings.Join(u["ExecReload"], " ") != "/bin/kill -HUP $MAINPID" || strings.Join(u["Type"], "") != "notify" {
