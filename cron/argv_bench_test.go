@@ -32,7 +32,7 @@ func BenchmarkBankHeistSnapshot(b *testing.B) {
 	start := time.Now()
 	for i := 0; b.Loop(); i++ {
 		env.Run = env.resolve(20).withSeed(uint64(i))
-		played, err := playRun(context.Background(), env, a)
+		played, err := playRun(context.Background(), env, a, true)
 		if err != nil {
 			b.Fatal(err)
 		}

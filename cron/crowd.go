@@ -1,14 +1,13 @@
 package cron
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/sandbox"
 )
 
 // A Python-class bot serves every game in flight from one process, one instance per game,
@@ -23,8 +22,9 @@ import (
 // happens at most twice (maxRestarts): the third attempt's memory faults are the bot's own,
 // as they are at one game in flight. Going all the way down to one would let an answer
 // that fills its memory whatever it holds (a leak, a bomb) make the host play forty's run
-// at 58 games/s instead of 979; as it is, such an answer costs the host the attempts'
-// time (the third at a 256th of the games in flight: forty at 64 played 327 games/s).
+// at 66 games/s instead of 1,991 (the 48-answer benchmark field, 10,000 games); as it is,
+// the worst such an answer can do is fault at the end of each attempt: 10,000 games in
+// flight (5.0 s), then 625 (10.6 s), then 39 (43 s, charged), about twelve runs' time.
 // The run records the games in flight it was finally played with, so its seed replays it;
 // the earlier attempts leave nothing behind but a line in the output and one on the board
 // (publisher.Lowered).
@@ -32,10 +32,9 @@ import (
 // CrowdedError stops a run attempt whose bot ran out of memory with several games in
 // flight in its process.
 type CrowdedError struct {
-	Bot         string `json:"bot"`         // the bot's name
-	InFlight    int    `json:"in_flight"`   // games in flight when it ran out
-	Concurrency int    `json:"concurrency"` // the attempt's games in flight at most
-	Detail      string `json:"detail"`      // the fault, as the runner described it
+	Bot      string `json:"bot"`       // the bot's name
+	InFlight int    `json:"in_flight"` // games in flight when it ran out
+	Detail   string `json:"detail"`    // the fault, as the runner described it
 }
 
 func (e *CrowdedError) Error() string {
@@ -59,7 +58,6 @@ func nextConcurrency(inFlight int) int {
 type crowdGuard struct {
 	engine.Exchanger
 	bots   []engine.Entrant
-	conc   int
 	cancel context.CancelCauseFunc
 }
 
@@ -76,7 +74,7 @@ func (g *crowdGuard) Exchange(ctx context.Context, calls []engine.Call) []engine
 			if b := calls[i].Bot; b >= 0 && b < len(g.bots) {
 				name = g.bots[b].Name
 			}
-			g.cancel(&CrowdedError{Bot: name, InFlight: n, Concurrency: g.conc, Detail: r.Fault.Detail})
+			g.cancel(&CrowdedError{Bot: name, InFlight: n, Detail: r.Fault.Detail})
 		}
 		break
 	}
@@ -94,25 +92,22 @@ func gamesIn(calls []engine.Call) int {
 	return n
 }
 
-// guardCrowding has r's batches watched for crowded memory faults when more than one game
-// is in flight; play under the returned context, and ask crowded with the run's error.
-func guardCrowding(ctx context.Context, r *engine.Run) (context.Context, func()) {
-	if r.Calls == nil || r.Concurrency <= 1 {
-		return ctx, func() {}
+// watchCrowding calls play (which plays r under the context it is given), watching r's
+// batches for a crowded memory fault when watch is set and more than one game can be in
+// flight; a run it stopped returns its CrowdedError in place of play's error.
+func watchCrowding(ctx context.Context, r *engine.Run, watch bool, play func(context.Context) error) error {
+	if !watch || r.Calls == nil || r.Concurrency <= 1 {
+		return play(ctx)
 	}
 	run, cancel := context.WithCancelCause(ctx)
-	r.Calls = &crowdGuard{Exchanger: r.Calls, bots: r.Bots, conc: r.Concurrency, cancel: cancel}
-	return run, func() { cancel(nil) }
-}
-
-// crowded is the CrowdedError that stopped a run attempt played under run (see
-// guardCrowding), or nil.
-func crowded(run context.Context) *CrowdedError {
+	defer cancel(nil)
+	r.Calls = &crowdGuard{Exchanger: r.Calls, bots: r.Bots, cancel: cancel}
+	err := play(run)
 	var ce *CrowdedError
 	if errors.As(context.Cause(run), &ce) {
 		return ce
 	}
-	return nil
+	return err
 }
 
 // playFitting plays env's run with play (here, or through the cluster), watching for
@@ -132,7 +127,7 @@ func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, runID int64, play
 		}
 		next := nextConcurrency(min(ce.InFlight, env.Run.Concurrency()))
 		ch := env.Challenge
-		mb := cmp.Or(ch.Limits.MemoryMB, sandbox.DefaultMemoryMB)
+		mb := int(protocol.Limits(&env.Env).MemoryBytes() >> 20)
 		lowered = append(lowered, publisher.Lowered{Bot: ce.Bot, InFlight: ce.InFlight, MemoryMB: mb, Next: next})
 		c.Log.Warn("a bot ran out of memory with many games in flight; the run is played again with fewer",
 			"challenge", ch.Name, "run", runID, "bot", ce.Bot, "in_flight", ce.InFlight, "memory_mb", mb,

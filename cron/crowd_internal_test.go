@@ -2,6 +2,7 @@ package cron
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/kothd/kothd/engine"
@@ -45,29 +46,37 @@ func TestCrowdGuard(t *testing.T) {
 		{"timeout, two games", engine.Timeout, true, two, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			var replies []engine.Reply
 			r := &engine.Run{Bots: bots, Concurrency: 64, Calls: faultExchanger{1, c.outcome, c.atLimit}}
-			ctx, stop := guardCrowding(context.Background(), r)
-			defer stop()
-			replies := r.Calls.Exchange(ctx, c.calls)
+			err := watchCrowding(context.Background(), r, true, func(ctx context.Context) error {
+				replies = r.Calls.Exchange(ctx, c.calls)
+				return ctx.Err() // what an engine returns once its run is cancelled
+			})
 			if len(replies) != len(c.calls) || replies[len(replies)-1].Fault == nil {
 				t.Fatalf("the replies were not passed on: %+v", replies)
 			}
-			ce := crowded(ctx)
-			if (ce != nil) != c.stopped {
-				t.Fatalf("stopped: %v (%v), want %v", ce != nil, context.Cause(ctx), c.stopped)
+			var ce *CrowdedError
+			if errors.As(err, &ce) != c.stopped || !c.stopped && err != nil {
+				t.Fatalf("the run ended with %v; stopped by crowding: want %v", err, c.stopped)
 			}
-			if ce != nil && (ce.Bot != "B" || ce.InFlight != 2 || ce.Concurrency != 64 || ce.Detail != "MemoryError") {
+			if ce != nil && (ce.Bot != "B" || ce.InFlight != 2 || ce.Detail != "MemoryError") {
 				t.Errorf("%+v", ce)
 			}
 		})
 	}
-	// One game in flight at most: nothing to lower, no guard.
-	r := &engine.Run{Bots: bots, Concurrency: 1, Calls: faultExchanger{1, engine.MemoryLimit, true}}
-	ctx, stop := guardCrowding(context.Background(), r)
-	defer stop()
-	r.Calls.Exchange(ctx, two)
-	if crowded(ctx) != nil {
-		t.Error("a run of one game in flight was stopped")
+	// Not watched (a run's last attempt), or one game in flight at most: nothing stops it.
+	for _, c := range []struct {
+		watch bool
+		conc  int
+	}{{false, 64}, {true, 1}} {
+		r := &engine.Run{Bots: bots, Concurrency: c.conc, Calls: faultExchanger{1, engine.MemoryLimit, true}}
+		err := watchCrowding(context.Background(), r, c.watch, func(ctx context.Context) error {
+			r.Calls.Exchange(ctx, two)
+			return ctx.Err()
+		})
+		if err != nil {
+			t.Errorf("watch %v, %d in flight: stopped with %v", c.watch, c.conc, err)
+		}
 	}
 }
 
@@ -79,3 +88,24 @@ func TestNextConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// The guard's cost on the hot path: one look at every reply of every tick (a forty tick
+// at 16384 games in flight carries about 16,000 calls).
+func BenchmarkCrowdGuardTick(b *testing.B) {
+	calls := make([]engine.Call, 16384)
+	for i := range calls {
+		calls[i] = engine.Call{Bot: i % 48, Game: i}
+	}
+	replies := make([]engine.Reply, len(calls))
+	g := &crowdGuard{Exchanger: replyExchanger(replies), cancel: func(error) {}}
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Exchange(context.Background(), calls)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(calls)), "ns/reply")
+}
+
+// replyExchanger answers every batch with the same replies.
+type replyExchanger []engine.Reply
+
+func (r replyExchanger) Exchange(context.Context, []engine.Call) []engine.Reply { return r }

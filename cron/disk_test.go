@@ -76,7 +76,7 @@ func TestBankHeistDiskFiller(t *testing.T) {
 	}
 	env.Run = env.resolve(3).withSeed(7)
 	stop := watchWork(env.Config.DataDir)
-	played, err := playRun(ctx, env, a)
+	played, err := playRun(ctx, env, a, true)
 	most := stop()
 	if err != nil {
 		t.Fatal(err)

@@ -143,14 +143,9 @@ func (c *Cycle) metered(challenge string, play func() (*Played, error)) (*Played
 	return played, err
 }
 
-// playRun plays env's run in scratch copies of the bots' directories, stopping it with a
-// CrowdedError when a bot runs out of memory with several games in flight (crowd.go).
-func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol) (*Played, error) {
-	return playAttempt(ctx, env, a, true)
-}
-
-// playAttempt is playRun, with crowding watched for or not.
-func playAttempt(ctx context.Context, env *PlayEnv, a protocol.Protocol, watchCrowding bool) (*Played, error) {
+// playRun plays env's run in scratch copies of the bots' directories; with watch, it stops
+// with a CrowdedError when a bot runs out of memory with several games in flight (crowd.go).
+func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol, watch bool) (*Played, error) {
 	r, stats, closeFn, err := openScratch(env, a, "run")
 	if err != nil {
 		return nil, err
@@ -167,15 +162,11 @@ func playAttempt(ctx context.Context, env *PlayEnv, a protocol.Protocol, watchCr
 		// concurrency (ledger.go, protocol.Unordered).
 		led = connectLedger(&r, nil)
 	}
-	pctx, stop := ctx, func() {}
-	if watchCrowding {
-		pctx, stop = guardCrowding(ctx, &r)
-	}
-	defer stop()
-	res, err := env.Game.Play(pctx, r)
-	if ce := crowded(pctx); ce != nil {
-		return nil, ce
-	}
+	var res *engine.Result
+	err = watchCrowding(ctx, &r, watch, func(ctx context.Context) (err error) {
+		res, err = env.Game.Play(ctx, r)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func TestBankHeistBuiltinsAndFaults(t *testing.T) {
 	}
 	env.Bots = append(builtins, engine.Bot{Entrant: engine.Entrant{Name: "Garbage"}, Dir: dir, Run: []string{"bash", "bot.sh"}})
 	env.Run = env.resolve(0).withSeed(1)
-	played, err := playRun(ctx, env, a)
+	played, err := playRun(ctx, env, a, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestBankHeistUnitsKeepBotFilesApart(t *testing.T) {
 			env.Bots = append(env.Bots, engine.Bot{Entrant: engine.Entrant{Name: n}, Dir: dir, Run: []string{"sh", "bot.sh"}})
 		}
 		env.Run = env.resolve(16).withSeed(5) // four tournaments
-		played, err := playRun(ctx, env, a)
+		played, err := playRun(ctx, env, a, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func TestBankHeistFirstFaultInTournamentOrder(t *testing.T) {
 	}
 	env.Bots = []engine.Bot{{Entrant: engine.Entrant{Name: "Garbage"}, Dir: dir, Run: []string{"bash", "bot.sh"}}}
 	env.Run = env.resolve(12).withSeed(3) // four tournaments
-	played, err := playRun(context.Background(), env, a)
+	played, err := playRun(context.Background(), env, a, true)
 	if err != nil {
 		t.Fatal(err)
 	}

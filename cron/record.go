@@ -94,7 +94,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a protocol.Protocol, opt
 		})
 	} else {
 		played, err = c.playFitting(ctx, env, runID, func(watch bool) (*Played, error) {
-			return playAttempt(ctx, env, a, watch)
+			return playRun(ctx, env, a, watch)
 		})
 	}
 	rep.Elapsed = time.Since(start)

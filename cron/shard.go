@@ -113,15 +113,11 @@ func PlayShard(ctx context.Context, env *PlayEnv, s Shard) (*ShardResult, error)
 	// Counted by the ledger in game order, as a plain run with checkpoints counts them,
 	// whatever the protocol: the shards' accounting adds up to the plain run's.
 	led := connectLedger(&r, nil)
-	pctx, stop := ctx, func() {}
-	if s.Watch {
-		pctx, stop = guardCrowding(ctx, &r)
-	}
-	defer stop()
-	state, err := sh.Play(pctx, r, s.First, s.Count, s.From)
-	if ce := crowded(pctx); ce != nil {
-		return nil, ce
-	}
+	var state []byte
+	err = watchCrowding(ctx, &r, s.Watch, func(ctx context.Context) (err error) {
+		state, err = sh.Play(ctx, r, s.First, s.Count, s.From)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

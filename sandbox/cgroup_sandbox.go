@@ -425,8 +425,8 @@ func SandboxesCPUByAnswer() map[string]time.Duration {
 // started (pid 2 inside: a harness) – once they are known to have outlived the call that
 // started them. A long-lived bot's runner calls it after each reply, before it writes the
 // next request: children that spin on after a reply are charged to no call and slow
-// everyone's. It reads pids.current (one pread); only when the
-// sandbox holds more than three tasks does it read cgroup.procs and look at them. The
+// everyone's. It reads pids.current (one pread); only when the sandbox holds more than
+// three tasks does it read cgroup.procs and look at them. The
 // three own processes are looked up once by their pid inside the namespace
 // (/proc/<pid>/status NSpid: an orphan the init adopted has another). It returns how
 // many processes it killed.
@@ -489,19 +489,25 @@ func (cg *sandboxCgroup) findBotPid() int {
 // nsPid says which of a sandbox's own processes pid is: "-" outside its PID namespace
 // (bwrap), "1" or "2" inside it; "" for any other.
 func nsPid(pid int) string {
+	switch ns := strings.Fields(procStatus(pid, "NSpid")); {
+	case len(ns) == 1:
+		return "-"
+	case len(ns) > 1 && (ns[1] == "1" || ns[1] == "2"):
+		return ns[1]
+	}
+	return ""
+}
+
+// procStatus is the value of key's line of /proc/<pid>/status; "" when pid is gone or
+// the line missing.
+func procStatus(pid int, key string) string {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return ""
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
-			switch ns := strings.Fields(rest); {
-			case len(ns) == 1:
-				return "-"
-			case ns[1] == "1" || ns[1] == "2":
-				return ns[1]
-			}
-			return ""
+		if rest, ok := strings.CutPrefix(line, key+":"); ok {
+			return strings.TrimSpace(rest)
 		}
 	}
 	return ""

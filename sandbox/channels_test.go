@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/kothd/kothd/engine"
 )
 
 // Two bots in different sandboxes try to pass a 16-bit value through state the sandboxes
@@ -621,4 +623,49 @@ func startChanB(b *testing.B, sb Sandbox, bin string, args ...string) *chanProc 
 		proc.Release()
 	})
 	return &chanProc{cmd: cmd, out: bufio.NewReader(stdout)}
+}
+
+// A long-lived bot's memory fault is the host's own sight (engine.Fault.AtLimit) only when
+// the kernel killed it for the sandbox's memory; a bot that dies printing MemoryError has
+// a memory fault on its word alone. And DataBytes reads what RLIMIT_DATA bounds.
+func TestMemoryFaultSeenByTheHost(t *testing.T) {
+	sb := NeedBwrap(t)
+	if sb.cgroups == nil {
+		t.Skip("no cgroups: the host cannot see a kill for memory")
+	}
+	lim := Limits{MemoryMB: 256, Procs: 8, OpenFiles: 64, OutputBytes: 1 << 20}
+	for _, c := range []struct {
+		name, work string
+		atLimit    bool
+	}{
+		// Two processes of 150 MB, each within RLIMIT_DATA, together past the cgroup's 256.
+		{"killed by the kernel", "import os, time\nos.fork()\na = b'x' * (150 << 20)\ntime.sleep(5)", true},
+		{"its own word", "import sys\nprint('MemoryError', file=sys.stderr)\nsys.exit(1)", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			script := "import sys\nsys.stdin.readline()\n" + c.work + "\n"
+			p, err := StartLineProc(context.Background(), sb, ProcSpec{Dir: t.TempDir(), Argv: []string{"/usr/bin/python3", "-c", script}, Limits: lim})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			_, f := p.RoundTrip([]byte("go"), 20*time.Second)
+			if f == nil || f.Outcome != engine.MemoryLimit || f.AtLimit != c.atLimit {
+				t.Fatalf("fault %+v; want a memory fault, AtLimit %v", f, c.atLimit)
+			}
+		})
+	}
+	p, err := StartLineProc(context.Background(), sb, ProcSpec{Dir: t.TempDir(), Limits: lim,
+		Argv: []string{"/usr/bin/python3", "-c", "import sys\na = b'x' * (100 << 20)\nprint('ready', flush=True)\nsys.stdin.readline()\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, f := p.RoundTrip(nil, 20*time.Second); f != nil {
+		t.Fatal(f)
+	}
+	p.Proc.KillStrays() // finds the bot's pid
+	if data, ok := p.DataBytes(); !ok || data < 100<<20 || data > 200<<20 {
+		t.Errorf("DataBytes %d MB (%v) for a process holding 100 MB", data>>20, ok)
+	}
 }

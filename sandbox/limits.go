@@ -41,6 +41,9 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// MemoryBytes is the memory a process of the sandbox may hold (RLIMIT_DATA), in bytes.
+func (l Limits) MemoryBytes() int64 { return int64(l.withDefaults().MemoryMB) << 20 }
+
 // prlimit returns the command prefix that applies l to the bot and then executes it.
 //
 // bwrap sets no resource limits, so something inside the sandbox must, after the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -70,17 +69,8 @@ func (p *LineProc) DataBytes() (int64, bool) {
 	if pid <= 0 {
 		return 0, false
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmData:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
+	kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(procStatus(pid, "VmData"), "kB")), 10, 64)
+	return kb << 10, err == nil
 }
 
 // cancelled is the fault of a call cut short because the run was cancelled.
@@ -272,7 +262,11 @@ func (p *LineProc) died(what string) *engine.Fault {
 		p.Kill()
 		<-p.Exited
 	}
-	return &engine.Fault{Outcome: classifyExit(p.Proc, p.err, p.stderr.String()), Detail: fmt.Sprintf("%s (%v); stderr: %s", what, p.err, p.stderr.String()), ProcessDied: true}
+	o := classifyExit(p.Proc, p.err, p.stderr.String())
+	// A memory fault the kernel's kill shows is the host's own sight (engine.Fault.AtLimit);
+	// one read from the bot's last words is only its word.
+	return &engine.Fault{Outcome: o, Detail: fmt.Sprintf("%s (%v); stderr: %s", what, p.err, p.stderr.String()), ProcessDied: true,
+		AtLimit: o == engine.MemoryLimit && p.Proc.oomKilled()}
 }
 
 // exitOutcome classifies how a bot process ended from its wait status alone (see

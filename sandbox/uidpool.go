@@ -160,8 +160,7 @@ func (p *uidPool) claim(uid int) (bool, error) {
 
 // lock takes uid's byte of the claim file: false when another open of it holds the byte.
 func (p *uidPool) lock(uid int) (bool, error) {
-	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart, Start: int64(uid), Len: 1}
-	switch err := unix.FcntlFlock(p.claims.Fd(), unix.F_OFD_SETLK, &lk); {
+	switch err := p.setByte(uid, unix.F_WRLCK); {
 	case err == nil:
 		return true, nil
 	case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EACCES):
@@ -174,9 +173,14 @@ func (p *uidPool) lock(uid int) (bool, error) {
 // unclaim frees uid's byte. Callers hold p.mu.
 func (p *uidPool) unclaim(uid int) {
 	if p.claims != nil {
-		lk := unix.Flock_t{Type: unix.F_UNLCK, Whence: io.SeekStart, Start: int64(uid), Len: 1}
-		_ = unix.FcntlFlock(p.claims.Fd(), unix.F_OFD_SETLK, &lk)
+		_ = p.setByte(uid, unix.F_UNLCK)
 	}
+}
+
+// setByte sets the lock (F_WRLCK, F_UNLCK) on uid's byte of the claim file, at once.
+func (p *uidPool) setByte(uid int, typ int16) error {
+	lk := unix.Flock_t{Type: typ, Whence: io.SeekStart, Start: int64(uid), Len: 1}
+	return unix.FcntlFlock(p.claims.Fd(), unix.F_OFD_SETLK, &lk)
 }
 
 // acquire returns the uid of dir's sandboxes, held until the Process made with it is

@@ -100,15 +100,6 @@ func (c PyConfig) batchDeadline(n int) time.Duration {
 	return min(d, max(30*c.CallTimeout, time.Minute)) + time.Second
 }
 
-// memoryBytes is the memory limit of the bot's process (RLIMIT_DATA), in bytes.
-func (c PyConfig) memoryBytes() int64 {
-	mb := c.Limits.MemoryMB
-	if mb <= 0 {
-		mb = sandbox.DefaultMemoryMB
-	}
-	return int64(mb) << 20
-}
-
 // DefaultReplyBytes bounds one reply line of a harness when the challenge sets no output
 // limit: a batch of a thousand games' answers is a few kilobytes, and a line the runner
 // reads is held in memory whole (15 MB lines from 20 classes took the daemon to 650 MB).

@@ -129,7 +129,6 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 	b.req = append(req, '\n')
 	line, f := sandbox.Receive(proc, proc.Send(b.req), deadline, cut)
 	if f != nil {
-		f.AtLimit = f.Outcome == engine.MemoryLimit && proc.Proc.OOMs() > 0
 		b.drop()
 		if b.overBudget.Load() || (cut && f.Outcome == engine.Timeout) {
 			f = b.budgetFault(pool)
@@ -161,7 +160,7 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 			// The harness's word; the host looks for itself, once per batch.
 			if atLimit < 0 {
 				atLimit = 0
-				if data, ok := proc.DataBytes(); ok && data >= pool.cfg.memoryBytes()/2 {
+				if data, ok := proc.DataBytes(); ok && data >= pool.cfg.Limits.MemoryBytes()/2 {
 					atLimit = 1
 				}
 			}
