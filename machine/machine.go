@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,7 @@ type Report struct {
 	CPUModel    string `json:"cpu_model"`    // /proc/cpuinfo's model name
 	Cores       int    `json:"cores"`        // CPUs this process may run on
 	LoadAverage string `json:"load_average"` // /proc/loadavg as the probe ended
+	PageTables  string `json:"page_tables"`  // page-table isolation and PCID (pageTables)
 
 	SyscallUS    float64 `json:"syscall_cpu_us"`           // CPU per getppid
 	PageFaultUS  float64 `json:"page_fault_cpu_us"`        // CPU per page of a fresh anonymous mapping, first touch
@@ -73,7 +75,7 @@ type Report struct {
 // with Default sizes and needs no privileges: /bin/cat and /bin/true (found on PATH) are
 // the other processes.
 func Probe(ctx context.Context, python string, n Sizes) (*Report, error) {
-	r := &Report{CPUModel: cpuModel(), Cores: runtime.NumCPU(), Python: python, Sizes: n}
+	r := &Report{CPUModel: cpuModel(), Cores: runtime.NumCPU(), PageTables: pageTables(), Python: python, Sizes: n}
 	r.SyscallUS = syscallCost(n.Syscalls)
 	var err error
 	if r.PageFaultUS, r.PageReusedUS, err = pageFaultCost(n.Pages); err != nil {
@@ -324,7 +326,10 @@ func us(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / 1e3 
 func ms(d time.Duration, n int) float64 { return float64(d.Nanoseconds()) / 1e6 / float64(max(n, 1)) }
 
 // cpuModel is the first "model name" of /proc/cpuinfo ("unknown" without one).
-func cpuModel() string {
+func cpuModel() string { return cpuinfo("model name") }
+
+// cpuinfo is the first value of key in /proc/cpuinfo ("unknown" without one).
+func cpuinfo(key string) string {
 	f, err := os.Open("/proc/cpuinfo")
 	if err != nil {
 		return "unknown"
@@ -332,11 +337,35 @@ func cpuModel() string {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == key {
 			return strings.TrimSpace(v)
 		}
 	}
 	return "unknown"
+}
+
+// pageTables says whether the kernel isolates its page tables from user space (the
+// Meltdown mitigation) and, if so, whether the CPU has PCID. Isolated without PCID, every
+// entry into the kernel and every return flushes the TLB: each system call then also makes
+// the code after it slower, which the system call line alone does not show.
+func pageTables() string {
+	data, err := os.ReadFile("/sys/devices/system/cpu/vulnerabilities/meltdown")
+	return describePageTables(strings.TrimSpace(string(data)), err == nil, strings.Fields(cpuinfo("flags")))
+}
+
+// describePageTables is pageTables' verdict from the kernel's Meltdown status (known says
+// whether it could be read) and the CPU's flags.
+func describePageTables(meltdown string, known bool, flags []string) string {
+	switch {
+	case !known:
+		return "unknown (no /sys/devices/system/cpu/vulnerabilities/meltdown)"
+	case !strings.Contains(meltdown, "PTI"):
+		return "not isolated (Meltdown: " + meltdown + "): no TLB flush at kernel entry"
+	case slices.Contains(flags, "pcid"):
+		return "isolated (" + meltdown + "), with PCID: the TLB survives kernel entries"
+	default:
+		return "isolated (" + meltdown + "), no PCID: every kernel entry and return flushes the TLB"
+	}
 }
 
 // loadAverage is /proc/loadavg's first three fields: a probe on a busy machine says so.

@@ -36,7 +36,7 @@ func TestProbeMeasuresEveryCost(t *testing.T) {
 	}
 	var text bytes.Buffer
 	r.Print(&text)
-	for _, want := range []string{"machine:", "load average", "system call", "page fault", "pipe round trip", "process launch", "two launches", "python start", python, "CPU loop"} {
+	for _, want := range []string{"machine:", "load average", "page tables", "system call", "page fault", "pipe round trip", "process launch", "two launches", "python start", python, "CPU loop"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
@@ -45,7 +45,7 @@ func TestProbeMeasuresEveryCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"syscall_cpu_us", "page_fault_cpu_us", "page_fault_reused_cpu_us", "pipe_round_trip_us", "launch_ms", "launch_two_speedup", "python_start_ms", "cpu_loop_two_speedup"} {
+	for _, key := range []string{"page_tables", "syscall_cpu_us", "page_fault_cpu_us", "page_fault_reused_cpu_us", "pipe_round_trip_us", "launch_ms", "launch_two_speedup", "python_start_ms", "cpu_loop_two_speedup"} {
 		if !strings.Contains(string(data), `"`+key+`"`) {
 			t.Errorf("JSON lacks %q: %s", key, data)
 		}
@@ -58,5 +58,27 @@ func TestProbeReportsAMissingPython(t *testing.T) {
 	_, err := Probe(context.Background(), "/nonexistent/python3", small)
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/python3") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// The page-table line tells the three kinds of host apart: on one that isolates its page
+// tables without PCID every system call also costs the code after it a flushed TLB.
+func TestDescribePageTables(t *testing.T) {
+	for _, c := range []struct {
+		meltdown string
+		known    bool
+		flags    string
+		want     string
+	}{
+		{"Not affected", true, "fpu pcid sse", "not isolated (Meltdown: Not affected)"},
+		{"Vulnerable", true, "fpu", "not isolated (Meltdown: Vulnerable)"},
+		{"Mitigation: PTI", true, "fpu pcid invpcid", "isolated (Mitigation: PTI), with PCID"},
+		{"Mitigation: PTI", true, "fpu invpcid_single", "isolated (Mitigation: PTI), no PCID: every kernel entry"},
+		{"", false, "pcid", "unknown"},
+	} {
+		got := describePageTables(c.meltdown, c.known, strings.Fields(c.flags))
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("describePageTables(%q, %v, %q) = %q, want it to start with %q", c.meltdown, c.known, c.flags, got, c.want)
+		}
 	}
 }

@@ -19,6 +19,7 @@ func (r *Report) Print(w io.Writer) {
 		pad := max(1, 38-utf8.RuneCountInString(value))
 		fmt.Fprintf(w, "  %-16s %s%*s%s\n", name, value, pad, "", meaning)
 	}
+	fmt.Fprintf(w, "  %-16s %s\n", "page tables", r.PageTables)
 	line("system call", fmt.Sprintf("%.2f µs CPU", r.SyscallUS),
 		"getppid; every pipe read or write, poll and wait pays it (a usual host: ~0.1 µs)")
 	line("page fault", fmt.Sprintf("%.2f µs CPU, reused %.2f µs", r.PageFaultUS, r.PageReusedUS),
