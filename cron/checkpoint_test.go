@@ -97,11 +97,11 @@ func TestLedgerKeepsOneFirstFaultPerBot(t *testing.T) {
 	for _, g := range []int{7, 9, 11} {
 		l.Exchange(ctx, []engine.Call{{Bot: 1, Game: g}})
 	}
-	for g, tallies := range l.pending {
+	l.pending.each(func(g int, tallies gameTally) {
 		if f := tallies.of(1).first; f != nil && g > 5 {
 			t.Errorf("game %d keeps a first fault (%q) though game 1's is folded", g, f.Detail)
 		}
-	}
+	})
 	st := l.final(&engine.Result{})
 	if s := st[1].State(); s.Counts[engine.Crash] != 6 || s.First.Detail != "game 1" {
 		t.Errorf("bot 1 at the end: %+v", s)

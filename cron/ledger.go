@@ -2,7 +2,6 @@ package cron
 
 import (
 	"context"
-	"slices"
 	"sync"
 
 	"github.com/kothd/kothd/engine"
@@ -23,7 +22,7 @@ type ledger struct {
 	names            []string // the bots' names, for a dirfiles fault's input
 	mu               sync.Mutex
 	base             []*protocol.Stats  // games folded
-	pending          map[int]*gameTally // per game not yet folded: its bots'
+	pending          gameWindow         // per game not yet folded: its bots'
 	stopAt           int                // the game the run stopped before; -1: it did not stop
 }
 
@@ -102,7 +101,7 @@ func (t *tally) state() protocol.StatsState {
 func (t *tally) empty() bool { return t.ok == 0 && t.host == 0 && len(t.faults) == 0 }
 
 func newLedger(ex engine.Exchanger, bots int, saved []protocol.StatsState) *ledger {
-	l := &ledger{Exchanger: ex, pending: map[int]*gameTally{}, stopAt: -1, base: make([]*protocol.Stats, bots)}
+	l := &ledger{Exchanger: ex, stopAt: -1, base: make([]*protocol.Stats, bots)}
 	for i := range l.base {
 		if saved != nil {
 			l.base[i] = protocol.StatsFrom(saved[i])
@@ -168,12 +167,7 @@ func (l *ledger) countOne(game, bot int, f *engine.Fault, input any) {
 		l.base[bot].Record(f, input)
 		return
 	}
-	g := l.pending[game]
-	if g == nil {
-		g = &gameTally{}
-		l.pending[game] = g
-	}
-	g.of(bot).record(f, input, f != nil && !l.base[bot].HasFirst())
+	l.pending.at(game).of(bot).record(f, input, f != nil && !l.base[bot].HasFirst())
 }
 
 // decided counts one decision of bot at at.
@@ -206,21 +200,13 @@ func (l *ledger) fold(done int) []protocol.StatsState {
 // Called at every batch boundary, it keeps pending only the games in flight: a Bank Heist
 // run reports a boundary at every tournament's end.
 func (l *ledger) advance(done int) {
-	var games []int
-	for g := range l.pending {
-		if g < done {
-			games = append(games, g)
-		}
-	}
-	slices.Sort(games)
-	for _, g := range games {
-		for _, t := range *l.pending[g] {
+	l.pending.foldBelow(done, func(_ int, g gameTally) {
+		for _, t := range g {
 			if !t.empty() {
 				l.base[t.bot].Add(t.state())
 			}
 		}
-		delete(l.pending, g)
-	}
+	})
 }
 
 // final is the accounting of the whole run: every game, or those before the stop, without
@@ -228,7 +214,7 @@ func (l *ledger) advance(done int) {
 func (l *ledger) final(res *engine.Result) []*protocol.Stats {
 	l.mu.Lock()
 	for _, g := range res.Discarded {
-		delete(l.pending, g)
+		l.pending.drop(g)
 	}
 	l.mu.Unlock()
 	end := l.stopAt
