@@ -21,9 +21,9 @@ type ledger struct {
 	engine.Exchanger          // pyclass: the protocol's, nil for the others
 	names            []string // the bots' names, for a dirfiles fault's input
 	mu               sync.Mutex
-	base             []*protocol.Stats  // games folded
-	pending          gameWindow         // per game not yet folded: its bots'
-	stopAt           int                // the game the run stopped before; -1: it did not stop
+	base             []*protocol.Stats // games folded
+	pending          gameWindow        // per game not yet folded: its bots'
+	stopAt           int               // the game the run stopped before; -1: it did not stop
 }
 
 // tally is one bot's decisions in one game not yet folded. Thousands of games are pending
