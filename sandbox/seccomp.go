@@ -140,6 +140,15 @@ var seccompRules = []seccompRule{
 	always("delete_module", syscall.EPERM),
 	always("acct", syscall.EPERM),
 	always("quotactl", syscall.EPERM),
+	// Scheduling: a bot that pins itself to one CPU or lowers its own priority makes itself
+	// wait for a CPU, and a one-shot bot's wait is what tells a starved decision (the host's
+	// fault, its game voided) from a slow one (starve.go): with an accomplice spinning on
+	// that CPU, a bot could void the games it chose. Runtimes take EPERM here in stride.
+	always("sched_setaffinity", syscall.EPERM),
+	always("sched_setscheduler", syscall.EPERM),
+	always("sched_setparam", syscall.EPERM),
+	always("sched_setattr", syscall.EPERM),
+	always("setpriority", syscall.EPERM),
 	// Sockets: the sandbox's network namespace isolates these families; others (vsock,
 	// for one) are not bound to a network namespace and could join two sandboxes.
 	{name: "socket", errno: syscall.EAFNOSUPPORT, arg: 0, only: []uint32{afUnix, afInet, afInet6, afNetlink}},

@@ -21,20 +21,30 @@ import (
 // bot's decision (Bank Heist, Mafia) has a fixed wall limit: as it times out the launcher
 // reads the schedstat of every thread of the bot's main process (launcher.py sched_of), and
 // the runner subtracts the CPU time the rest of the sandbox used meanwhile (the bot's own
-// children can keep it waiting too): a wait of at least half the decision's time is the
-// host's (use.starved, launcher.go).
+// children can keep it waiting too): a wait of at least half the decision's time, by a
+// sandbox that used less than half of it, is the host's (use.starved, launcher.go). A
+// starved decision voids its game, so the bot must not be able to starve itself: the wait
+// is the longest of one thread, never a sum over threads (fifty spinning threads summed
+// to fifty times the decision); a sandbox that had a CPU for half the decision was not kept
+// from one; and the seccomp filter denies pinning to a CPU and lowering one's priority,
+// through which an accomplice spinning beside it could starve it at will.
 
 // starved turns a decision's wall-clock timeout into a host fault when the host kept the
-// bot's main process from a CPU for at least half of the decision's time (starve.go): its
-// wait for a CPU as the launcher read it from the kernel, less the CPU time the rest of the
-// sandbox used meanwhile (the bot's own children and threads can keep it waiting too, and
-// the launcher's own few milliseconds count against the bot). A bot that sleeps past its
-// timeout waits for no CPU: its timeout stays its own.
+// bot's main process from a CPU for at least half of the decision's time while the sandbox
+// used less than half of it (starve.go): the longest wait for a CPU of one of its threads
+// as the launcher read it from the kernel, less the CPU time the rest of the sandbox used
+// meanwhile (the bot's own children can keep it waiting too, and the launcher's own few
+// milliseconds count against the bot). A bot that sleeps past its timeout waits for no
+// CPU: its timeout stays its own.
 func (u use) starved(after use, rep *launchReply, timeout time.Duration, f *engine.Fault) *engine.Fault {
 	if !u.counted || !after.counted || rep.Run == nil || rep.Wait == nil {
 		return f
 	}
-	others := (after.cpu - u.cpu) - time.Duration(*rep.Run)
+	used := after.cpu - u.cpu
+	if used >= timeout/2 {
+		return f // it had a CPU: whatever its threads waited, it kept itself waiting
+	}
+	others := used - time.Duration(*rep.Run)
 	wait := time.Duration(*rep.Wait) - max(others, 0)
 	if wait < timeout/2 {
 		return f

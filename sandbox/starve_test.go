@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,10 @@ func TestLauncherStarved(t *testing.T) {
 		{"starved by the host", 700 * time.Millisecond, 690 * time.Millisecond, 1300 * time.Millisecond, engine.HostFault},
 		{"starved by its own children", 2 * time.Second, 600 * time.Millisecond, 1300 * time.Millisecond, engine.Timeout},
 		{"spun the whole time", 2 * time.Second, 2 * time.Second, 10 * time.Millisecond, engine.Timeout},
+		// Fifty threads spinning on one CPU: each waited most of the decision, but the
+		// sandbox had its CPU the whole time.
+		{"starved by its own threads", 2 * time.Second, 2 * time.Second, 1960 * time.Millisecond, engine.Timeout},
+		{"kept half a CPU", time.Second, time.Second, 1000 * time.Millisecond, engine.Timeout},
 	} {
 		before, after := use{cpu: time.Second, counted: true}, use{cpu: time.Second + c.cpu, counted: true}
 		f := before.starved(after, &launchReply{End: "timeout", Run: n(c.run), Wait: n(c.wait)}, timeout, timedOut)
@@ -32,5 +37,35 @@ func TestLauncherStarved(t *testing.T) {
 	// Without the launcher's figures (an old launcher, no schedstat) the timeout stays.
 	if f := (use{counted: true}).starved(use{counted: true}, &launchReply{End: "timeout"}, timeout, timedOut); f != timedOut {
 		t.Errorf("without figures: %v", f)
+	}
+}
+
+// A bot cannot make itself wait for a CPU: pinning itself to one CPU or lowering its own
+// priority (through which an accomplice spinning beside it could starve it, and void the
+// games it chose) is denied by the seccomp filter, in a real sandbox.
+func TestSandboxDeniesSelfStarving(t *testing.T) {
+	sb := NeedBwrap(t)
+	if sb.seccomp == nil {
+		t.Skip("no seccomp filter on this architecture")
+	}
+	script := `python3 -c '
+import os
+for name, f in [("affinity", lambda: os.sched_setaffinity(0, {0})), ("nice", lambda: os.nice(5)),
+                ("priority", lambda: os.setpriority(os.PRIO_PROCESS, 0, 19)),
+                ("scheduler", lambda: os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0)))]:
+    try:
+        f()
+        print(name, "allowed")
+    except PermissionError:
+        print(name, "denied")
+'`
+	out, err := runIn(t, sb, t.TempDir(), Limits{}, script)
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, name := range []string{"affinity", "nice", "priority", "scheduler"} {
+		if !strings.Contains(out, name+" denied") {
+			t.Errorf("%s not denied: %q", name, out)
+		}
 	}
 }

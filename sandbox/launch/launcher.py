@@ -14,7 +14,7 @@ Protocol, one JSON object per line on the launcher's own stdin/stdout:
                        "discard": bool, "stdin": base64 or absent}
   launcher -> runner: {"id": n, "end": END, "code": exit status, "sig": signal, "errno": n,
                        "out": base64 stdout, "err": stderr tail, "why": text, "ms": n,
-                       "run", "wait": ns the main process ran and waited for a CPU (timeout only)}
+                       "run", "wait": ns the main process ran, and the longest any of its threads waited for a CPU (timeout only)}
 END is "exit" (code), "signal" (sig), "timeout", "output" (more than "out" bytes),
 "noexec" (the command could not be executed: errno) or "error" (the launcher failed:
 why). The reply is written only once no process of the decision is left.
@@ -315,8 +315,9 @@ class Launcher:
             d.exec_errno = struct.unpack("<i", chunk[:4])[0]
 
     def sched_of(self, pid):
-        """The kernel's count of the time the bot's main process's threads ran and waited
-        for a CPU (/proc/<pid>/task/*/schedstat), read as it times out: the runner tells from it whether
+        """The kernel's count of the time the bot's main process's threads ran (in all) and
+        waited for a CPU (the longest of any thread) (/proc/<pid>/task/*/schedstat), read as
+        it times out: the runner tells from it whether
         the host kept the bot from a CPU. In pidns mode /proc shows the sandbox's pids, so
         the process is the one whose pid in the launcher's namespace is pid."""
         path = "/proc/%d/schedstat" % pid
@@ -335,7 +336,10 @@ class Launcher:
                     break
             if path is None:
                 return None
-        # Every thread of it: a JVM's main thread mostly waits for the others.
+        # Every thread of it: a JVM's main thread mostly waits for the others. The run is
+        # their sum (the process's CPU), the wait the longest any one of them waited: a sum
+        # of waits grows with the number of threads (fifty threads spinning on one CPU
+        # "waited" fifty times the decision), which let a bot void the games it chose.
         base = path[:-len("schedstat")] + "task/"
         run = wait = 0
         try:
@@ -343,7 +347,7 @@ class Launcher:
                 with open(base + tid + "/schedstat") as f:
                     fields = f.read().split()
                 run += int(fields[0])
-                wait += int(fields[1])
+                wait = max(wait, int(fields[1]))
         except (OSError, ValueError, IndexError):
             return None
         return run, wait
