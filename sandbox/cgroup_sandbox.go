@@ -55,6 +55,7 @@ type sandboxCgroup struct {
 	botPid    int           // the one of keep that is pid 2 inside
 	cpuUsed   time.Duration // final figures, once released
 	ooms      int64
+	ownOOM    bool // see oomOwn; final once released
 }
 
 // newSandbox makes and limits a fresh cgroup for one sandbox (l with defaults filled),
@@ -123,6 +124,17 @@ func (cg *sandboxCgroup) limit(l Limits) error {
 	if err := writeCgroup(cg.Dir(t.Mem), "memory.memsw.limit_in_bytes", mem); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	// Socket buffers: v1 charges them to a cgroup only once its kmem.tcp limit is set, so
+	// a bot parking data in loopback TCP connections it made in its own network namespace
+	// held host kernel memory no limit counted (440 MB under a 200 MB sandbox). Bots have
+	// no network: a few MiB is plenty. (v2 charges socket memory to memory.max.)
+	// A kernel without the file (no kmem accounting) has nothing to set: cgroupfs refuses
+	// to create a file with EACCES, so look first.
+	if _, err := os.Stat(filepath.Join(cg.Dir(t.Mem), "memory.kmem.tcp.limit_in_bytes")); err == nil {
+		if err := writeCgroup(cg.Dir(t.Mem), "memory.kmem.tcp.limit_in_bytes", strconv.Itoa(SocketBufferMB<<20)); err != nil {
+			return err
+		}
+	}
 	if err := writeCgroup(cg.Dir(t.Pids), "pids.max", pids); err != nil {
 		return err
 	}
@@ -136,6 +148,9 @@ func (cg *sandboxCgroup) limit(l Limits) error {
 	}
 	return writeCgroup(cg.Dir(t.cpu), "cpu.cfs_quota_us", strconv.FormatInt(SandboxCPUs*p, 10))
 }
+
+// SocketBufferMB bounds the kernel's socket buffers of one sandbox on cgroup v1 (see limit).
+const SocketBufferMB = 16
 
 // joinScript puts the shell in the cgroups named by its first $1 arguments, then executes
 // the rest. cgroup v1 cannot start a process inside a cgroup, and moving bwrap after
@@ -269,15 +284,65 @@ func (cg *sandboxCgroup) CPU() (time.Duration, error) {
 	return cg.liveCPU()
 }
 
-// oomKilled reports whether the kernel killed one of the sandbox's processes for its
-// memory limit.
-func (cg *sandboxCgroup) oomKilled() bool {
+// oomKilled reports whether the kernel killed one of the sandbox's processes for memory,
+// and whether that was the sandbox's own doing (oomOwn).
+func (cg *sandboxCgroup) oomKilled() (killed, own bool) {
 	cg.mu.Lock()
 	defer cg.mu.Unlock()
 	if cg.released {
-		return cg.ooms > 0
+		return cg.ooms > 0, cg.ownOOM
 	}
-	return cg.readOOM() > 0
+	if cg.readOOM() == 0 {
+		return false, false
+	}
+	return true, cg.oomOwn()
+}
+
+// oomOwn reports whether a kill of the sandbox's processes for memory was its answer's
+// own doing: the sandbox reached its own limit (v1 memory.failcnt, v2 memory.events' oom),
+// or its answer's cgroup (Share) held at least half of the run's memory bound
+// (limits.total_memory_mb) at its peak. A kill without either came from the run's bound,
+// which every answer's bots share and where the kernel kills the largest process under
+// the run: an honest bot far under its own limit while another answer filled the run.
+// Without the figures (an old kernel, a sandbox under no run), the kill is taken as the
+// sandbox's own, as before. cg.mu held, not released.
+func (cg *sandboxCgroup) oomOwn() bool {
+	dir := cg.Dir(cg.Tree.Mem)
+	v2 := cg.Tree.V2
+	var hits int64
+	var err error
+	if v2 {
+		hits, err = readCgroupKey(filepath.Join(dir, "memory.events"), "oom")
+	} else {
+		hits, err = readCgroupInt(filepath.Join(dir, "memory.failcnt"))
+	}
+	if err != nil || hits > 0 || cg.answer == "" {
+		return true
+	}
+	share, run := filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))
+	peak, err := readCgroupInt(filepath.Join(share, pick(v2, "memory.peak", "memory.max_usage_in_bytes")))
+	if err != nil {
+		return true
+	}
+	bound, err := readCgroupInt(filepath.Join(run, pick(v2, "memory.max", "memory.limit_in_bytes")))
+	return err != nil || peak >= bound/2
+}
+
+// pick is a if v2, else b: a cgroup file's name in either version.
+func pick(v2 bool, a, b string) string {
+	if v2 {
+		return a
+	}
+	return b
+}
+
+// readCgroupInt reads a cgroup file holding one integer.
+func readCgroupInt(path string) (int64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 }
 
 // watchCPU kills the sandbox once its processes together have used more than limit. No
@@ -359,6 +424,7 @@ func (cg *sandboxCgroup) release() error {
 		if len(cg.dirs) > 0 {
 			cg.cpuUsed, _ = cg.readCPU()
 			cg.ooms = cg.readOOM()
+			cg.ownOOM = cg.ooms > 0 && cg.oomOwn()
 			releasedCPU.Add(int64(cg.cpuUsed))
 			releasedSandboxes.Add(1)
 			if cg.answer != "" {

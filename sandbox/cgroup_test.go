@@ -118,13 +118,6 @@ func TestCgroupSandbox(t *testing.T) {
 	}
 }
 
-func pick(v2 bool, a, b string) string {
-	if v2 {
-		return a
-	}
-	return b
-}
-
 // processAlive reports whether pid is a live process (not a zombie).
 func processAlive(pid int) bool {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

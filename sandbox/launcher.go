@@ -376,13 +376,18 @@ func (lp *launcherProc) died(what string) *engine.Fault {
 type use struct {
 	cpu     time.Duration
 	ooms    int64
+	ownOOM  bool // the sandbox's kills were its own doing (sandboxCgroup.oomOwn)
 	counted bool // false without a cgroup (sandbox none, cgroups off)
 }
 
 // sandboxUse reads p's sandbox cgroup.
 func sandboxUse(p *Process) use {
 	cpu, ok := p.CPU()
-	return use{cpu: cpu, ooms: p.OOMs(), counted: ok}
+	u := use{cpu: cpu, ooms: p.OOMs(), counted: ok}
+	if u.ooms > 0 { // rare: the files that say whose the kills were are read only then
+		_, u.ownOOM = p.oomKilled()
+	}
+	return u
 }
 
 // charge judges one decision by what its sandbox consumed between u and after, which
@@ -395,6 +400,9 @@ func (u use) charge(after use, lim Limits, f *engine.Fault) *engine.Fault {
 		return f
 	}
 	if after.ooms > u.ooms && (f == nil || f.Outcome == engine.Crash || f.Outcome == engine.Killed) {
+		if !after.ownOOM {
+			return &engine.Fault{Outcome: engine.HostFault, Detail: "the kernel killed a process of the decision: " + RunMemoryKill}
+		}
 		return &engine.Fault{Outcome: engine.MemoryLimit,
 			Detail: fmt.Sprintf("the kernel killed a process of the decision: its processes together passed the sandbox's %d MiB", lim.MemoryMB)}
 	}

@@ -90,7 +90,9 @@ func (b *Bwrap) prlimit(l Limits) []string {
 // its cgroup stopped for CPU time is a Timeout; the wait status is read by exitOutcome; a
 // crash or kill after the kernel killed one of the sandbox's processes for the cgroup's
 // memory limit, or whose stderr tail shows the language runtime running out of memory,
-// is a MemoryLimit. The stderr test is the bot's own text, so a bot could only misname
+// is a MemoryLimit; one the kernel killed to make room in the run's memory, shared by
+// every answer, while neither the sandbox nor its answer filled it is a HostFault
+// (RunMemoryKill). The stderr test is the bot's own text, so a bot could only misname
 // its own crash with it, never blame the host.
 func classifyExit(p *Process, err error, stderrTail string) engine.Outcome {
 	if sandboxFailed(p, err) {
@@ -100,14 +102,25 @@ func classifyExit(p *Process, err error, stderrTail string) engine.Outcome {
 		return engine.Timeout
 	}
 	o := exitOutcome(err)
-	if (o == engine.Crash || o == engine.Killed) && p.oomKilled() {
-		return engine.MemoryLimit
+	if o == engine.Crash || o == engine.Killed {
+		if killed, own := p.oomKilled(); killed && own {
+			return engine.MemoryLimit
+		} else if killed {
+			return engine.HostFault // killed to make room in the run's memory (oomOwn)
+		}
 	}
 	if o == engine.Crash && outOfMemory(stderrTail) {
 		return engine.MemoryLimit
 	}
 	return o
 }
+
+// RunMemoryKill says why a bot's process died the host's fault: the kernel killed it
+// when the run's bots together filled limits.total_memory_mb, while the bot was under its
+// own memory_mb and its answer held under half of the run's bound (sandboxCgroup.oomOwn).
+// The game is the host's to void, not the bot's to lose: the kernel picks the largest
+// process under the run, which need not be the answer that filled it.
+const RunMemoryKill = "the kernel killed it when the run's bots together filled their memory (limits.total_memory_mb), while it was under its own memory_mb and its answer held under half of the run's: not the bot's fault"
 
 // oomMarks are what the supported languages print when an allocation fails under
 // RLIMIT_DATA: Python, C++ (libstdc++), Java, Go, Node, and glibc/perror's ENOMEM text.

@@ -263,10 +263,14 @@ func (p *LineProc) died(what string) *engine.Fault {
 		<-p.Exited
 	}
 	o := classifyExit(p.Proc, p.err, p.stderr.String())
+	killed, own := p.Proc.oomKilled()
+	if o == engine.HostFault && killed && !own {
+		what += "; " + RunMemoryKill
+	}
 	// A memory fault the kernel's kill shows is the host's own sight (engine.Fault.AtLimit);
 	// one read from the bot's last words is only its word.
 	return &engine.Fault{Outcome: o, Detail: fmt.Sprintf("%s (%v); stderr: %s", what, p.err, p.stderr.String()), ProcessDied: true,
-		AtLimit: o == engine.MemoryLimit && p.Proc.oomKilled()}
+		AtLimit: o == engine.MemoryLimit && killed && own}
 }
 
 // exitOutcome classifies how a bot process ended from its wait status alone (see

@@ -126,9 +126,15 @@ func (p *Process) UID() (uid int, ok bool) { return p.uid, p.pooled }
 // cpuOver reports whether the cgroup's CPU watchdog killed the sandbox for its CPU time.
 func (p *Process) cpuOver() bool { return p != nil && p.cg != nil && p.cg.cpuOver.Load() }
 
-// oomKilled reports whether the kernel killed one of the sandbox's processes for its
-// memory limit.
-func (p *Process) oomKilled() bool { return p != nil && p.cg != nil && p.cg.oomKilled() }
+// oomKilled reports whether the kernel killed a process of the sandbox for memory, and
+// whether that was the sandbox's own doing (sandboxCgroup.oomOwn) rather than the run's
+// memory filled by others.
+func (p *Process) oomKilled() (killed, own bool) {
+	if p == nil || p.cg == nil {
+		return false, false
+	}
+	return p.cg.oomKilled()
+}
 
 // releaseCgroup kills what is left of the sandbox and removes its cgroup, early (a
 // long-lived process's, as soon as it exits); its CPU time and OOM count stay readable.
