@@ -155,7 +155,7 @@ type Limits struct {
 	OutputKB     int      `yaml:"output_kb"`
 	DiskMB       int      `yaml:"disk_mb"`
 	BuildTimeout Duration `yaml:"build_timeout"`
-	RunBudget    Duration `yaml:"run_budget"` // time a pyclass bot may spend answering over a whole run
+	RunBudget    Duration `yaml:"run_budget"` // time a bot may spend answering over a whole run (docs/config.md)
 	// Caps on what answers bring (issue 10); whatever exceeds one is not entered, with the
 	// cap named. Zero or empty: the defaults in cron/caps.go.
 	NameMax          int      `yaml:"name_max"`           // characters in a bot's name (64)
@@ -164,8 +164,8 @@ type Limits struct {
 	BotsPerChallenge int      `yaml:"bots_per_challenge"` // answers' bots in one run (200)
 	AnswerBudget     Duration `yaml:"answer_budget"`      // time all classes of one answer may spend over a run
 	TotalBudget      Duration `yaml:"total_budget"`       // time all bots together may spend over a run
-	// FaultStreak benches a pyclass bot for the rest of a run after that many faulted
-	// decisions in a row (0: the default in cron, 20; negative: never).
+	// FaultStreak benches a bot after that many faulted decisions in a row (0: the
+	// default, protocol.FaultStreak's 20; negative: never).
 	FaultStreak int `yaml:"fault_streak"`
 	// TotalMemoryMB bounds the memory of all bots of a run together (their run's cgroup);
 	// 0: half of the machine's memory.

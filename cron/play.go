@@ -173,7 +173,7 @@ func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol, watch bool)
 	if led != nil {
 		final := led.final(res)
 		for i := range final {
-			final[i].SetBench(stats[i].Bench()) // benching is the pool's (protocol/pyclass/streak.go)
+			final[i].SetBench(stats[i].Bench()) // benching is the protocol's (pyclass/streak.go, argv, dirfiles)
 		}
 		stats = final
 	}

@@ -144,3 +144,39 @@ func TestAskedGamesTheEngineCannotPlayAreRefused(t *testing.T) {
 		t.Errorf("forty plays any number: %v", err)
 	}
 }
+
+// A bot whose every decision faults is benched after limits.fault_streak of them in a row
+// (20 by default) for the rest of its tournament: it stops costing a launch (and, for a
+// sleeper, its whole timeout) per decision, its later decisions get the default as
+// timeouts that say why, and the board knows from which game.
+func TestBankHeistBenchesAFaultingBot(t *testing.T) {
+	t.Parallel()
+	env, a := adapterEnv(t, "bankheist", "games_per_tournament: 30\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bot.sh"), []byte("echo 'a lot'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := t.TempDir()
+	if err := os.WriteFile(filepath.Join(good, "bot.sh"), []byte("echo 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env.Bots = []engine.Bot{{Entrant: engine.Entrant{Name: "Garbage"}, Dir: dir, Run: []string{"bash", "bot.sh"}},
+		{Entrant: engine.Entrant{Name: "Good"}, Dir: good, Run: []string{"bash", "bot.sh"}}}
+	env.Run = env.resolve(0).withSeed(1)
+	played, err := playRun(context.Background(), env, a, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := played.Stats[0]
+	b := st.Bench()
+	decisions := st.Faults() // every one of its decisions faulted
+	if b == nil || b.Streak != 20 || b.Calls != decisions-20 || b.Calls == 0 {
+		t.Fatalf("bench %+v after %d decisions; want benched after a streak of 20, the rest sat out", b, decisions)
+	}
+	if c := st.Counts(); c[engine.BadOutput] != 20 || c[engine.Timeout] != decisions-20 {
+		t.Errorf("counts %v: want 20 bad outputs, then timeouts", c)
+	}
+	if played.Stats[1].Bench() != nil || played.Stats[1].Faults() != 0 {
+		t.Errorf("the good bot: bench %+v, %d faults", played.Stats[1].Bench(), played.Stats[1].Faults())
+	}
+}

@@ -1,5 +1,33 @@
 package protocol
 
+import (
+	"fmt"
+
+	"github.com/kothd/kothd/engine"
+)
+
+// defaultFaultStreak is limits.fault_streak when the challenge sets none: an honest bot
+// that errs in one state of a game answers well again in the next game, long before twenty
+// of its decisions in a row have faulted.
+const defaultFaultStreak = 20
+
+// FaultStreak is the number of faulted decisions in a row that benches a bot for the
+// configured limits.fault_streak n: the default for 0, never (0) for a negative n.
+func FaultStreak(n int) int {
+	switch {
+	case n == 0:
+		return defaultFaultStreak
+	case n < 0:
+		return 0 // never
+	}
+	return n
+}
+
+// BenchedFault is what a benched bot's calls get: a timeout that says why.
+func BenchedFault(streak int) *engine.Fault {
+	return &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("benched after %d faulted decisions in a row (limits.fault_streak); calls get the default", streak)}
+}
+
 // Bench says that and when a bot of a run was benched.
 type Bench struct {
 	Game   int // the game of the first call that got the default without being sent

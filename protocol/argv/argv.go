@@ -57,6 +57,8 @@ func (Protocol) Open(env *protocol.Env, r *engine.Run) ([]*protocol.Stats, func(
 		}
 	}
 	l := newArgvLaunch(env)
+	l.streak = protocol.FaultStreak(env.Challenge.Limits.FaultStreak)
+	l.budget = env.Challenge.Limits.RunBudget.D(0)
 	r.Launch = l
 	return l.stats, l.close, nil
 }
@@ -83,11 +85,22 @@ func (Protocol) Validate(ctx context.Context, env *protocol.Env, e engine.Bot) e
 type argvLaunch struct {
 	env     *protocol.Env
 	timeout time.Duration
-	stats   []*protocol.Stats // the run's accounting: units 0..folded-1, and the engine's own bots
-	mu      sync.Mutex
-	units   map[int]*argvUnit
-	ended   map[int]*argvUnit // units over but not yet folded: one before them is still playing
-	folded  int
+	// streak benches a bot for the rest of a unit after that many faulted decisions in a
+	// row (protocol.FaultStreak; 0: never, as in validation): a bot that sleeps past its
+	// timeout on every decision cost a 1,000-game tournament some 35 minutes. Counted per
+	// unit, whose decisions come one after another in an order the seed fixes, so the same
+	// seed benches it at the same game.
+	streak int
+	// budget benches a bot for the rest of the run once its decisions took that much wall
+	// time together, over every unit (limits.run_budget; 0: none): a bot that sleeps just
+	// under its timeout faults never and costs as much. spent is guarded by mu.
+	budget time.Duration
+	spent  []time.Duration
+	stats  []*protocol.Stats // the run's accounting: units 0..folded-1, and the engine's own bots
+	mu     sync.Mutex
+	units  map[int]*argvUnit
+	ended  map[int]*argvUnit // units over but not yet folded: one before them is still playing
+	folded int
 }
 
 // argvUnit is one unit's bots: a launcher per bot (nil for the engine's own) over the
@@ -96,12 +109,14 @@ type argvUnit struct {
 	ready     chan struct{} // closed when launchers and err are set
 	launchers []*sandbox.Launcher
 	stats     []*protocol.Stats // this unit's decisions, per bot
+	faulted   []int             // per bot: its last decisions that all faulted (argvLaunch.streak)
 	cleanup   func()
 	err       error
 }
 
 func newArgvLaunch(env *protocol.Env) *argvLaunch {
-	a := &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{}, ended: map[int]*argvUnit{}}
+	a := &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{}, ended: map[int]*argvUnit{},
+		spent: make([]time.Duration, len(env.Bots))}
 	for range env.Bots {
 		a.stats = append(a.stats, protocol.NewStats())
 	}
@@ -113,7 +128,7 @@ func (a *argvLaunch) unit(k int) *argvUnit {
 	a.mu.Lock()
 	u, ok := a.units[k]
 	if !ok {
-		u = &argvUnit{ready: make(chan struct{}), stats: make([]*protocol.Stats, len(a.env.Bots))}
+		u = &argvUnit{ready: make(chan struct{}), stats: make([]*protocol.Stats, len(a.env.Bots)), faulted: make([]int, len(a.env.Bots))}
 		for i := range u.stats {
 			u.stats[i] = protocol.NewStats()
 		}
@@ -203,10 +218,20 @@ func (a *argvLaunch) close() {
 	}
 }
 
-func (a *argvLaunch) Launch(ctx context.Context, unit int, _ engine.At, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
+func (a *argvLaunch) Launch(ctx context.Context, unit int, at engine.At, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
 	var ans string
 	var f *engine.Fault
 	u := a.unit(unit)
+	if f := a.benched(u, bot, at); f != nil {
+		u.stats[bot].Record(f, input)
+		return "", f
+	}
+	start := time.Now()
+	defer func() {
+		a.mu.Lock()
+		a.spent[bot] += time.Since(start)
+		a.mu.Unlock()
+	}()
 	switch {
 	case u.err != nil:
 		f = &engine.Fault{Outcome: engine.HostFault, Detail: u.err.Error()}
@@ -219,7 +244,38 @@ func (a *argvLaunch) Launch(ctx context.Context, unit int, _ engine.At, bot int,
 		f = check(ans)
 	}
 	u.stats[bot].Record(f, input)
+	switch {
+	case f == nil:
+		u.faulted[bot] = 0
+	case f.Outcome != engine.HostFault: // a host fault is no decision of the bot's
+		u.faulted[bot]++
+	}
 	return ans, f
+}
+
+// benched is the fault of a decision bot sits out, or nil: its last a.streak decisions in
+// unit u all faulted (it sits out the rest of the unit), or its decisions took more than
+// a.budget of wall time (the rest of the run). The first time, the run's accounting notes
+// the bench. A unit's decisions come one at a time, so u.faulted needs no lock.
+func (a *argvLaunch) benched(u *argvUnit, bot int, at engine.At) *engine.Fault {
+	a.mu.Lock()
+	spent := a.spent[bot]
+	a.mu.Unlock()
+	var f *engine.Fault
+	switch {
+	case a.streak > 0 && u.faulted[bot] >= a.streak:
+		f = protocol.BenchedFault(u.faulted[bot])
+	case a.budget > 0 && spent > a.budget:
+		f = &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("benched: its decisions took %s of wall time together, over its run budget of %s (limits.run_budget); decisions get the default",
+			spent.Round(time.Millisecond), a.budget)}
+	default:
+		return nil
+	}
+	if a.stats[bot].Bench() == nil {
+		a.stats[bot].SetBench(&protocol.Bench{Game: at.Game, Streak: u.faulted[bot]})
+	}
+	a.stats[bot].BenchCalls(1)
+	return f
 }
 
 func (a *argvLaunch) Command(bot int) string { return strings.Join(a.env.Bots[bot].Run, " ") }

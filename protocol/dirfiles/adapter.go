@@ -119,13 +119,23 @@ func (Protocol) Builtins(ctx context.Context, env *protocol.Env) ([]engine.Bot, 
 
 // Open runs the bots in their directories (scratch copies named as the game wants).
 func (Protocol) Open(env *protocol.Env, r *engine.Run) ([]*protocol.Stats, func(), error) {
+	return open(env, r, true)
+}
+
+// open is Open, benching bots (limits.fault_streak, limits.run_budget) in a run but not
+// in a validation, which counts every decision itself.
+func open(env *protocol.Env, r *engine.Run, bench bool) ([]*protocol.Stats, func(), error) {
 	l := env.Challenge.Limits
-	pool := NewDirPool(env.Sandbox, DirConfig{
+	cfg := DirConfig{
 		Timeout:   l.CallTimeout.D(10 * time.Second),
 		MaxOutput: int64(l.OutputKB) << 10,
 		Limits:    protocol.Limits(env),
 		Shares:    env.Shares,
-	}, env.Bots)
+	}
+	if bench {
+		cfg.FaultStreak, cfg.Budget = protocol.FaultStreak(l.FaultStreak), l.RunBudget.D(0)
+	}
+	pool := NewDirPool(env.Sandbox, cfg, env.Bots)
 	r.Files = pool
 	stats := make([]*protocol.Stats, len(env.Bots))
 	for i := range stats {
@@ -140,7 +150,7 @@ func (a Protocol) Validate(ctx context.Context, env *protocol.Env, e engine.Bot)
 	one := *env
 	one.Bots = []engine.Bot{e}
 	r := protocol.ValidationRun(&one)
-	_, closeFn, err := a.Open(&one, &r)
+	_, closeFn, err := open(&one, &r, false)
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,12 @@ type DirConfig struct {
 	Limits    sandbox.Limits
 	// Shares is the run's cgroup: each bot's sandbox goes under its answer's (nil: none).
 	Shares *sandbox.Shares
+	// FaultStreak benches a bot for the rest of the run after that many faulted runs in a
+	// row (0: never); Budget does after its runs took that much wall time together (0:
+	// none). A benched bot's runs fail at once, as a timeout that says why. A bot that
+	// slept through every run stretched one Mafia game from 13 s to 17 minutes.
+	FaultStreak int
+	Budget      time.Duration
 }
 
 // DirPool runs the bots of one tournament and keeps their fault accounting. Each bot has
@@ -68,6 +74,11 @@ type DirPool struct {
 	last   []string       // the last from_server written, for the fault report's input
 	exit   []int          // the exit status of the last run, -1 when it did not exit normally
 	base   []dirsnap.Base // each bot's directory before its first run (Keep, Restore)
+	// Per bot, for the bench (cfg.FaultStreak, cfg.Budget): its last runs that all
+	// faulted, the wall time of its runs so far, and why it is benched ("": it is not).
+	faulted []int
+	spent   []time.Duration
+	bench   []*engine.Fault
 }
 
 // NewDirPool prepares a pool; nothing is started until Run. Close it when done. Of each bot
@@ -86,7 +97,8 @@ func NewDirPool(sb sandbox.Sandbox, cfg DirConfig, bots []engine.Bot) *DirPool {
 	}
 	n := len(bots)
 	p := &DirPool{cfg: cfg, sb: sb, bots: bots, launchers: make([]*sandbox.Launcher, n), shell: make([]*sandbox.Launcher, n), direct: direct,
-		stats: make([]*protocol.Stats, n), last: make([]string, n), exit: make([]int, n), base: make([]dirsnap.Base, n)}
+		stats: make([]*protocol.Stats, n), last: make([]string, n), exit: make([]int, n), base: make([]dirsnap.Base, n),
+		faulted: make([]int, n), spent: make([]time.Duration, n), bench: make([]*engine.Fault, n)}
 	for i := range bots {
 		p.stats[i] = protocol.NewStats()
 		p.launchers[i] = p.launcher(i, cfg.Command)
@@ -181,7 +193,18 @@ func (p *DirPool) Deliver(bot int, text string) error {
 // fault, but what the bot wrote is still returned: the original ignored the exit status.
 func (p *DirPool) Run(ctx context.Context, at engine.At, bot int, collect bool) (string, *engine.Fault) {
 	b := p.bots[bot]
+	input := func() any {
+		return map[string]any{"bot": b.Name, "game": at.Game, "turn": at.Turn, FromServer: sandbox.Truncate(p.last[bot], 2000)}
+	}
+	if f := p.bench[bot]; f != nil {
+		p.exit[bot] = -1
+		p.stats[bot].BenchCalls(1)
+		p.stats[bot].Record(f, input())
+		return "", f
+	}
+	start := time.Now()
 	r := p.launch(ctx, bot)
+	p.spent[bot] += time.Since(start)
 	f := r.Fault
 	p.exit[bot] = r.Exit
 	var out string
@@ -197,8 +220,33 @@ func (p *DirPool) Run(ctx context.Context, at engine.At, bot int, collect bool) 
 			f = rf
 		}
 	}
-	p.stats[bot].Record(f, map[string]any{"bot": b.Name, "game": at.Game, "turn": at.Turn, FromServer: sandbox.Truncate(p.last[bot], 2000)})
+	p.stats[bot].Record(f, input())
+	p.judge(at, bot, f)
 	return out, f
+}
+
+// judge counts a run toward the bot's bench: a streak of faulted runs, or the wall time of
+// its runs over the budget, benches it from its next run on. A host fault is no run of the
+// bot's and neither breaks nor extends a streak.
+func (p *DirPool) judge(at engine.At, bot int, f *engine.Fault) {
+	switch {
+	case f == nil:
+		p.faulted[bot] = 0
+	case f.Outcome != engine.HostFault:
+		p.faulted[bot]++
+	}
+	var why *engine.Fault
+	switch {
+	case p.cfg.FaultStreak > 0 && p.faulted[bot] >= p.cfg.FaultStreak:
+		why = protocol.BenchedFault(p.faulted[bot])
+	case p.cfg.Budget > 0 && p.spent[bot] > p.cfg.Budget:
+		why = &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("benched: its runs took %s of wall time together, over its run budget of %s (limits.run_budget); runs get the default",
+			p.spent[bot].Round(time.Millisecond), p.cfg.Budget)}
+	default:
+		return
+	}
+	p.bench[bot] = why
+	p.stats[bot].SetBench(&protocol.Bench{Game: at.Game, Streak: p.faulted[bot]})
 }
 
 // launch runs the bot's command once. With the default command, a `run` the kernel would

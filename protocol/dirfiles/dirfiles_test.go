@@ -392,3 +392,43 @@ func TestDirPoolExecStatus(t *testing.T) {
 		}
 	}
 }
+
+// A bot whose runs all fault is benched after cfg.FaultStreak of them in a row, and one
+// whose runs took more than cfg.Budget of wall time together from then on: its later
+// runs fail at once (a timeout that says why) and start no process. A host fault neither
+// breaks nor extends a streak.
+func TestDirPoolBenches(t *testing.T) {
+	for _, c := range []struct {
+		name, run string
+		cfg       DirConfig
+		launches  int    // runs that started the bot
+		why       string // in the benched runs' fault
+	}{
+		{"streak", "#!/bin/sh\necho x >> count\nexit 3\n", DirConfig{FaultStreak: 3}, 3, "3 faulted decisions in a row"},
+		{"budget", "#!/bin/sh\necho x >> count\nsleep 0.2\n", DirConfig{Budget: 500 * time.Millisecond}, 3, "run budget of 500ms"},
+		{"neither", "#!/bin/sh\necho x >> count\nexit 3\n", DirConfig{}, 6, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := dirBot(t, "B", map[string]string{RunFile: c.run})
+			p := NewDirPool(sandbox.Unsandboxed{}, c.cfg, []engine.Bot{b})
+			defer p.Close()
+			var last *engine.Fault
+			for turn := range 6 {
+				_, last = p.Run(context.Background(), engine.At{Game: 0, Turn: turn}, 0, true)
+			}
+			if n := strings.Count(readFile(t, filepath.Join(b.Dir, "count")), "x"); n != c.launches {
+				t.Errorf("%d runs started the bot, want %d", n, c.launches)
+			}
+			bench := p.Stats(0).Bench()
+			if c.why == "" {
+				if bench != nil {
+					t.Errorf("benched %+v", bench)
+				}
+				return
+			}
+			if bench == nil || bench.Calls != 6-c.launches || last == nil || last.Outcome != engine.Timeout || !strings.Contains(last.Detail, c.why) {
+				t.Errorf("bench %+v, last fault %v; want benched (%q) for the last %d runs", bench, last, c.why, 6-c.launches)
+			}
+		})
+	}
+}

@@ -32,25 +32,10 @@ func pyConfig(env *protocol.Env) PyConfig {
 		TotalBudget:  budgetDefault(l.TotalBudget, l.RunBudget.D(0), totalBudgetTimes),
 		Limits:       protocol.Limits(env),
 		Memo:         env.Memo,
-		FaultStreak:  faultStreak(l.FaultStreak),
+		FaultStreak:  protocol.FaultStreak(l.FaultStreak),
 		Decision:     env.Game.Harness.IsDecision,
 		Shares:       env.Shares,
 	}
-}
-
-// defaultFaultStreak is limits.fault_streak when the challenge sets none: an honest bot
-// that errs in one state of a game answers well again in the next game, long before twenty
-// of its decisions in a row have faulted.
-const defaultFaultStreak = 20
-
-func faultStreak(n int) int {
-	switch {
-	case n == 0:
-		return defaultFaultStreak
-	case n < 0:
-		return 0 // never
-	}
-	return n
 }
 
 func installHarness(env *protocol.Env, dir string) error {

@@ -1,8 +1,6 @@
 package pyclass
 
 import (
-	"fmt"
-
 	"github.com/kothd/kothd/protocol"
 
 	"github.com/kothd/kothd/engine"
@@ -47,7 +45,7 @@ func (b *pyProc) benched(pool *PyPool, calls []engine.Call, idx []int) *engine.F
 		b.stats.SetBench(&protocol.Bench{Game: calls[idx[0]].Game, Streak: s.run})
 	}
 	b.stats.BenchCalls(len(idx))
-	return &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("benched after %d faulted decisions in a row (limits.fault_streak); calls get the default", s.run)}
+	return protocol.BenchedFault(s.run)
 }
 
 // count adds a batch's replies to the streak, in the order the bot answered them.
