@@ -4,6 +4,7 @@
 package mdtext
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -141,7 +142,9 @@ func Cut(s string, max int) string {
 // joiner, BOM, soft hyphen, tag characters) and the line and paragraph separators as
 // ⟨U+XXXX⟩. Zero-width (non-)joiners U+200C and U+200D stay: scripts such as Persian and
 // Devanagari and emoji sequences need them, and they cannot reorder text. Bytes that are
-// not UTF-8 become U+FFFD.
+// not UTF-8 become U+FFFD. Combining marks stack: more than MaxMarks in a row (Zalgo text,
+// whose marks pile up over the lines around it) keep the first MaxMarks and show the rest
+// as their number, ⟨+N marks⟩.
 func Visible(s string) string {
 	if !needsVisible(s) {
 		return s
@@ -149,7 +152,20 @@ func Visible(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
 	b.Grow(len(s) + 16)
+	marks, dropped := 0, 0
 	for _, r := range s {
+		if unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me) {
+			if marks++; marks > MaxMarks {
+				dropped++
+				continue
+			}
+		} else {
+			marks = 0
+			if dropped > 0 {
+				b.WriteString("⟨+" + strconv.Itoa(dropped) + " marks⟩")
+				dropped = 0
+			}
+		}
 		switch {
 		case r == '\n' || r == '\r' || r == '\t':
 			b.WriteRune(r)
@@ -165,8 +181,15 @@ func Visible(s string) string {
 			b.WriteRune(r)
 		}
 	}
+	if dropped > 0 {
+		b.WriteString("⟨+" + strconv.Itoa(dropped) + " marks⟩")
+	}
 	return b.String()
 }
+
+// MaxMarks is how many combining marks in a row Visible keeps: scripts stack two or three
+// on a letter (Vietnamese, Devanagari, Hebrew points), an emoji keycap two.
+const MaxMarks = 4
 
 // Hidden reports a character Visible shows by its code (C1 controls, format characters but
 // the zero-width joiners, line and paragraph separators).
@@ -178,18 +201,27 @@ func Hidden(r rune) bool {
 }
 
 func needsVisible(s string) bool {
+	marks := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7F {
 				return true
 			}
+			marks = 0
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 || Hidden(r) {
 			return true
+		}
+		if unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me) {
+			if marks++; marks > MaxMarks {
+				return true
+			}
+		} else {
+			marks = 0
 		}
 		i += n
 	}

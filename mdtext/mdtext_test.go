@@ -68,3 +68,24 @@ func TestVisible(t *testing.T) {
 		}
 	}
 }
+
+// Zalgo text (combining marks piled on a letter) keeps MaxMarks marks a letter and shows
+// how many more there were; what scripts and emoji need passes untouched.
+func TestVisibleBoundsStackedMarks(t *testing.T) {
+	zalgo := "Z" + strings.Repeat("\u0336\u0489", 40) + "algo"
+	got := Visible(zalgo)
+	if want := "Z\u0336\u0489\u0336\u0489⟨+76 marks⟩algo"; got != want {
+		t.Errorf("Visible(zalgo) = %q, want %q", got, want)
+	}
+	if got := Visible("a" + strings.Repeat("\u0301", 9)); got != "a\u0301\u0301\u0301\u0301⟨+5 marks⟩" {
+		t.Errorf("marks at the end: %q", got)
+	}
+	for _, s := range []string{"Seán", "Tiếng Việt", "हिन्दी", "1\ufe0f\u20e3", "שָׁלוֹם", "e\u0301\u0302\u0303\u0304"} {
+		if got := Visible(s); got != s {
+			t.Errorf("Visible(%q) = %q, want it untouched", s, got)
+		}
+	}
+	if got := Text(zalgo); strings.Count(got, "\u0336") > 2 {
+		t.Errorf("Text kept %d marks of the pile: %q", strings.Count(got, "\u0336"), got)
+	}
+}
