@@ -24,14 +24,15 @@ const SandboxDir = "/bot"
 // Bwrap runs every bot process (and every build) in a bubblewrap sandbox:
 //
 //   - new user, PID, network, IPC, UTS and cgroup namespaces: no network at all (not even
-//     loopback to the host), no view of the host's processes, a fresh /proc;
+//     loopback to the host), no view of the host's processes, a fresh /proc whose
+//     machine-wide counters are unreadable or constant (maskedProc, fakeProcs);
 //   - a new root holding only read-only binds of what interpreters and compilers need
 //     (/usr without /usr/local, its symlinks, a few files of /etc), the installation
 //     prefix of an interpreter or toolchain the command names outside those
-//     (/root/.pyenv/versions/2.7.18, /usr/local/go; see namedPrefixes), a private /dev,
-//     an empty read-only /tmp, and the bot's own directory at SandboxDir, writable;
-//     the data directory, the database, config.yaml, other bots, /root and /work are not
-//     there;
+//     (/root/.pyenv/versions/2.7.18, /usr/local/go; see namedPrefixes), a private /dev
+//     without ptys, an empty read-only /tmp, and the bot's own directory at SandboxDir,
+//     writable; the data directory, the database, config.yaml, other bots, /root and
+//     /work are not there;
 //   - a seccomp filter (seccomp.go) that denies the system calls through which two
 //     sandboxes could share state (file locks, the page cache, keyrings, other
 //     processes, new user namespaces), and, when the daemon is root, a host uid of the
@@ -60,8 +61,10 @@ type Bwrap struct {
 	// seccomp is the bots' filter program, launcherSeccomp the launcher's (seccomp.go);
 	// nil on an architecture without a system call table.
 	seccomp, launcherSeccomp []byte
-	// masked are the files of maskedProc this host has.
-	masked []string
+	// masked are the files of maskedProc this host has, maskedDirs the directories of
+	// maskedProcDirs; fakes are the constant copies of fakeProcs (procfake.go).
+	masked, maskedDirs []string
+	fakes              []*fakeProc
 	// util-linux tools run inside the sandbox before the bot (absolute paths under /usr).
 	setpriv, prlimitPath string
 	// cgroups makes each sandbox's cgroup (cgroup.go); nil when the host opted out.
@@ -83,21 +86,56 @@ var DefaultReadOnly = []string{
 	"/etc/localtime", "/etc/java-*", "/etc/python*",
 }
 
-// maskedProc are files of /proc that count what every process of the machine does; each
-// is a channel between sandboxes with a precise tally (a bot opening 100 files moves
-// file-nr by 100, starting 50 threads moves loadavg's count by 50) and none is needed by
-// the interpreters and compilers bots use. Each is unreadable (EACCES): /dev/null is bound
-// over it, and bwrap's binds do not allow devices. What remains readable (meminfo, stat)
-// is in docs/trust.md.
+// maskedProc are files of /proc that count what every process of the machine does (global
+// counters, not per process or per namespace); each is a channel between sandboxes with a
+// precise tally (a bot opening 100 files moves file-nr by 100, starting 37 threads moves
+// loadavg's count by 37, opening 37 ptys moved pty/nr by 37, a sender's CPU time moves
+// uptime's idle column) and none is needed by the interpreters and compilers bots use.
+// Each is unreadable (EACCES): /dev/null is bound over it, and bwrap's binds do not allow
+// devices. maskedProcDirs are directories of such counters whose files differ between
+// hosts (one per disk, per interrupt, per filesystem type): each is hidden under an empty
+// read-only tmpfs. The files runtimes do parse (stat, meminfo, cpuinfo) are replaced by
+// constant copies instead (fakeProcs in procfake.go). Paths a host lacks are skipped.
+//
+// The list comes from going through the /proc of a 6.18 kernel file by file, read as a bot
+// reads it: what is per process (/proc/<pid>), per namespace (sysvipc, most of net and
+// sys/net) or static (version, filesystems, devices, most of sys: settings) stays. /proc/net
+// cannot be masked this way: it is a link to /proc/self/net, each process's own directory,
+// and a bind there covers one process only (bwrap refuses it). Its global fields (sockstat's
+// TCP alloc and mem, protocols' memory column, softnet_stat, stat/rt_cache) move only with
+// IPv4 and IPv6 sockets: see docs/trust.md.
 var maskedProc = []string{
+	// Load, locks, keys, memory, disks, interrupts, the scheduler, pressure.
 	"/proc/loadavg", "/proc/locks", "/proc/key-users", "/proc/keys", "/proc/vmstat", "/proc/zoneinfo",
 	"/proc/buddyinfo", "/proc/pagetypeinfo", "/proc/diskstats", "/proc/interrupts", "/proc/softirqs",
 	"/proc/schedstat", "/proc/timer_list", "/proc/sched_debug", "/proc/kallsyms",
-	"/proc/pressure/cpu", "/proc/pressure/io", "/proc/pressure/memory", "/proc/pressure/irq",
+	// uptime's second column is the machine's idle CPU time; swaps' Used column; cgroups'
+	// num_cgroups (a sandbox's cgroup comes and goes with it); crypto's and modules'
+	// reference counts (a socket of a modular protocol holds one); md resync progress;
+	// latency, lock and allocation statistics (most are root's only; masked anyway).
+	"/proc/uptime", "/proc/swaps", "/proc/cgroups", "/proc/crypto", "/proc/modules", "/proc/mdstat",
+	"/proc/latency_stats", "/proc/lock_stat", "/proc/slabinfo", "/proc/vmallocinfo", "/proc/allocinfo",
+	// sysctl counters: open files, inodes, dentries, aio, ptys, hung tasks, entropy, taint.
 	"/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/inode-state", "/proc/sys/fs/dentry-state",
-	"/proc/sys/fs/aio-nr", "/proc/sys/kernel/random/entropy_avail", "/proc/sys/kernel/random/boot_id",
+	"/proc/sys/fs/aio-nr", "/proc/sys/kernel/pty/nr", "/proc/sys/kernel/hung_task_detect_count",
+	"/proc/sys/kernel/random/entropy_avail", "/proc/sys/kernel/random/boot_id",
 	"/proc/sys/kernel/ns_last_pid", "/proc/sys/kernel/tainted",
 }
+
+// filter is the seccomp program of spec's sandbox: the launcher's or the bots'.
+func (b *Bwrap) filter(spec ProcSpec) []byte {
+	if spec.Launcher {
+		return b.launcherSeccomp
+	}
+	return b.seccomp
+}
+
+// maskedProcDirs are directories of /proc holding global counters under names that vary by
+// host: pressure stall information (cpu, io, memory, irq); per-filesystem statistics (ext4's
+// free-block groups and extent cache, jbd2's transactions, xfs's and nfsd's counters);
+// per-interrupt counts (irq/<n>/spurious); ZFS's kstats (spl); the disk quota cache's
+// statistics (sys/fs/quota).
+var maskedProcDirs = []string{"/proc/pressure", "/proc/fs", "/proc/irq", "/proc/spl", "/proc/sys/fs/quota"}
 
 // hiddenPaths are left out of DefaultReadOnly's glob matches.
 var hiddenPaths = []string{"/usr/local"}
@@ -125,10 +163,16 @@ func NewBwrap() (*Bwrap, error) {
 		}
 	}
 	for _, p := range maskedProc {
-		if _, err := os.Stat(p); err == nil {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			b.masked = append(b.masked, p)
 		}
 	}
+	for _, p := range maskedProcDirs {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			b.maskedDirs = append(b.maskedDirs, p)
+		}
+	}
+	b.fakes = makeFakeProcs()
 	tools := map[string]*string{"prlimit": &b.prlimitPath}
 	if b.root {
 		tools["setpriv"] = &b.setpriv
@@ -227,17 +271,24 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 		return nil, fmt.Errorf("sandbox bwrap: argument file: %w", err)
 	}
 	files := []*os.File{status, optFile} // fds 3 and 4
-	filter := b.seccomp
-	if spec.Launcher {
-		filter = b.launcherSeccomp
-	}
-	if filter != nil {
+	if filter := b.filter(spec); filter != nil {
 		// fd 5, read by bwrap (--seccomp 5 in args) and closed before the command runs.
 		f, err := unlinkedTemp("kothd-bwrap-seccomp-", filter)
 		if err != nil {
 			status.Close()
 			optFile.Close()
 			return nil, fmt.Errorf("sandbox bwrap: seccomp file: %w", err)
+		}
+		files = append(files, f)
+	}
+	// The constant copies of /proc files, on the descriptors args numbered after these.
+	for _, fp := range b.fakes {
+		f, err := fp.open()
+		if err != nil {
+			for _, f := range files {
+				f.Close()
+			}
+			return nil, fmt.Errorf("sandbox bwrap: %s copy: %w", fp.path, err)
 		}
 		files = append(files, f)
 	}
@@ -339,8 +390,10 @@ func (b *Bwrap) args(dir string, spec ProcSpec, uid, gid int) (options, command 
 			a = append(a, "--disable-userns")
 		}
 	}
-	if b.seccomp != nil {
-		a = append(a, "--seccomp", "5")
+	nextFD := 5 // fds 3 and 4 are the status and these options (Command)
+	if b.filter(spec) != nil {
+		a = append(a, "--seccomp", strconv.Itoa(nextFD))
+		nextFD++
 	}
 	a = append(a, "--hostname", "sandbox")
 
@@ -352,8 +405,21 @@ func (b *Bwrap) args(dir string, spec ProcSpec, uid, gid int) (options, command 
 	for _, p := range b.masked {
 		a = append(a, "--ro-bind", "/dev/null", p)
 	}
+	for _, p := range b.maskedDirs {
+		a = append(a, "--tmpfs", p, "--remount-ro", p)
+	}
+	for _, fp := range b.fakes {
+		a = append(a, "--perms", "0444", "--ro-bind-data", strconv.Itoa(nextFD), fp.path)
+		nextFD++
+	}
+	// No ptys: bwrap's --dev mounts a devpts of its own, but the kernel counts and caps
+	// ptys host-wide (kernel.pty.max): two sandboxes that opened ptys until refused left
+	// none to any container of the host, and pty/nr passed exact counts between them. An
+	// empty read-only /dev/pts leaves /dev/ptmx (a link to pts/ptmx) dangling: opening it,
+	// and so openpty, fails with ENOENT.
 	a = append(a,
 		"--dev", "/dev",
+		"--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts",
 		"--dir", "/tmp")
 	ro := b.ReadOnly
 	// A prefix holding the bot's directory (and so the data directory) is never bound:

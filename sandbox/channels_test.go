@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -497,19 +498,168 @@ func TestSandboxHidesInterpretersNotNamed(t *testing.T) {
 	}
 }
 
-// TestSandboxMasksGlobalCounters: the files of /proc that tally the whole machine's open
-// files, threads, locks and keys cannot be read (maskedProc); the sandbox's own /proc
-// entries can.
+// globalCounterFiles and globalCounterDirs are what TestSandboxMasksGlobalCounters expects
+// masked, listed here again (not read from maskedProc) so that dropping one from bwrap.go
+// fails the test. Paths a host lacks are skipped.
+var (
+	globalCounterFiles = []string{
+		"/proc/loadavg", "/proc/locks", "/proc/key-users", "/proc/keys", "/proc/vmstat", "/proc/zoneinfo",
+		"/proc/buddyinfo", "/proc/pagetypeinfo", "/proc/diskstats", "/proc/interrupts", "/proc/softirqs",
+		"/proc/schedstat", "/proc/timer_list", "/proc/sched_debug", "/proc/kallsyms",
+		"/proc/uptime", "/proc/swaps", "/proc/cgroups", "/proc/crypto", "/proc/modules", "/proc/mdstat",
+		"/proc/latency_stats", "/proc/lock_stat", "/proc/slabinfo", "/proc/vmallocinfo", "/proc/allocinfo",
+		"/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/inode-state", "/proc/sys/fs/dentry-state",
+		"/proc/sys/fs/aio-nr", "/proc/sys/kernel/pty/nr", "/proc/sys/kernel/hung_task_detect_count",
+		"/proc/sys/kernel/random/entropy_avail", "/proc/sys/kernel/random/boot_id",
+		"/proc/sys/kernel/ns_last_pid", "/proc/sys/kernel/tainted",
+	}
+	globalCounterDirs = []string{
+		"/proc/pressure", "/proc/fs", "/proc/irq", "/proc/spl", "/proc/sys/fs/quota",
+	}
+)
+
+// TestSandboxMasksGlobalCounters: the files of /proc that tally the whole machine (open
+// files, threads, ptys, idle CPU time, cgroups, swap, interrupts, filesystems' block
+// groups...) cannot be read, and the directories of such counters are empty; the
+// sandbox's own /proc entries can be read.
 func TestSandboxMasksGlobalCounters(t *testing.T) {
 	sb := NeedBwrap(t)
-	script := `for f in /proc/sys/fs/file-nr /proc/loadavg /proc/locks /proc/key-users /proc/vmstat /proc/pressure/cpu; do
-		[ -e "$f" ] || continue; cat "$f" >/dev/null 2>&1 && echo "read $f"; done; grep -c . /proc/self/status`
-	out, err := runIn(t, sb, t.TempDir(), Limits{}, script)
-	if err != nil || strings.Contains(out, "read ") || strings.TrimSpace(out) == "" {
+	var args []string
+	for _, p := range append(slices.Clone(globalCounterFiles), maskedProc...) {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && !slices.Contains(args, p) {
+			args = append(args, p)
+		}
+	}
+	files := len(args)
+	for _, p := range append(slices.Clone(globalCounterDirs), maskedProcDirs...) {
+		if st, err := os.Stat(p); err == nil && st.IsDir() && !slices.Contains(args, "dir:"+p) {
+			args = append(args, "dir:"+p)
+		}
+	}
+	if files < 20 {
+		t.Errorf("only %d of the global counters exist on this host: %v", files, args)
+	}
+	script := `for a; do
+		case $a in
+		dir:*) d=${a#dir:}; [ -z "$(ls -A "$d" 2>&1)" ] || echo "listed $d: $(ls -A "$d" 2>&1 | head -3 | tr '\n' ' ')";;
+		*) cat "$a" >/dev/null 2>&1 && echo "read $a";;
+		esac
+	done
+	grep -c . /proc/self/status`
+	out, err := runIn(t, sb, t.TempDir(), Limits{}, script, args...)
+	if err != nil || strings.Contains(out, "read ") || strings.Contains(out, "listed ") {
 		t.Errorf("%v: %s", err, out)
 	}
-	if len(sb.masked) == 0 {
-		t.Error("no file of maskedProc exists on this host")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if n, _ := strconv.Atoi(lines[len(lines)-1]); n < 10 {
+		t.Errorf("the sandbox cannot read its own /proc/self/status: %q", out)
+	}
+}
+
+// TestSandboxMasksMovingStatAndMeminfo: /proc/stat, /proc/meminfo and /proc/cpuinfo, which
+// runtimes parse, are constant copies: a burst of processes and allocations outside the
+// sandbox (on the host and in another sandbox) changes nothing in them, while the host's
+// own files move. They still parse: a cpuN line per CPU of the host (os.cpu_count counts
+// them where /sys is missing), the host's MemTotal.
+func TestSandboxMasksMovingStatAndMeminfo(t *testing.T) {
+	sb := NeedBwrap(t)
+	read := `for f in /proc/stat /proc/meminfo /proc/cpuinfo; do echo "== $f"; cat "$f" || echo "unreadable $f"; done`
+	before, err := runIn(t, sb, "", Limits{}, read)
+	if err != nil {
+		t.Fatalf("%v: %s", err, before)
+	}
+	hostStat, _ := os.ReadFile("/proc/stat")
+	hostMem, _ := os.ReadFile("/proc/meminfo")
+
+	// The burst: 64 MiB touched and 40 processes here, 40 processes and 64 MiB in another
+	// sandbox.
+	mem := make([]byte, 64<<20)
+	for i := range mem {
+		if i%4096 == 0 {
+			mem[i] = 1
+		}
+	}
+	for range 40 {
+		if err := exec.Command("true").Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := runIn(t, sb, "", Limits{MemoryMB: 256}, `for i in $(seq 40); do /bin/true; done
+		head -c 67108864 /dev/zero | { x=$(cat | tr '\0' a); echo ${#x}; }`); err != nil {
+		t.Fatalf("the other sandbox: %v: %s", err, out)
+	}
+	after, err := runIn(t, sb, "", Limits{}, read)
+	runtime.KeepAlive(mem)
+	if err != nil {
+		t.Fatalf("%v: %s", err, after)
+	}
+	hostStat2, _ := os.ReadFile("/proc/stat")
+	hostMem2, _ := os.ReadFile("/proc/meminfo")
+	if string(hostStat) == string(hostStat2) || string(hostMem) == string(hostMem2) {
+		t.Fatal("the host's /proc/stat or /proc/meminfo did not move: the burst proves nothing")
+	}
+	if before != after {
+		t.Errorf("the sandbox's /proc/stat, meminfo or cpuinfo moved with the burst outside:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if strings.Contains(after, "unreadable") {
+		t.Errorf("a constant copy cannot be read: %s", after)
+	}
+
+	// What programs parse is still there.
+	cpus := func(stat string) int {
+		n := 0
+		for line := range strings.Lines(stat) {
+			if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[0], "cpu") && f[0] != "cpu" {
+				n++
+			}
+		}
+		return n
+	}
+	stat, rest, _ := strings.Cut(strings.TrimPrefix(after, "== /proc/stat\n"), "== /proc/meminfo\n")
+	meminfo, _, _ := strings.Cut(rest, "== /proc/cpuinfo\n")
+	if got, want := cpus(stat), cpus(string(hostStat2)); got != want || want == 0 {
+		t.Errorf("the sandbox's /proc/stat has %d cpuN lines, the host's %d:\n%s", got, want, stat)
+	}
+	for _, line := range []string{"\nprocesses 0\n", "\nctxt 0\n", "\nprocs_running 1\n", "\nprocs_blocked 0\n", "\nbtime "} {
+		if !strings.Contains(stat, line) {
+			t.Errorf("the sandbox's /proc/stat lacks %q:\n%s", line, stat)
+		}
+	}
+	total := func(meminfo string) string {
+		for line := range strings.Lines(meminfo) {
+			if strings.HasPrefix(line, "MemTotal:") {
+				return line
+			}
+		}
+		return ""
+	}
+	if got, want := total(meminfo), total(string(hostMem2)); got != want || want == "" {
+		t.Errorf("the sandbox's MemTotal is %q, the host's %q", got, want)
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		out, err := runIn(t, sb, "", Limits{}, `python3 -c 'import os; print(os.cpu_count())'; { echo x >/proc/stat; } 2>/dev/null && echo wrote-stat; true`)
+		if strings.TrimSpace(out) != strconv.Itoa(cpus(string(hostStat2))) {
+			t.Errorf("python3's os.cpu_count() in the sandbox: %v: %s", err, out)
+		}
+	}
+}
+
+// TestSandboxNoPty: a bot cannot open a pty. The kernel counts and caps ptys host-wide
+// (kernel.pty.max): two sandboxes that opened ptys until refused left none to any container
+// of the host, and /proc/sys/kernel/pty/nr passed exact counts from one to the other.
+func TestSandboxNoPty(t *testing.T) {
+	sb := NeedBwrap(t)
+	script := `for p in /dev/ptmx /dev/pts/ptmx; do (exec 3<>"$p") 2>/dev/null && echo "opened $p"; done
+		echo "pts: $(ls -A /dev/pts 2>&1)"
+		mkdir /dev/pts/x 2>/dev/null && echo "wrote /dev/pts"
+		if command -v python3 >/dev/null; then
+			python3 -c 'import os; os.openpty(); print("openpty worked")' 2>/dev/null
+			python3 -c 'import pty, os; pty.fork()[0] or os._exit(0); print("pty.fork worked")' 2>/dev/null
+		fi
+		echo done`
+	out, err := runIn(t, sb, "", Limits{}, script)
+	if err != nil || strings.TrimSpace(out) != "pts: \ndone" {
+		t.Errorf("%v: %q", err, out)
 	}
 }
 

@@ -56,7 +56,9 @@ func TestSeccompProgram(t *testing.T) {
 		{"clone CLONE_NEWUSER", amd64.audit, 56, [6]uint64{0x10000000 | 17}, eperm},
 		{"clone3", amd64.audit, 435, [6]uint64{}, enosys},
 		{"socket AF_UNIX", amd64.audit, 41, [6]uint64{1, 1}, allow},
-		{"socket AF_INET6", amd64.audit, 41, [6]uint64{10, 1}, allow},
+		{"socket AF_INET6", amd64.audit, 41, [6]uint64{10, 1}, eafno},
+		{"socket AF_INET", amd64.audit, 41, [6]uint64{2, 1}, eafno},
+		{"socket AF_NETLINK", amd64.audit, 41, [6]uint64{16, 3}, allow},
 		{"socket AF_VSOCK", amd64.audit, 41, [6]uint64{40, 1}, eafno},
 		{"socket AF_VSOCK, upper half AF_UNIX", amd64.audit, 41, [6]uint64{1<<32 | 40, 1}, eafno},
 	} {
