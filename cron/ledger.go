@@ -167,7 +167,7 @@ func (l *ledger) countOne(game, bot int, f *engine.Fault, input any) {
 		l.base[bot].Record(f, input)
 		return
 	}
-	l.pending.at(game).of(bot).record(f, input, f != nil && !l.base[bot].HasFirst())
+	l.pending.at(game).of(bot).record(f, input, f != nil && l.base[bot].WantsFirst(f))
 }
 
 // decided counts one decision of bot at at.

@@ -51,6 +51,10 @@ type Fault struct {
 	// killed the bot for memory, or its process held at least half of its memory limit.
 	// A bot can say it ran out of memory (raise MemoryError); it cannot fake this.
 	AtLimit bool `json:"-"`
+	// Benched marks the fault of a call the bot sat out, benched after its faults
+	// (protocol.BenchedFault): the runner's answer, not the bot's doing, so a first fault
+	// shown for the bot is a fault of its own when it has one.
+	Benched bool `json:"-"`
 }
 
 func (f *Fault) Error() string {

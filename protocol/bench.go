@@ -25,7 +25,8 @@ func FaultStreak(n int) int {
 
 // BenchedFault is what a benched bot's calls get: a timeout that says why.
 func BenchedFault(streak int) *engine.Fault {
-	return &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("benched after %d faulted decisions in a row (limits.fault_streak); calls get the default", streak)}
+	return &engine.Fault{Outcome: engine.Timeout, Benched: true,
+		Detail: fmt.Sprintf("benched after %d faulted decisions in a row (limits.fault_streak); calls get the default", streak)}
 }
 
 // Bench says that and when a bot of a run was benched.

@@ -24,11 +24,21 @@ type Stats struct {
 	bench  *Bench // when the bot was benched (streak.go)
 }
 
-// FirstFault is the first decision of a run that did not end in OK.
+// FirstFault is the first decision of a run that did not end in OK: the first of the bot's
+// own faults when it has one. A call it sat out benched (Benched) comes first in game
+// order whenever a game in flight was still early when the bench began, and would hide
+// the fault that started the streak.
 type FirstFault struct {
 	Outcome engine.Outcome
 	Detail  string // exception text, stderr tail
 	Input   string // the call that failed, as JSON
+	Benched bool   `json:",omitempty"` // the bench's answer, not the bot's (engine.Fault.Benched)
+}
+
+// replaces says whether a first fault f takes the place of the one kept, old: when there
+// is none, or when old is the bench's and f the bot's own.
+func (f *FirstFault) replaces(old *FirstFault) bool {
+	return old == nil || old.Benched && !f.Benched
 }
 
 // NewStats returns empty accounting, for protocols outside this package's pools.
@@ -47,7 +57,7 @@ func (s *Stats) Record(f *engine.Fault, input any) {
 		return
 	}
 	s.add(f.Outcome, 1)
-	if s.first == nil {
+	if s.first == nil || s.first.Benched && !f.Benched { // as WantsFirst
 		s.first = NewFirstFault(f, input)
 	}
 }
@@ -56,14 +66,15 @@ func (s *Stats) Record(f *engine.Fault, input any) {
 // 2,000 bytes each.
 func NewFirstFault(f *engine.Fault, input any) *FirstFault {
 	in, _ := json.Marshal(input)
-	return &FirstFault{Outcome: f.Outcome, Detail: sandbox.Truncate(f.Detail, 2000), Input: sandbox.Truncate(string(in), 2000)}
+	return &FirstFault{Outcome: f.Outcome, Detail: sandbox.Truncate(f.Detail, 2000), Input: sandbox.Truncate(string(in), 2000), Benched: f.Benched}
 }
 
-// HasFirst says whether a fault has been counted (a cheaper First() != nil).
-func (s *Stats) HasFirst() bool {
+// WantsFirst says whether fault f would become the first fault if it were counted now:
+// there is none yet, or only the bench's and f is the bot's own.
+func (s *Stats) WantsFirst(f *engine.Fault) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.first != nil
+	return s.first == nil || s.first.Benched && !f.Benched
 }
 
 // RecordOK counts n decisions that ended in OK.

@@ -30,7 +30,7 @@ func StatsFrom(st StatsState) *Stats {
 }
 
 // Add adds st's decisions to the accounting, as if they had come after those it holds:
-// st's first fault becomes the first only when there was none.
+// st's first fault becomes the first only when there was none (or only the bench's).
 func (s *Stats) Add(st StatsState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -38,7 +38,7 @@ func (s *Stats) Add(st StatsState) {
 		s.add(k, v)
 	}
 	s.host += st.Host
-	if s.first == nil && st.First != nil {
+	if st.First != nil && st.First.replaces(s.first) {
 		f := *st.First
 		s.first = &f
 	}
