@@ -162,6 +162,7 @@ type Limits struct {
 	NamePattern      string   `yaml:"name_pattern"`       // regexp a name must match (a Python identifier)
 	ClassesPerAnswer int      `yaml:"classes_per_answer"` // competing classes of one answer (10)
 	BotsPerChallenge int      `yaml:"bots_per_challenge"` // answers' bots in one run (200)
+	BotsPerAuthor    int      `yaml:"bots_per_author"`    // of them, from one account's answers (a quarter of bots_per_challenge, at least 10)
 	AnswerBudget     Duration `yaml:"answer_budget"`      // time all classes of one answer may spend over a run
 	TotalBudget      Duration `yaml:"total_budget"`       // time all bots together may spend over a run
 	// FaultStreak benches a bot after that many faulted decisions in a row (0: the

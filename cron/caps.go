@@ -10,6 +10,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/mdtext"
+	"github.com/kothd/kothd/scraper"
 )
 
 // Caps on what answers bring (issue 10). An answer's code runs before kothd knows what it
@@ -33,11 +34,12 @@ type caps struct {
 	namePattern      *regexp.Regexp
 	classesPerAnswer int
 	botsPerChallenge int
+	botsPerAuthor    int
 }
 
 func capsOf(ch *config.Challenge) (caps, error) {
 	l := ch.Limits
-	c := caps{nameMax: l.NameMax, classesPerAnswer: l.ClassesPerAnswer, botsPerChallenge: l.BotsPerChallenge}
+	c := caps{nameMax: l.NameMax, classesPerAnswer: l.ClassesPerAnswer, botsPerChallenge: l.BotsPerChallenge, botsPerAuthor: l.BotsPerAuthor}
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
@@ -46,6 +48,11 @@ func capsOf(ch *config.Challenge) (caps, error) {
 	def(&c.nameMax, defaultNameMax)
 	def(&c.classesPerAnswer, defaultClassesPerAnswer)
 	def(&c.botsPerChallenge, defaultBotsPerChallenge)
+	// One account may not fill the run: sixteen answers of ten classes, posted early, took
+	// 160 of its 200 places (oldest answers first). A quarter (50) leaves room for three
+	// others at least, and at least ten (a whole answer's classes) with a small run cap; no
+	// real challenge has had an author with near that many bots.
+	def(&c.botsPerAuthor, max(defaultClassesPerAnswer, c.botsPerChallenge/4))
 	pat := l.NamePattern
 	switch {
 	case pat != "":
@@ -85,6 +92,24 @@ func (c caps) roomFor(entered int) error {
 		return fmt.Errorf("the challenge is full: the cap is %d bots from answers (limits.bots_per_challenge)", c.botsPerChallenge)
 	}
 	return nil
+}
+
+// authorRoom says why one more bot of an account that already has entered of them may
+// not enter.
+func (c caps) authorRoom(entered int) error {
+	if entered >= c.botsPerAuthor {
+		return fmt.Errorf("its author's answers already have %d bots in the run: the cap is %d per author (limits.bots_per_author)", entered, c.botsPerAuthor)
+	}
+	return nil
+}
+
+// authorKey names a submission's account for bots_per_author: its user id, or its display
+// name where the API gives none (a deleted account).
+func authorKey(s scraper.Submission) string {
+	if s.UserID != 0 {
+		return "user " + strconv.FormatInt(s.UserID, 10)
+	}
+	return "name " + s.Author
 }
 
 // overCap is the one record of an answer's classes beyond classes_per_answer, however

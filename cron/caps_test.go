@@ -2,6 +2,8 @@ package cron_test
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,5 +94,61 @@ func TestCheckNamesTheCaps(t *testing.T) {
 	}
 	if b := rep.Bots[1]; b.Status != "rejected" || !strings.Contains(b.Reason, "name_max") || len(b.Name) > 200 {
 		t.Errorf("long name: status %q, reason %q, name of %d bytes", b.Status, b.Reason, len(b.Name))
+	}
+}
+
+// One account cannot fill the run: an author's answers enter bots up to
+// limits.bots_per_author (oldest answers first), and another author's still enter.
+func TestBotsPerAuthor(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	class := func(names ...string) string {
+		b := "<h1>" + names[0] + "</h1><pre><code>"
+		for _, n := range names {
+			b += "class " + n + "(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n"
+		}
+		return b + "</code></pre>"
+	}
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+		class("A1", "A2"), class("A3", "A4"), class("Other"), class("A5"),
+	})
+	// Answers 0, 1 and 3 are one account's.
+	path := filepath.Join(dir, "snap", "codegolf", "177765", "answers.1.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page map[string]any
+	if err := json.Unmarshal(raw, &page); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1, 3} {
+		page["items"].([]any)[i].(map[string]any)["owner"] = map[string]any{"user_id": 7, "display_name": "prolific", "user_type": "registered"}
+	}
+	raw, _ = json.Marshal(page)
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cy := crontest.NewCycle(t, dir)
+	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
+	ch, _ := cy.Config.Challenge("forty")
+	crontest.Patient(ch)
+	ch.Baselines = false
+	ch.Limits.BotsPerAuthor = 3
+	rep, err := cy.Run(context.Background(), ch, cron.Options{Games: 10})
+	if err != nil {
+		t.Fatalf("the cycle failed: %v", err)
+	}
+	reasons := map[string]string{}
+	for _, r := range rep.Rejected {
+		reasons[r.Name] = r.Reason
+	}
+	if rep.Entered != 4 || len(reasons) != 2 {
+		t.Fatalf("entered %d, not entered %v; want A1, A2, A3 and Other in, A4 and A5 out", rep.Entered, reasons)
+	}
+	for _, n := range []string{"A4", "A5"} {
+		if !strings.Contains(reasons[n], "limits.bots_per_author") || !strings.Contains(reasons[n], "cap is 3") {
+			t.Errorf("%s refused with %q", n, reasons[n])
+		}
 	}
 }

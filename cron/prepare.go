@@ -81,6 +81,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a protocol.Protocol, 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	byAuthor := map[string]int{} // bots entered per account (limits.bots_per_author)
 	for i, s := range sorted {
 		if s.Reject != "" {
 			reject(s, s.Title, "rejected", s.Reject)
@@ -120,6 +121,11 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a protocol.Protocol, 
 				reject(s, e.Name, "rejected", err.Error())
 				continue
 			}
+			if err := cp.authorRoom(byAuthor[authorKey(s)]); err != nil {
+				reject(s, e.Name, "rejected", err.Error())
+				continue
+			}
+			byAuthor[authorKey(s)]++
 			taken.Claim(e.Name, fmt.Sprintf("answer %d by %s", s.AnswerID, s.Author))
 			env.Bots = append(env.Bots, e)
 			rep.Entered++

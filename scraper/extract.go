@@ -15,6 +15,7 @@ import (
 type Submission struct {
 	AnswerID int64
 	Author   string // the owner's display name, unescaped
+	UserID   int64  // the owner's user id (0: unknown, e.g. a deleted account)
 	// Title is the bot's name where the challenge takes it from the heading (header_language:
 	// the part before the language), otherwise the answer's first heading as written.
 	Title   string
@@ -97,7 +98,7 @@ func Extract(a Answer, r Rules) Submission {
 }
 
 func extract(a Answer, r Rules) Submission {
-	s := Submission{AnswerID: a.AnswerID, Author: a.Owner.Name(), Created: a.CreationDate, Edited: max(a.LastEditDate, a.CreationDate)}
+	s := Submission{AnswerID: a.AnswerID, Author: a.Owner.Name(), UserID: a.Owner.UserID, Created: a.CreationDate, Edited: max(a.LastEditDate, a.CreationDate)}
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(a.Body))
 	if err != nil {
 		s.Reject = "the answer's HTML could not be read"
