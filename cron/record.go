@@ -235,7 +235,7 @@ func (c *Cycle) board(ctx context.Context, env *PlayEnv, p *Played, rep *Report,
 				info.FirstFault = fmt.Sprintf("%s: %s\ninput: %s", f.Outcome, f.Detail, f.Input)
 			}
 			if b := p.Stats[i].Bench(); b != nil {
-				info.Benched = &publisher.Benched{Game: b.Game, Streak: b.Streak, Calls: b.Calls}
+				info.Benched = &publisher.Benched{Game: b.Game, Streak: b.Streak, Calls: b.Calls, Budget: b.Budget.Seconds()}
 			}
 		}
 		in.Bots[e.Name] = info

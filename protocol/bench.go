@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/kothd/kothd/engine"
 )
@@ -29,11 +30,22 @@ func BenchedFault(streak int) *engine.Fault {
 		Detail: fmt.Sprintf("benched after %d faulted decisions in a row (limits.fault_streak); calls get the default", streak)}
 }
 
+// BudgetFault is what the calls of a one-shot bot get once its decisions took its run
+// budget (spent of budget): a timeout that says why.
+func BudgetFault(spent, budget time.Duration) *engine.Fault {
+	return &engine.Fault{Outcome: engine.Timeout, Benched: true,
+		Detail: fmt.Sprintf("benched: its decisions took %s of wall time together, over its run budget of %s (limits.run_budget); calls get the default",
+			spent.Round(time.Millisecond), budget)}
+}
+
 // Bench says that and when a bot of a run was benched.
 type Bench struct {
 	Game   int // the game of the first call that got the default without being sent
 	Streak int // the faulted decisions in a row that benched it (at least FaultStreak)
 	Calls  int // the calls answered with the default since, none of them sent
+	// Budget is the run budget a one-shot bot's decisions used up, when that and not a
+	// streak benched it (Streak is then the faults in a row it had, maybe none).
+	Budget time.Duration
 }
 
 // BenchCalls counts n calls answered by the bench.

@@ -36,3 +36,25 @@ func TestBenchedRow(t *testing.T) {
 		t.Errorf("markdown lacks %q:\n%s", want, md)
 	}
 }
+
+// A one-shot bot benched for its run budget, not a streak, says so, with no streak
+// behind it, and its JSON still meets the schema.
+func TestBenchedForTheBudget(t *testing.T) {
+	in := sampleInput()
+	info := in.Bots["A|B"]
+	info.Benched = &Benched{Game: 3, Streak: 0, Calls: 120, Budget: 600}
+	in.Bots["A|B"] = info
+	b := Build(in)
+	schema := loadSchema(t)
+	var doc any
+	if err := json.Unmarshal(JSON(b), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if errs := validate(schema, schema, doc, "$"); len(errs) > 0 {
+		t.Errorf("board JSON breaks its schema:\n%s", strings.Join(errs, "\n"))
+	}
+	md := string(Markdown(b))
+	if want := "benched from game 3: its decisions took its run budget of 10m0s (limits.run_budget) (120 calls got the default without being sent)"; !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, md)
+	}
+}

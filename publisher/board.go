@@ -148,6 +148,9 @@ type Benched struct {
 	Game   int `json:"game"`   // the game (numbered from 0) of its first call not sent
 	Streak int `json:"streak"` // faulted decisions in a row before it
 	Calls  int `json:"calls"`  // calls answered with the default, none sent
+	// Budget is the run budget (limits.run_budget, in seconds) a one-shot bot's decisions
+	// used up, when that benched it rather than a streak; absent otherwise.
+	Budget float64 `json:"budget,omitempty"`
 }
 
 // Faults counts non-OK decisions by outcome.

@@ -228,9 +228,11 @@ func (a *argvLaunch) Launch(ctx context.Context, unit int, at engine.At, bot int
 	}
 	start := time.Now()
 	defer func() {
-		a.mu.Lock()
-		a.spent[bot] += time.Since(start)
-		a.mu.Unlock()
+		if f == nil || f.Outcome != engine.HostFault { // the host's failures are not the bot's time
+			a.mu.Lock()
+			a.spent[bot] += time.Since(start)
+			a.mu.Unlock()
+		}
 	}()
 	switch {
 	case u.err != nil:
@@ -259,20 +261,19 @@ func (a *argvLaunch) Launch(ctx context.Context, unit int, at engine.At, bot int
 // the bench. A unit's decisions come one at a time, so u.faulted needs no lock.
 func (a *argvLaunch) benched(u *argvUnit, bot int, at engine.At) *engine.Fault {
 	a.mu.Lock()
-	spent := a.spent[bot]
-	a.mu.Unlock()
+	defer a.mu.Unlock() // two units may bench the bot at once: one records the bench
 	var f *engine.Fault
+	b := &protocol.Bench{Game: at.Game, Streak: u.faulted[bot]}
 	switch {
 	case a.streak > 0 && u.faulted[bot] >= a.streak:
 		f = protocol.BenchedFault(u.faulted[bot])
-	case a.budget > 0 && spent > a.budget:
-		f = &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("benched: its decisions took %s of wall time together, over its run budget of %s (limits.run_budget); decisions get the default",
-			spent.Round(time.Millisecond), a.budget)}
+	case a.budget > 0 && a.spent[bot] > a.budget:
+		f, b.Budget = protocol.BudgetFault(a.spent[bot], a.budget), a.budget
 	default:
 		return nil
 	}
 	if a.stats[bot].Bench() == nil {
-		a.stats[bot].SetBench(&protocol.Bench{Game: at.Game, Streak: u.faulted[bot]})
+		a.stats[bot].SetBench(b)
 	}
 	a.stats[bot].BenchCalls(1)
 	return f

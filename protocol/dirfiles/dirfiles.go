@@ -204,7 +204,7 @@ func (p *DirPool) Run(ctx context.Context, at engine.At, bot int, collect bool) 
 	}
 	start := time.Now()
 	r := p.launch(ctx, bot)
-	p.spent[bot] += time.Since(start)
+	took := time.Since(start)
 	f := r.Fault
 	p.exit[bot] = r.Exit
 	var out string
@@ -221,32 +221,39 @@ func (p *DirPool) Run(ctx context.Context, at engine.At, bot int, collect bool) 
 		}
 	}
 	p.stats[bot].Record(f, input())
-	p.judge(at, bot, f)
+	p.judge(at, bot, f, r.Exit, took)
 	return out, f
 }
 
-// judge counts a run toward the bot's bench: a streak of faulted runs, or the wall time of
-// its runs over the budget, benches it from its next run on. A host fault is no run of the
-// bot's and neither breaks nor extends a streak.
-func (p *DirPool) judge(at engine.At, bot int, f *engine.Fault) {
+// judge counts a run (its fault, its exit status, its wall time) toward the bot's bench: a
+// streak of faulted runs, or the wall time of its runs over the budget, benches it from
+// its next run on. A host fault is no run of the bot's: it neither breaks nor extends a
+// streak and its time is not charged. A run that exited with an ordinary non-zero status
+// still gave its answer (the original ignored the status, and a shell script's last test
+// may well be false): a fault in the accounting, but it breaks a streak as an OK run does.
+func (p *DirPool) judge(at engine.At, bot int, f *engine.Fault, exit int, took time.Duration) {
+	answered := f == nil || f.Outcome == engine.Crash && exit > 0 && exit != 126 && exit != 127
 	switch {
-	case f == nil:
+	case answered:
 		p.faulted[bot] = 0
 	case f.Outcome != engine.HostFault:
 		p.faulted[bot]++
 	}
+	if f == nil || f.Outcome != engine.HostFault {
+		p.spent[bot] += took
+	}
 	var why *engine.Fault
+	b := &protocol.Bench{Game: at.Game, Streak: p.faulted[bot]}
 	switch {
 	case p.cfg.FaultStreak > 0 && p.faulted[bot] >= p.cfg.FaultStreak:
 		why = protocol.BenchedFault(p.faulted[bot])
 	case p.cfg.Budget > 0 && p.spent[bot] > p.cfg.Budget:
-		why = &engine.Fault{Outcome: engine.Timeout, Detail: fmt.Sprintf("benched: its runs took %s of wall time together, over its run budget of %s (limits.run_budget); runs get the default",
-			p.spent[bot].Round(time.Millisecond), p.cfg.Budget)}
+		why, b.Budget = protocol.BudgetFault(p.spent[bot], p.cfg.Budget), p.cfg.Budget
 	default:
 		return
 	}
 	p.bench[bot] = why
-	p.stats[bot].SetBench(&protocol.Bench{Game: at.Game, Streak: p.faulted[bot]})
+	p.stats[bot].SetBench(b)
 }
 
 // launch runs the bot's command once. With the default command, a `run` the kernel would

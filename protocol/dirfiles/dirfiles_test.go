@@ -395,8 +395,9 @@ func TestDirPoolExecStatus(t *testing.T) {
 
 // A bot whose runs all fault is benched after cfg.FaultStreak of them in a row, and one
 // whose runs took more than cfg.Budget of wall time together from then on: its later
-// runs fail at once (a timeout that says why) and start no process. A host fault neither
-// breaks nor extends a streak.
+// runs fail at once (a timeout that says why) and start no process. A run that exits
+// with an ordinary non-zero status still gave its answer (Mafia's original ignored the
+// status): it is counted as a fault but breaks a streak.
 func TestDirPoolBenches(t *testing.T) {
 	for _, c := range []struct {
 		name, run string
@@ -404,9 +405,10 @@ func TestDirPoolBenches(t *testing.T) {
 		launches  int    // runs that started the bot
 		why       string // in the benched runs' fault
 	}{
-		{"streak", "#!/bin/sh\necho x >> count\nexit 3\n", DirConfig{FaultStreak: 3}, 3, "3 faulted decisions in a row"},
-		{"budget", "#!/bin/sh\necho x >> count\nsleep 0.2\n", DirConfig{Budget: 500 * time.Millisecond}, 3, "run budget of 500ms"},
-		{"neither", "#!/bin/sh\necho x >> count\nexit 3\n", DirConfig{}, 6, ""},
+		{"streak", "#!/bin/sh\necho x >> count\nkill -9 $$\n", DirConfig{FaultStreak: 3}, 3, "3 faulted decisions in a row"},
+		{"budget", "#!/bin/sh\necho x >> count\nsleep 1\n", DirConfig{Budget: 2500 * time.Millisecond}, 3, "run budget of 2.5s"},
+		{"a non-zero exit answers", "#!/bin/sh\necho x >> count\necho 'vote Alice' > to_server\nexit 1\n", DirConfig{FaultStreak: 3}, 6, ""},
+		{"neither", "#!/bin/sh\necho x >> count\nkill -9 $$\n", DirConfig{}, 6, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := dirBot(t, "B", map[string]string{RunFile: c.run})
