@@ -142,9 +142,9 @@ func Cut(s string, max int) string {
 // joiner, BOM, soft hyphen, tag characters) and the line and paragraph separators as
 // ⟨U+XXXX⟩. Zero-width (non-)joiners U+200C and U+200D stay: scripts such as Persian and
 // Devanagari and emoji sequences need them, and they cannot reorder text. Bytes that are
-// not UTF-8 become U+FFFD. Combining marks stack: more than MaxMarks in a row (Zalgo text,
-// whose marks pile up over the lines around it) keep the first MaxMarks and show the rest
-// as their number, ⟨+N marks⟩.
+// not UTF-8 become U+FFFD. Diacritics stack: more than MaxMarks of them on one letter
+// (Zalgo text, whose marks pile up over the lines around it) keep the first MaxMarks and
+// show the rest as their number, ⟨+N marks⟩ (see stackable).
 func Visible(s string) string {
 	if !needsVisible(s) {
 		return s
@@ -154,12 +154,14 @@ func Visible(s string) string {
 	b.Grow(len(s) + 16)
 	marks, dropped := 0, 0
 	for _, r := range s {
-		if unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me) {
+		switch {
+		case stackable(r):
 			if marks++; marks > MaxMarks {
 				dropped++
 				continue
 			}
-		} else {
+		case joins(r):
+		default:
 			marks = 0
 			if dropped > 0 {
 				b.WriteString("⟨+" + strconv.Itoa(dropped) + " marks⟩")
@@ -187,9 +189,26 @@ func Visible(s string) string {
 	return b.String()
 }
 
-// MaxMarks is how many combining marks in a row Visible keeps: scripts stack two or three
-// on a letter (Vietnamese, Devanagari, Hebrew points), an emoji keycap two.
+// MaxMarks is how many stackable marks on one letter Visible keeps: Vietnamese stacks two,
+// an emoji keycap one.
 const MaxMarks = 4
+
+// stackable reports the combining marks Zalgo text piles up: the generic diacritic blocks
+// (U+0300–036F, U+1AB0–1AFF, U+1DC0–1DFF, U+20D0–20FF, U+FE20–FE2F), Cyrillic's combining
+// signs (U+0483–0489) and every enclosing mark. A script's own vowel signs and marks
+// (Burmese, Devanagari, Hebrew points: several on a letter in common words) are not
+// counted.
+func stackable(r rune) bool {
+	return r >= 0x300 && r <= 0x36F || r >= 0x483 && r <= 0x489 || r >= 0x1AB0 && r <= 0x1AFF ||
+		r >= 0x1DC0 && r <= 0x1DFF || r >= 0x20D0 && r <= 0x20FF || r >= 0xFE20 && r <= 0xFE2F || unicode.Is(unicode.Me, r)
+}
+
+// joins reports what may sit between stacked marks without ending the stack: the
+// zero-width (non-)joiners and the variation selectors, which a pile could otherwise
+// slip between every few marks.
+func joins(r rune) bool {
+	return r == 0x200C || r == 0x200D || r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF
+}
 
 // Hidden reports a character Visible shows by its code (C1 controls, format characters but
 // the zero-width joiners, line and paragraph separators).
@@ -216,11 +235,13 @@ func needsVisible(s string) bool {
 		if r == utf8.RuneError && n == 1 || Hidden(r) {
 			return true
 		}
-		if unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me) {
+		switch {
+		case stackable(r):
 			if marks++; marks > MaxMarks {
 				return true
 			}
-		} else {
+		case joins(r):
+		default:
 			marks = 0
 		}
 		i += n

@@ -80,7 +80,12 @@ func TestVisibleBoundsStackedMarks(t *testing.T) {
 	if got := Visible("a" + strings.Repeat("\u0301", 9)); got != "a\u0301\u0301\u0301\u0301⟨+5 marks⟩" {
 		t.Errorf("marks at the end: %q", got)
 	}
-	for _, s := range []string{"Seán", "Tiếng Việt", "हिन्दी", "1\ufe0f\u20e3", "שָׁלוֹם", "e\u0301\u0302\u0303\u0304"} {
+	// Joiners between the marks do not end the pile.
+	joined := "Z" + strings.Repeat("\u0336\u0336\u0336\u200d", 20)
+	if got := Visible(joined); strings.Count(got, "\u0336") > MaxMarks || !strings.Contains(got, "⟨+56 marks⟩") {
+		t.Errorf("Visible(a pile split by joiners) = %q", got)
+	}
+	for _, s := range []string{"Seán", "Tiếng Việt", "हिन्दी", "1\ufe0f\u20e3", "שָׁלוֹם", "e\u0301\u0302\u0303\u0304", "မျှော်", "ཀྵྼ"} {
 		if got := Visible(s); got != s {
 			t.Errorf("Visible(%q) = %q, want it untouched", s, got)
 		}
