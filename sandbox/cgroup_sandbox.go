@@ -185,14 +185,33 @@ func (cg *sandboxCgroup) enter(cmd *exec.Cmd) error {
 // readCPU is the CPU time the sandbox's processes have used, dead ones included.
 func (cg *sandboxCgroup) readCPU() (time.Duration, error) {
 	if cg.Tree.V2 {
-		us, err := readCgroupKey(filepath.Join(cg.Dir(cg.Tree.cpu), "cpu.stat"), "usage_usec")
+		return cpuOf(true, cg.Dir(cg.Tree.cpu))
+	}
+	return cpuOf(false, cg.Dir(cg.Tree.acct))
+}
+
+// answerCPU is the CPU time every sandbox of the sandbox's answer (its Share) has used;
+// ok is false for a sandbox under no Share.
+func (cg *sandboxCgroup) answerCPU() (time.Duration, bool) {
+	if cg.answer == "" {
+		return 0, false
+	}
+	dir := cg.Dir(cg.Tree.acct)
+	if cg.Tree.V2 {
+		dir = cg.Dir(cg.Tree.cpu)
+	}
+	used, err := cpuOf(cg.Tree.V2, filepath.Dir(dir))
+	return used, err == nil
+}
+
+// cpuOf reads the CPU time of the cgroup at dir (v2: cpu.stat's usage_usec; v1: the
+// cpuacct hierarchy's cpuacct.usage).
+func cpuOf(v2 bool, dir string) (time.Duration, error) {
+	if v2 {
+		us, err := readCgroupKey(filepath.Join(dir, "cpu.stat"), "usage_usec")
 		return time.Duration(us) * time.Microsecond, err
 	}
-	data, err := os.ReadFile(filepath.Join(cg.Dir(cg.Tree.acct), "cpuacct.usage"))
-	if err != nil {
-		return 0, err
-	}
-	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	ns, err := readCgroupInt(filepath.Join(dir, "cpuacct.usage"))
 	return time.Duration(ns), err
 }
 

@@ -167,6 +167,9 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 		slack = l.slack
 	}
 	before := lp.use()
+	// The answer's CPU is read fresh: its other sandboxes (another tournament's) run
+	// between this sandbox's decisions.
+	before.answer, before.answerOK = lp.p.Proc.answerCPU()
 	rep, f := lp.exchange(ctx, req, timeout+slack)
 	if f != nil {
 		lp.close()
@@ -174,6 +177,7 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 	}
 	after := sandboxUse(lp.p.Proc)
 	lp.last, lp.hasLast = after, true
+	after.answer, after.answerOK = lp.p.Proc.answerCPU()
 	l.put(lp)
 	r := rep.launched(timeout, req.Out)
 	r.Fault = before.charge(after, l.spec.Limits, r.Fault)
@@ -378,6 +382,10 @@ type use struct {
 	ooms    int64
 	ownOOM  bool // the sandbox's kills were its own doing (sandboxCgroup.oomOwn)
 	counted bool // false without a cgroup (sandbox none, cgroups off)
+	// answer is the CPU time of every sandbox of the answer (read around a decision for
+	// starved: answerOK false without a Share).
+	answer   time.Duration
+	answerOK bool
 }
 
 // sandboxUse reads p's sandbox cgroup.

@@ -79,6 +79,15 @@ func (p *Process) CPU() (used time.Duration, ok bool) {
 	return used, err == nil
 }
 
+// answerCPU is the CPU time of every sandbox of p's answer (its Share); ok is false
+// without one.
+func (p *Process) answerCPU() (time.Duration, bool) {
+	if p.cg == nil {
+		return 0, false
+	}
+	return p.cg.answerCPU()
+}
+
 // OOMs is how many of the sandbox's processes the kernel has killed for its memory limit
 // so far; 0 without a cgroup.
 func (p *Process) OOMs() int64 {

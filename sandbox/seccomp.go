@@ -57,6 +57,7 @@ const (
 	rwfNoWait    = 0x00000008 // RWF_NOWAIT
 	afUnix       = 1
 	afNetlink    = 16
+	prSchedCore  = 62 // PR_SCHED_CORE
 )
 
 // fcntlLockCmds are fcntl's commands that take, test or watch a lock or lease on a file, or
@@ -147,6 +148,9 @@ var seccompRules = []seccompRule{
 	always("sched_setparam", syscall.EPERM),
 	always("sched_setattr", syscall.EPERM),
 	always("setpriority", syscall.EPERM),
+	// Core scheduling (PR_SCHED_CORE): a task with a cookie of its own is kept idle while
+	// its SMT sibling runs anything else, which inflates its wait at little cost.
+	{name: "prctl", errno: syscall.EPERM, arg: 0, deny: []uint32{prSchedCore}},
 	// Sockets: Unix and netlink sockets only, which the sandbox's network namespace
 	// isolates. Others (vsock, for one) are not bound to a network namespace and could join
 	// two sandboxes; and IPv4 and IPv6 sockets, though a sandbox's network is its own

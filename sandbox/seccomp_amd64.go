@@ -47,6 +47,7 @@ var nativeSeccomp = seccompArch{
 		"perf_event_open":    298,
 		"pidfd_getfd":        438,
 		"pivot_root":         155,
+		"prctl":              157,
 		"preadv2":            327,
 		"process_madvise":    440,
 		"process_vm_readv":   310,

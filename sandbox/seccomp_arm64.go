@@ -45,6 +45,7 @@ var nativeSeccomp = seccompArch{
 		"perf_event_open":    241,
 		"pidfd_getfd":        438,
 		"pivot_root":         41,
+		"prctl":              167,
 		"preadv2":            286,
 		"process_madvise":    440,
 		"process_vm_readv":   270,

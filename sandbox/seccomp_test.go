@@ -13,7 +13,7 @@ import (
 // table: what the kernel would do with each call. (channels_test.go runs it for real.)
 func TestSeccompProgram(t *testing.T) {
 	amd64 := seccompArch{audit: 0xc000003e, x32Bit: 0x40000000, numbers: map[string]uint32{
-		"flock": 73, "fcntl": 72, "preadv2": 327, "unshare": 272, "clone": 56, "clone3": 435, "socket": 41, "keyctl": 250,
+		"flock": 73, "fcntl": 72, "preadv2": 327, "unshare": 272, "clone": 56, "clone3": 435, "socket": 41, "keyctl": 250, "prctl": 157,
 	}}
 	prog, err := assembleSeccomp(amd64, seccompRules)
 	if err != nil {
@@ -59,6 +59,8 @@ func TestSeccompProgram(t *testing.T) {
 		{"socket AF_INET6", amd64.audit, 41, [6]uint64{10, 1}, eafno},
 		{"socket AF_INET", amd64.audit, 41, [6]uint64{2, 1}, eafno},
 		{"socket AF_NETLINK", amd64.audit, 41, [6]uint64{16, 3}, allow},
+		{"prctl PR_SET_NAME", amd64.audit, 157, [6]uint64{15}, allow},
+		{"prctl PR_SCHED_CORE", amd64.audit, 157, [6]uint64{62, 1}, eperm},
 		{"socket AF_VSOCK", amd64.audit, 41, [6]uint64{40, 1}, eafno},
 		{"socket AF_VSOCK, upper half AF_UNIX", amd64.audit, 41, [6]uint64{1<<32 | 40, 1}, eafno},
 	} {

@@ -22,7 +22,8 @@ import (
 // reads the schedstat of every thread of the bot's main process (launcher.py sched_of), and
 // the runner subtracts the CPU time the rest of the sandbox used meanwhile (the bot's own
 // children can keep it waiting too): a wait of at least half the decision's time, by a
-// sandbox that used less than half of it, is the host's (use.starved, launcher.go). A
+// sandbox (and an answer: its sandboxes in other tournaments) that used less than half of
+// it, is the host's (use.starved, launcher.go). A
 // starved decision voids its game, so the bot must not be able to starve itself: the wait
 // is the longest of one thread, never a sum over threads (fifty spinning threads summed
 // to fifty times the decision); a sandbox that had a CPU for half the decision was not kept
@@ -41,8 +42,14 @@ func (u use) starved(after use, rep *launchReply, timeout time.Duration, f *engi
 		return f
 	}
 	used := after.cpu - u.cpu
-	if used >= timeout/2 {
-		return f // it had a CPU: whatever its threads waited, it kept itself waiting
+	answerUsed := used
+	if u.answerOK && after.answerOK {
+		answerUsed = max(used, after.answer-u.answer)
+	}
+	if answerUsed >= timeout/2 {
+		// It had a CPU, or its answer did (its decision in another tournament spinning
+		// beside it): whatever its threads waited, the answer kept it waiting.
+		return f
 	}
 	others := used - time.Duration(*rep.Run)
 	wait := time.Duration(*rep.Wait) - max(others, 0)

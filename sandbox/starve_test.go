@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,17 @@ func TestLauncherStarved(t *testing.T) {
 		if f.Outcome != c.want {
 			t.Errorf("%s: %v, want %s", c.name, f, c.want)
 		}
+	}
+	// Starved while its answer's decision in another tournament spun beside it: the answer
+	// had the CPU, the timeout is its own.
+	before := use{cpu: time.Second, counted: true, answer: 10 * time.Second, answerOK: true}
+	after := use{cpu: time.Second + 700*time.Millisecond, counted: true, answer: 12 * time.Second, answerOK: true}
+	if f := before.starved(after, &launchReply{End: "timeout", Run: n(690 * time.Millisecond), Wait: n(1300 * time.Millisecond)}, timeout, timedOut); f.Outcome != engine.Timeout {
+		t.Errorf("starved by its own answer's other sandbox: %v, want a timeout", f)
+	}
+	after.answer = 10*time.Second + 700*time.Millisecond // the answer used only this sandbox's CPU
+	if f := before.starved(after, &launchReply{End: "timeout", Run: n(690 * time.Millisecond), Wait: n(1300 * time.Millisecond)}, timeout, timedOut); f.Outcome != engine.HostFault {
+		t.Errorf("starved by the host, its answer idle elsewhere: %v, want a host fault", f)
 	}
 	// Without the launcher's figures (an old launcher, no schedstat) the timeout stays.
 	if f := (use{counted: true}).starved(use{counted: true}, &launchReply{End: "timeout"}, timeout, timedOut); f != timedOut {
@@ -67,5 +79,35 @@ for name, f in [("affinity", lambda: os.sched_setaffinity(0, {0})), ("nice", lam
 		if !strings.Contains(out, name+" denied") {
 			t.Errorf("%s not denied: %q", name, out)
 		}
+	}
+}
+
+// The answer's CPU time that starved reads around a decision is there for a launcher under
+// a Share, and counts the answer's other sandboxes too.
+func TestAnswerCPURead(t *testing.T) {
+	sb := NeedBwrap(t)
+	if sb.cgroups == nil {
+		t.Skip("no cgroups")
+	}
+	shares, err := NewShares(sb, 0)
+	if err != nil || shares == nil {
+		t.Fatalf("shares: %v", err)
+	}
+	defer shares.Close()
+	share := shares.Answer(AnswerKey(5, 0))
+	l := NewLauncher(sb, ProcSpec{Dir: t.TempDir(), Argv: []string{"sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"}, Share: share})
+	defer l.Close()
+	if _, f := l.Run(context.Background(), nil, 20*time.Second); f != nil {
+		t.Fatal(f)
+	}
+	lp, err := l.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.put(lp)
+	own, _ := lp.p.Proc.CPU()
+	ans, ok := lp.p.Proc.answerCPU()
+	if !ok || ans < own || own <= 0 {
+		t.Errorf("answer CPU %v (%v), sandbox CPU %v: want the answer's at least the sandbox's", ans, ok, own)
 	}
 }
