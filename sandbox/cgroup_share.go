@@ -23,11 +23,11 @@ import (
 // So a run gets a cgroup of its own under the daemon's (Shares: kothd-<pid>-run<n>), which
 // bounds the memory of all its bots together (limits.total_memory_mb), and each answer a
 // cgroup under it (Share: a<answer id>, or b<bot> for a built-in bot), in which the
-// sandboxes of the answer's classes are made. Every answer's cgroup has the same CPU
-// weight (cpu.shares 1024 on v1, cpu.weight 100 on v2), so while the CPUs are contended
-// one answer's processes together get no more of them than any other answer's, however
-// many classes, processes or threads it has; each sandbox keeps its own bandwidth cap of
-// one CPU (sandboxCPUs) and memory and task limits.
+// sandboxes of the answer's classes are made, bounded to half of the run's memory. Every
+// answer's cgroup has the same CPU weight (cpu.shares 1024 on v1, cpu.weight 100 on v2),
+// so while the CPUs are contended one answer's processes together get no more of them
+// than any other answer's, however many classes, processes or threads it has; each
+// sandbox keeps its own bandwidth cap of one CPU (sandboxCPUs) and memory and task limits.
 //
 // The run's cgroup weighs as much as its answers together (their number times the
 // default weight): against the daemon and the host's other tasks the run's bots count as
@@ -178,6 +178,12 @@ func (s *Shares) Answer(key string) *Share {
 				file, weight, most = "cpu.weight", answerWeightV2, 10000
 			}
 			_ = writeCgroup(filepath.Join(s.Tree.cpu, a.Rel), file, strconv.Itoa(weight))
+			// No answer may hold more than half of the run's memory: one that fills its
+			// half is stopped inside its own cgroup (the kernel kills one of its processes,
+			// its own fault, sandboxCgroup.oomOwn), never by the run's bound, where the
+			// kernel kills the largest process of any answer, an honest one included.
+			half := strconv.FormatInt(int64(s.memoryMB)<<19, 10)
+			_ = writeCgroup(filepath.Join(s.Tree.Mem, a.Rel), pick(s.Tree.V2, "memory.max", "memory.limit_in_bytes"), half)
 			// The run weighs as much as its answers together against the daemon's other
 			// tasks: as each sandbox did before, but per answer, not per process.
 			_ = writeCgroup(filepath.Join(s.Tree.cpu, s.Rel), file, strconv.Itoa(min(weight*(len(s.answers)+1), most)))

@@ -10,13 +10,16 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// When the run's bots together fill the run's memory bound (limits.total_memory_mb), the
-// kernel kills the largest process under the run. That may be an honest bot of another
-// answer, far under its own limit: its death is the host's (its game voided, no memory
-// fault charged to it, no restart naming it), not its own. Here an honest bot holds
-// 100 MB in one process while another answer's eight processes of 40 MB each fill a run
-// bounded to 400 MB: the honest bot, the largest process, is killed, and its fault is a
-// host fault that says why.
+// When the run's bots fill the run's memory bound (limits.total_memory_mb), the kernel
+// kills the largest process under the run, which may be an honest bot of another answer,
+// far under its own limit. Two parts, in a run bounded to 400 MB where an honest bot holds
+// 100 MB in one process:
+//   - One answer cannot fill the run: each answer is bounded to half of it, so a hog of
+//     eight 40 MB processes is stopped inside its own cgroup, its own processes killed
+//     (its fault), and the honest bot lives.
+//   - Two answers (of one author, say) that each stay under their half fill it together:
+//     the honest bot, the largest process, is killed, and its death is the host's (a
+//     host fault that says why, not AtLimit), not its own.
 func TestRunMemoryKillIsNotTheVictims(t *testing.T) {
 	sb := NeedBwrap(t)
 	if sb.cgroups == nil {
@@ -30,7 +33,7 @@ func TestRunMemoryKillIsNotTheVictims(t *testing.T) {
 	lim := Limits{MemoryMB: 1024, Procs: 16, OpenFiles: 64, OutputBytes: 1 << 20}
 
 	victim, err := StartLineProc(context.Background(), sb, ProcSpec{Dir: t.TempDir(), Limits: lim, Share: shares.Answer(AnswerKey(1, 0)),
-		Argv: []string{"/usr/bin/python3", "-c", "import sys\na = bytearray(100 << 20)\nfor i in range(0, len(a), 4096): a[i] = 1\nprint('ready', flush=True)\nsys.stdin.readline()\nprint('alive', flush=True)\nsys.stdin.readline()\n"}})
+		Argv: []string{"/usr/bin/python3", "-c", "import sys\na = bytearray(100 << 20)\nfor i in range(0, len(a), 4096): a[i] = 1\nwhile True:\n    sys.stdin.readline()\n    print('alive', flush=True)\n"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,11 +41,12 @@ func TestRunMemoryKillIsNotTheVictims(t *testing.T) {
 	if _, f := victim.RoundTrip(nil, 20*time.Second); f != nil {
 		t.Fatalf("victim before: %v", f)
 	}
-
-	hog, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Limits: lim, Share: shares.Answer(AnswerKey(2, 0)),
-		Argv: []string{"/usr/bin/python3", "-c", `
+	hog := func(answer int64, children int) *Process {
+		t.Helper()
+		p, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Limits: lim, Share: shares.Answer(AnswerKey(answer, 0)),
+			Argv: []string{"/usr/bin/python3", "-c", fmt.Sprintf(`
 import os, time
-for _ in range(8):
+for _ in range(%d):
     if os.fork() == 0:
         a = bytearray(40 << 20)
         for i in range(0, len(a), 4096): a[i] = 1
@@ -50,19 +54,41 @@ for _ in range(8):
         os._exit(0)
     time.sleep(0.05)
 time.sleep(30)
-`}})
-	if err != nil {
-		t.Fatal(err)
+`, children)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { KillGroup(p.Cmd); _ = p.Cmd.Wait(); p.Release() })
+		return p
 	}
-	defer hog.Release()
-	if err := hog.Cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer KillGroup(hog.Cmd)
 
-	// The victim is killed as the hogs fill the run: its next round trip finds it dead.
-	var f *engine.Fault
+	// One answer of eight 40 MB processes: stopped at its half, 200 MB.
+	one := hog(2, 8)
 	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if killed, _ := one.oomKilled(); killed {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if killed, own := one.oomKilled(); !killed || !own {
+		t.Fatalf("the hog answer: killed %v, own %v; want its own processes killed at its half of the run", killed, own)
+	}
+	if line, f := victim.RoundTrip([]byte("are you there"), 10*time.Second); f != nil || string(line) != "alive" {
+		t.Fatalf("the honest bot beside one hog answer: %q, %v; want it alive", line, f)
+	}
+	KillGroup(one.Cmd)
+	_ = one.Cmd.Wait()
+
+	// Two answers of four 40 MB processes each: about 170 MB each, under their halves,
+	// past the run's 400 together with the bot.
+	hog(3, 4)
+	hog(4, 4)
+	var f *engine.Fault
+	deadline = time.Now().Add(20 * time.Second)
 	for f == nil && time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)
 		if killed, _ := victim.Proc.oomKilled(); killed {
@@ -70,10 +96,10 @@ time.sleep(30)
 		}
 	}
 	if f == nil {
-		t.Fatal("the kernel did not kill the largest process of the run (the victim) within 20 s")
+		t.Fatal("the kernel did not kill the largest process of the run (the honest bot) within 20 s")
 	}
 	if f.Outcome != engine.HostFault || f.AtLimit || !strings.Contains(f.Detail, "limits.total_memory_mb") {
-		t.Errorf("the victim's fault: %+v; want a host fault that names the run's memory, not AtLimit", f)
+		t.Errorf("the honest bot's fault: %+v; want a host fault that names the run's memory, not AtLimit", f)
 	}
 }
 
