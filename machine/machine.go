@@ -350,17 +350,20 @@ func cpuinfo(key string) string {
 // the code after it slower, which the system call line alone does not show.
 func pageTables() string {
 	data, err := os.ReadFile("/sys/devices/system/cpu/vulnerabilities/meltdown")
-	return describePageTables(strings.TrimSpace(string(data)), err == nil, strings.Fields(cpuinfo("flags")))
+	return describePageTables(strings.TrimSpace(string(data)), err == nil, strings.Fields(cpuinfo("flags")), runtime.GOARCH)
 }
 
 // describePageTables is pageTables' verdict from the kernel's Meltdown status (known says
 // whether it could be read) and the CPU's flags.
-func describePageTables(meltdown string, known bool, flags []string) string {
+func describePageTables(meltdown string, known bool, flags []string, arch string) string {
 	switch {
 	case !known:
 		return "unknown (no /sys/devices/system/cpu/vulnerabilities/meltdown)"
 	case !strings.Contains(meltdown, "PTI"):
 		return "not isolated (Meltdown: " + meltdown + "): no TLB flush at kernel entry"
+	case arch != "amd64" && arch != "386":
+		// arm64's KPTI tags its entries with ASIDs: PCID is an x86 flag.
+		return "isolated (" + meltdown + ")"
 	case slices.Contains(flags, "pcid"):
 		return "isolated (" + meltdown + "), with PCID: the TLB survives kernel entries"
 	default:

@@ -76,9 +76,12 @@ func TestDescribePageTables(t *testing.T) {
 		{"Mitigation: PTI", true, "fpu invpcid_single", "isolated (Mitigation: PTI), no PCID: every kernel entry"},
 		{"", false, "pcid", "unknown"},
 	} {
-		got := describePageTables(c.meltdown, c.known, strings.Fields(c.flags))
+		got := describePageTables(c.meltdown, c.known, strings.Fields(c.flags), "amd64")
 		if !strings.HasPrefix(got, c.want) {
 			t.Errorf("describePageTables(%q, %v, %q) = %q, want it to start with %q", c.meltdown, c.known, c.flags, got, c.want)
 		}
+	}
+	if got := describePageTables("Mitigation: PTI", true, nil, "arm64"); strings.Contains(got, "PCID") {
+		t.Errorf("arm64: %q, which has no PCID flag to lack", got)
 	}
 }

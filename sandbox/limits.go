@@ -95,6 +95,13 @@ func (b *Bwrap) prlimit(l Limits) []string {
 // (RunMemoryKill). The stderr test is the bot's own text, so a bot could only misname
 // its own crash with it, never blame the host.
 func classifyExit(p *Process, err error, stderrTail string) engine.Outcome {
+	killed, own := p.oomKilled()
+	return classifyKilled(p, err, stderrTail, killed, own)
+}
+
+// classifyKilled is classifyExit with the sandbox's kills for memory already read
+// (Process.oomKilled), for a caller that reports them too and must not read them twice.
+func classifyKilled(p *Process, err error, stderrTail string, killed, own bool) engine.Outcome {
 	if sandboxFailed(p, err) {
 		return engine.HostFault
 	}
@@ -103,7 +110,7 @@ func classifyExit(p *Process, err error, stderrTail string) engine.Outcome {
 	}
 	o := exitOutcome(err)
 	if o == engine.Crash || o == engine.Killed {
-		if killed, own := p.oomKilled(); killed && own {
+		if killed && own {
 			return engine.MemoryLimit
 		} else if killed {
 			return engine.HostFault // killed to make room in the run's memory (oomOwn)

@@ -262,8 +262,8 @@ func (p *LineProc) died(what string) *engine.Fault {
 		p.Kill()
 		<-p.Exited
 	}
-	o := classifyExit(p.Proc, p.err, p.stderr.String())
 	killed, own := p.Proc.oomKilled()
+	o := classifyKilled(p.Proc, p.err, p.stderr.String(), killed, own)
 	if o == engine.HostFault && killed && !own {
 		what += "; " + RunMemoryKill
 	}
