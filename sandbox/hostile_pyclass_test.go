@@ -96,7 +96,11 @@ func TestHostilePyclassBots(t *testing.T) {
 			t.Errorf("%s: outcome %q, want %q (%v)", c.class, got, c.want, start.Fault)
 			continue
 		}
-		if start.Fault != nil && start.Fault.ProcessDied != c.died {
+		// The fork bomb's call ends either way, both containment: its children spin the
+		// sandbox's CPU past its limit (the whole sandbox killed), or, on a host too busy
+		// to run them, the harness's own CPU timer stops the call first (the process lives
+		// on, its strays killed after the reply).
+		if start.Fault != nil && start.Fault.ProcessDied != c.died && c.class != "ForkBomb" {
 			t.Errorf("%s: process died = %v, want %v (%v)", c.class, start.Fault.ProcessDied, c.died, start.Fault)
 		}
 		if c.want == engine.OK && string(start.Result) != "true" {
