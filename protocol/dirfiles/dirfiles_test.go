@@ -406,7 +406,7 @@ func TestDirPoolBenches(t *testing.T) {
 		why       string // in the benched runs' fault
 	}{
 		{"streak", "#!/bin/sh\necho x >> count\nkill -9 $$\n", DirConfig{FaultStreak: 3}, 3, "3 faulted decisions in a row"},
-		{"budget", "#!/bin/sh\necho x >> count\nsleep 1\n", DirConfig{Budget: 2500 * time.Millisecond}, 3, "run budget of 2.5s"},
+		{"budget", "#!/bin/sh\necho x >> count\nsleep 1\n", DirConfig{Budget: 2900 * time.Millisecond}, 3, "run budget of 2.9s"},
 		{"a non-zero exit answers", "#!/bin/sh\necho x >> count\necho 'vote Alice' > to_server\nexit 1\n", DirConfig{FaultStreak: 3}, 6, ""},
 		{"neither", "#!/bin/sh\necho x >> count\nkill -9 $$\n", DirConfig{}, 6, ""},
 	} {
