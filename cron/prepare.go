@@ -121,11 +121,12 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a protocol.Protocol, 
 				reject(s, e.Name, "rejected", err.Error())
 				continue
 			}
-			if err := cp.authorRoom(byAuthor[authorKey(s)]); err != nil {
+			author := authorKey(s)
+			if err := cp.authorRoom(byAuthor[author]); err != nil {
 				reject(s, e.Name, "rejected", err.Error())
 				continue
 			}
-			byAuthor[authorKey(s)]++
+			byAuthor[author]++
 			taken.Claim(e.Name, fmt.Sprintf("answer %d by %s", s.AnswerID, s.Author))
 			env.Bots = append(env.Bots, e)
 			rep.Entered++

@@ -30,12 +30,37 @@ func BenchedFault(streak int) *engine.Fault {
 		Detail: fmt.Sprintf("benched after %d faulted decisions in a row (limits.fault_streak); calls get the default", streak)}
 }
 
-// BudgetFault is what the calls of a one-shot bot get once its decisions took its run
-// budget (spent of budget): a timeout that says why.
-func BudgetFault(spent, budget time.Duration) *engine.Fault {
-	return &engine.Fault{Outcome: engine.Timeout, Benched: true,
-		Detail: fmt.Sprintf("benched: its decisions took %s of wall time together, over its run budget of %s (limits.run_budget); calls get the default",
-			spent.Round(time.Millisecond), budget)}
+// Streak is a bot's run of faulted decisions after one more decision that ended in f:
+// back to 0 when the bot answered (answered: f is nil, or a fault that still gave its
+// answer), one longer for any other fault but the host's, which is no decision of the
+// bot's.
+func Streak(run int, f *engine.Fault, answered bool) int {
+	switch {
+	case answered:
+		return 0
+	case f.Outcome == engine.HostFault:
+		return run
+	}
+	return run + 1
+}
+
+// OneShotBench says whether a one-shot bot (argv, dirfiles) sits out its next decisions,
+// with its last faulted decisions in a row (faulted) against limits.fault_streak (streak;
+// 0: never) and the wall time its decisions took (spent) against limits.run_budget
+// (budget; 0: none): the fault its decisions get from then on and the bench to record,
+// or nil.
+func OneShotBench(game, faulted, streak int, spent, budget time.Duration) (*engine.Fault, *Bench) {
+	b := &Bench{Game: game, Streak: faulted}
+	switch {
+	case streak > 0 && faulted >= streak:
+		return BenchedFault(faulted), b
+	case budget > 0 && spent > budget:
+		b.Budget = budget
+		return &engine.Fault{Outcome: engine.Timeout, Benched: true,
+			Detail: fmt.Sprintf("benched: its decisions took %s of wall time together, over its run budget of %s (limits.run_budget); calls get the default",
+				spent.Round(time.Millisecond), budget)}, b
+	}
+	return nil, nil
 }
 
 // Bench says that and when a bot of a run was benched.

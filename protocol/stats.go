@@ -35,10 +35,11 @@ type FirstFault struct {
 	Benched bool   `json:",omitempty"` // the bench's answer, not the bot's (engine.Fault.Benched)
 }
 
-// replaces says whether a first fault f takes the place of the one kept, old: when there
-// is none, or when old is the bench's and f the bot's own.
-func (f *FirstFault) replaces(old *FirstFault) bool {
-	return old == nil || old.Benched && !f.Benched
+// takesFirst says whether a fault (benched: the bench's answer) takes the place of the
+// first fault kept, old: when there is none, or when old is the bench's and it the bot's
+// own.
+func takesFirst(old *FirstFault, benched bool) bool {
+	return old == nil || old.Benched && !benched
 }
 
 // NewStats returns empty accounting, for protocols outside this package's pools.
@@ -57,7 +58,7 @@ func (s *Stats) Record(f *engine.Fault, input any) {
 		return
 	}
 	s.add(f.Outcome, 1)
-	if s.first == nil || s.first.Benched && !f.Benched { // as WantsFirst
+	if takesFirst(s.first, f.Benched) {
 		s.first = NewFirstFault(f, input)
 	}
 }
@@ -74,7 +75,7 @@ func NewFirstFault(f *engine.Fault, input any) *FirstFault {
 func (s *Stats) WantsFirst(f *engine.Fault) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.first == nil || s.first.Benched && !f.Benched
+	return takesFirst(s.first, f.Benched)
 }
 
 // RecordOK counts n decisions that ended in OK.

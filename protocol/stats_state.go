@@ -38,7 +38,7 @@ func (s *Stats) Add(st StatsState) {
 		s.add(k, v)
 	}
 	s.host += st.Host
-	if st.First != nil && st.First.replaces(s.first) {
+	if st.First != nil && takesFirst(s.first, st.First.Benched) {
 		f := *st.First
 		s.first = &f
 	}

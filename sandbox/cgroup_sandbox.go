@@ -46,7 +46,7 @@ type sandboxCgroup struct {
 	// The accounting files CPU and oomKilled read, held open while the sandbox lives: a
 	// launcher reads them after every decision, and opening a cgroup file takes several
 	// system calls where a pread takes one. Guarded by mu; closed on release.
-	cpuFile, oomFile liveFile
+	cpuFile, oomFile, answerFile liveFile
 	// procsFile is pids.current, read after each reply of a long-lived bot (killStrays);
 	// keep are the processes found to be the sandbox's own: bwrap, its init and the bot's
 	// first process. Guarded by mu.
@@ -184,35 +184,48 @@ func (cg *sandboxCgroup) enter(cmd *exec.Cmd) error {
 
 // readCPU is the CPU time the sandbox's processes have used, dead ones included.
 func (cg *sandboxCgroup) readCPU() (time.Duration, error) {
-	if cg.Tree.V2 {
-		return cpuOf(true, cg.Dir(cg.Tree.cpu))
+	data, err := os.ReadFile(cg.cpuPath(cg.Dir(cg.Tree.acct)))
+	if err != nil {
+		return 0, err
 	}
-	return cpuOf(false, cg.Dir(cg.Tree.acct))
+	return cg.parseCPU(data)
 }
 
-// answerCPU is the CPU time every sandbox of the sandbox's answer (its Share) has used;
-// ok is false for a sandbox under no Share.
+// cpuPath is the CPU accounting file of the cgroup at dir (v2 cpu.stat, v1 cpuacct.usage).
+func (cg *sandboxCgroup) cpuPath(dir string) string {
+	return filepath.Join(dir, pick(cg.Tree.V2, "cpu.stat", "cpuacct.usage"))
+}
+
+// parseCPU reads a CPU accounting file's content: v2 cpu.stat's usage_usec, v1
+// cpuacct.usage's nanoseconds.
+func (cg *sandboxCgroup) parseCPU(data []byte) (time.Duration, error) {
+	if cg.Tree.V2 {
+		us, err := cgroupKey(data, "usage_usec")
+		return time.Duration(us) * time.Microsecond, err
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	return time.Duration(ns), err
+}
+
+// answerCPU is the CPU time every sandbox of the sandbox's answer (its Share) has used,
+// read through a held-open file (a launcher reads it before every decision); ok is false
+// for a sandbox under no Share, or once released.
 func (cg *sandboxCgroup) answerCPU() (time.Duration, bool) {
 	if cg.answer == "" {
 		return 0, false
 	}
-	dir := cg.Dir(cg.Tree.acct)
-	if cg.Tree.V2 {
-		dir = cg.Dir(cg.Tree.cpu)
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return 0, false
 	}
-	used, err := cpuOf(cg.Tree.V2, filepath.Dir(dir))
+	var buf [1024]byte
+	data, err := cg.answerFile.read(cg.cpuPath(filepath.Dir(cg.Dir(cg.Tree.acct))), buf[:])
+	if err != nil {
+		return 0, false
+	}
+	used, err := cg.parseCPU(data)
 	return used, err == nil
-}
-
-// cpuOf reads the CPU time of the cgroup at dir (v2: cpu.stat's usage_usec; v1: the
-// cpuacct hierarchy's cpuacct.usage).
-func cpuOf(v2 bool, dir string) (time.Duration, error) {
-	if v2 {
-		us, err := readCgroupKey(filepath.Join(dir, "cpu.stat"), "usage_usec")
-		return time.Duration(us) * time.Microsecond, err
-	}
-	ns, err := readCgroupInt(filepath.Join(dir, "cpuacct.usage"))
-	return time.Duration(ns), err
 }
 
 // readOOM is how many of the sandbox's processes the kernel killed for its memory limit.
@@ -232,20 +245,11 @@ func (cg *sandboxCgroup) oomPath() string {
 // liveCPU is readCPU through the held-open file (cg.mu held, not released).
 func (cg *sandboxCgroup) liveCPU() (time.Duration, error) {
 	var buf [1024]byte
-	if cg.Tree.V2 {
-		data, err := cg.cpuFile.read(filepath.Join(cg.Dir(cg.Tree.cpu), "cpu.stat"), buf[:])
-		if err != nil {
-			return 0, err
-		}
-		us, err := cgroupKey(data, "usage_usec")
-		return time.Duration(us) * time.Microsecond, err
-	}
-	data, err := cg.cpuFile.read(filepath.Join(cg.Dir(cg.Tree.acct), "cpuacct.usage"), buf[:])
+	data, err := cg.cpuFile.read(cg.cpuPath(cg.Dir(cg.Tree.acct)), buf[:])
 	if err != nil {
 		return 0, err
 	}
-	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	return time.Duration(ns), err
+	return cg.parseCPU(data)
 }
 
 // liveOOM is readOOM through the held-open file (cg.mu held, not released).
@@ -453,6 +457,7 @@ func (cg *sandboxCgroup) release() error {
 		}
 		cg.released = true
 		cg.cpuFile.close()
+		cg.answerFile.close()
 		cg.oomFile.close()
 		cg.procsFile.close()
 		for _, d := range slices.Backward(cg.dirs) {

@@ -167,8 +167,8 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 		slack = l.slack
 	}
 	before := lp.use()
-	// The answer's CPU is read fresh: its other sandboxes (another tournament's) run
-	// between this sandbox's decisions.
+	// The answer's CPU is read fresh (one pread): its other sandboxes (another
+	// tournament's) run between this sandbox's decisions. starved alone uses it.
 	before.answer, before.answerOK = lp.p.Proc.answerCPU()
 	rep, f := lp.exchange(ctx, req, timeout+slack)
 	if f != nil {
@@ -177,13 +177,16 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 	}
 	after := sandboxUse(lp.p.Proc)
 	lp.last, lp.hasLast = after, true
-	after.answer, after.answerOK = lp.p.Proc.answerCPU()
-	l.put(lp)
+	if after.ooms > before.ooms { // rare: whose the kill was is read only then
+		_, after.ownOOM = lp.p.Proc.oomKilled()
+	}
 	r := rep.launched(timeout, req.Out)
 	r.Fault = before.charge(after, l.spec.Limits, r.Fault)
 	if r.Fault != nil && rep.End == "timeout" {
+		after.answer, after.answerOK = lp.p.Proc.answerCPU()
 		r.Fault = before.starved(after, rep, timeout, r.Fault)
 	}
+	l.put(lp)
 	r.Fault = overDisk(l.spec, r.Fault)
 	return r
 }
@@ -380,7 +383,7 @@ func (lp *launcherProc) died(what string) *engine.Fault {
 type use struct {
 	cpu     time.Duration
 	ooms    int64
-	ownOOM  bool // the sandbox's kills were its own doing (sandboxCgroup.oomOwn)
+	ownOOM  bool // set by Launch when a decision's kill was the sandbox's own (sandboxCgroup.oomOwn)
 	counted bool // false without a cgroup (sandbox none, cgroups off)
 	// answer is the CPU time of every sandbox of the answer (read around a decision for
 	// starved: answerOK false without a Share).
@@ -391,11 +394,7 @@ type use struct {
 // sandboxUse reads p's sandbox cgroup.
 func sandboxUse(p *Process) use {
 	cpu, ok := p.CPU()
-	u := use{cpu: cpu, ooms: p.OOMs(), counted: ok}
-	if u.ooms > 0 { // rare: the files that say whose the kills were are read only then
-		_, u.ownOOM = p.oomKilled()
-	}
-	return u
+	return use{cpu: cpu, ooms: p.OOMs(), counted: ok}
 }
 
 // charge judges one decision by what its sandbox consumed between u and after, which

@@ -21,15 +21,7 @@ import (
 //     the honest bot, the largest process, is killed, and its death is the host's (a
 //     host fault that says why, not AtLimit), not its own.
 func TestRunMemoryKillIsNotTheVictims(t *testing.T) {
-	sb := NeedBwrap(t)
-	if sb.cgroups == nil {
-		t.Skip("no cgroups: no run memory bound")
-	}
-	shares, err := NewShares(sb, 400)
-	if err != nil || shares == nil {
-		t.Fatalf("shares: %v", err)
-	}
-	defer shares.Close()
+	sb, shares := needShares(t, 400)
 	lim := Limits{MemoryMB: 1024, Procs: 16, OpenFiles: 64, OutputBytes: 1 << 20}
 
 	victim, err := StartLineProc(context.Background(), sb, ProcSpec{Dir: t.TempDir(), Limits: lim, Share: shares.Answer(AnswerKey(1, 0)),

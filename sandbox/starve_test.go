@@ -83,31 +83,52 @@ for name, f in [("affinity", lambda: os.sched_setaffinity(0, {0})), ("nice", lam
 }
 
 // The answer's CPU time that starved reads around a decision is there for a launcher under
-// a Share, and counts the answer's other sandboxes too.
+// a Share, and counts the answer's other sandboxes too: two launchers of one answer, each
+// having spun, read the same answer CPU, at least the sum of theirs.
 func TestAnswerCPURead(t *testing.T) {
+	sb, shares := needShares(t, 0)
+	share := shares.Answer(AnswerKey(5, 0))
+	var procs []*Process
+	for range 2 {
+		l := NewLauncher(sb, ProcSpec{Dir: t.TempDir(), Argv: []string{"sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"}, Share: share})
+		defer l.Close()
+		if _, f := l.Run(context.Background(), nil, 20*time.Second); f != nil {
+			t.Fatal(f)
+		}
+		lp, err := l.get(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.put(lp)
+		procs = append(procs, lp.p.Proc)
+	}
+	var sum time.Duration
+	for _, p := range procs {
+		own, _ := p.CPU()
+		if own <= 0 {
+			t.Fatalf("a launcher's sandbox used %v of CPU", own)
+		}
+		sum += own
+	}
+	for i, p := range procs {
+		if ans, ok := p.answerCPU(); !ok || ans < sum {
+			t.Errorf("launcher %d reads the answer's CPU as %v (%v); the two sandboxes used %v", i, ans, ok, sum)
+		}
+	}
+}
+
+// needShares is a real sandbox with cgroups and a run's Shares bounded to memoryMB (0:
+// the default), closed with the test.
+func needShares(t *testing.T, memoryMB int) (*Bwrap, *Shares) {
+	t.Helper()
 	sb := NeedBwrap(t)
 	if sb.cgroups == nil {
-		t.Skip("no cgroups")
+		t.Skip("no cgroups: no run's Shares")
 	}
-	shares, err := NewShares(sb, 0)
+	shares, err := NewShares(sb, memoryMB)
 	if err != nil || shares == nil {
 		t.Fatalf("shares: %v", err)
 	}
-	defer shares.Close()
-	share := shares.Answer(AnswerKey(5, 0))
-	l := NewLauncher(sb, ProcSpec{Dir: t.TempDir(), Argv: []string{"sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"}, Share: share})
-	defer l.Close()
-	if _, f := l.Run(context.Background(), nil, 20*time.Second); f != nil {
-		t.Fatal(f)
-	}
-	lp, err := l.get(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.put(lp)
-	own, _ := lp.p.Proc.CPU()
-	ans, ok := lp.p.Proc.answerCPU()
-	if !ok || ans < own || own <= 0 {
-		t.Errorf("answer CPU %v (%v), sandbox CPU %v: want the answer's at least the sandbox's", ans, ok, own)
-	}
+	t.Cleanup(func() { shares.Close() })
+	return sb, shares
 }

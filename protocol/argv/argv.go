@@ -246,12 +246,7 @@ func (a *argvLaunch) Launch(ctx context.Context, unit int, at engine.At, bot int
 		f = check(ans)
 	}
 	u.stats[bot].Record(f, input)
-	switch {
-	case f == nil:
-		u.faulted[bot] = 0
-	case f.Outcome != engine.HostFault: // a host fault is no decision of the bot's
-		u.faulted[bot]++
-	}
+	u.faulted[bot] = protocol.Streak(u.faulted[bot], f, f == nil)
 	return ans, f
 }
 
@@ -262,14 +257,8 @@ func (a *argvLaunch) Launch(ctx context.Context, unit int, at engine.At, bot int
 func (a *argvLaunch) benched(u *argvUnit, bot int, at engine.At) *engine.Fault {
 	a.mu.Lock()
 	defer a.mu.Unlock() // two units may bench the bot at once: one records the bench
-	var f *engine.Fault
-	b := &protocol.Bench{Game: at.Game, Streak: u.faulted[bot]}
-	switch {
-	case a.streak > 0 && u.faulted[bot] >= a.streak:
-		f = protocol.BenchedFault(u.faulted[bot])
-	case a.budget > 0 && a.spent[bot] > a.budget:
-		f, b.Budget = protocol.BudgetFault(a.spent[bot], a.budget), a.budget
-	default:
+	f, b := protocol.OneShotBench(at.Game, u.faulted[bot], a.streak, a.spent[bot], a.budget)
+	if f == nil {
 		return nil
 	}
 	if a.stats[bot].Bench() == nil {

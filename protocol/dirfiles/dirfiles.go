@@ -75,7 +75,8 @@ type DirPool struct {
 	exit   []int          // the exit status of the last run, -1 when it did not exit normally
 	base   []dirsnap.Base // each bot's directory before its first run (Keep, Restore)
 	// Per bot, for the bench (cfg.FaultStreak, cfg.Budget): its last runs that all
-	// faulted, the wall time of its runs so far, and why it is benched ("": it is not).
+	// faulted, the wall time of its runs so far, and the fault its runs get once it is
+	// benched (nil: it is not).
 	faulted []int
 	spent   []time.Duration
 	bench   []*engine.Fault
@@ -233,27 +234,14 @@ func (p *DirPool) Run(ctx context.Context, at engine.At, bot int, collect bool) 
 // may well be false): a fault in the accounting, but it breaks a streak as an OK run does.
 func (p *DirPool) judge(at engine.At, bot int, f *engine.Fault, exit int, took time.Duration) {
 	answered := f == nil || f.Outcome == engine.Crash && exit > 0 && exit != 126 && exit != 127
-	switch {
-	case answered:
-		p.faulted[bot] = 0
-	case f.Outcome != engine.HostFault:
-		p.faulted[bot]++
-	}
+	p.faulted[bot] = protocol.Streak(p.faulted[bot], f, answered)
 	if f == nil || f.Outcome != engine.HostFault {
 		p.spent[bot] += took
 	}
-	var why *engine.Fault
-	b := &protocol.Bench{Game: at.Game, Streak: p.faulted[bot]}
-	switch {
-	case p.cfg.FaultStreak > 0 && p.faulted[bot] >= p.cfg.FaultStreak:
-		why = protocol.BenchedFault(p.faulted[bot])
-	case p.cfg.Budget > 0 && p.spent[bot] > p.cfg.Budget:
-		why, b.Budget = protocol.BudgetFault(p.spent[bot], p.cfg.Budget), p.cfg.Budget
-	default:
-		return
+	if why, b := protocol.OneShotBench(at.Game, p.faulted[bot], p.cfg.FaultStreak, p.spent[bot], p.cfg.Budget); why != nil {
+		p.bench[bot] = why
+		p.stats[bot].SetBench(b)
 	}
-	p.bench[bot] = why
-	p.stats[bot].SetBench(b)
 }
 
 // launch runs the bot's command once. With the default command, a `run` the kernel would

@@ -57,12 +57,8 @@ func (s *streak) count(cfg PyConfig, calls []engine.Call, idx []int, replies []e
 		if !cfg.isDecision(calls[i].Method) {
 			continue
 		}
-		switch f := replies[i].Fault; {
-		case f == nil:
-			s.run = 0
-		case f.Outcome != engine.HostFault:
-			s.run++
-		}
+		f := replies[i].Fault
+		s.run = protocol.Streak(s.run, f, f == nil)
 	}
 }
 
