@@ -23,7 +23,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // Coordinator is the daemon's side of a cluster (cron.Distributor): it publishes a run's

@@ -14,8 +14,8 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // A shard that fails on every attempt fails the run with the shard, its games and the

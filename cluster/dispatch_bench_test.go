@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/kothd/kothd/cron"
-	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/runner/protocol"
 )
 
 // BenchmarkDispatch is the cluster's cost per shard, play excluded: the daemon publishes a

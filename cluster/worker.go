@@ -17,7 +17,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // Worker plays shard jobs, one at a time, until its context ends: it takes a job from the

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/internal/stats"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/stats"
 )
 
 // adaptive is a run's adaptive length (the challenge's `adaptive:` block): at each batch

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // bankheistBwrap is the real sandbox for the Bank Heist benchmark (KOTHD_NO_BWRAP=1 skips).

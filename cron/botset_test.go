@@ -12,7 +12,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/all"
-	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/runner/protocol"
 	"github.com/kothd/kothd/store"
 )
 

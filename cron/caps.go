@@ -9,7 +9,7 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/mdtext"
+	"github.com/kothd/kothd/internal/mdtext"
 	"github.com/kothd/kothd/scraper"
 )
 

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/kothd/kothd/config"
-	"github.com/kothd/kothd/names"
-	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/internal/names"
+	"github.com/kothd/kothd/runner/protocol"
 	"github.com/kothd/kothd/scraper"
 )
 

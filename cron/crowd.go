@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner/protocol"
 )
 
 // A Python-class bot serves every game in flight from one process, one instance per game,

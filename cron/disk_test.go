@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol/dirfiles"
+	"github.com/kothd/kothd/runner/protocol/dirfiles"
 )
 
 // hostBytes is what the regular files under dir hold on the host's disk (a bounded

@@ -12,8 +12,8 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol"
+	"github.com/kothd/kothd/runner/sandbox"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/store"
 )

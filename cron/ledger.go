@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/runner/protocol"
 )
 
 // ledger is the fault accounting of a run in game order, for every protocol: each decision

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // The ledger's place between an engine and the argv and dirfiles protocols: every decision

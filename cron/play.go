@@ -7,10 +7,10 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/all"
-	"github.com/kothd/kothd/protocol"
-	protoall "github.com/kothd/kothd/protocol/all"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol"
+	protoall "github.com/kothd/kothd/runner/protocol/all"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // PlayEnv is one run of a challenge: what its protocol needs (protocol.Env) and what only

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol"
-	"github.com/kothd/kothd/protocol/dirfiles"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol"
+	"github.com/kothd/kothd/runner/protocol/dirfiles"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // An answer without `run` gets one that starts its language's run command.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/config"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 	"github.com/kothd/kothd/scraper"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/config"
-	"github.com/kothd/kothd/sandbox/sandboxtest"
+	"github.com/kothd/kothd/runner/sandbox/sandboxtest"
 )
 
 // openFDs counts the daemon's open descriptors.

@@ -10,13 +10,13 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/kothd/kothd/build"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/mdtext"
-	"github.com/kothd/kothd/names"
-	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/internal/mdtext"
+	"github.com/kothd/kothd/internal/names"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/build"
+	"github.com/kothd/kothd/runner/protocol"
+	"github.com/kothd/kothd/runner/sandbox"
 	"github.com/kothd/kothd/scraper"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/cron/crontest"
-	"github.com/kothd/kothd/metrics"
+	"github.com/kothd/kothd/internal/metrics"
 	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/publisher/fakegithub"
 	"github.com/kothd/kothd/scraper"

@@ -3,7 +3,7 @@ package cron
 import (
 	"cmp"
 
-	"github.com/kothd/kothd/stats"
+	"github.com/kothd/kothd/internal/stats"
 )
 
 // RunSpec is one run's settings, resolved once (PlayEnv.resolve) from what was asked

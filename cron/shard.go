@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"sync"
 
-	protoall "github.com/kothd/kothd/protocol/all"
+	protoall "github.com/kothd/kothd/runner/protocol/all"
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // Shard is a run's games [First, First+Count): the unit a cluster hands to one worker.

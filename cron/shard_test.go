@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/runner/protocol"
 )
 
 // Shards are cut from game 0 whatever the start, so a resumed run plays the shards the

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/runner/protocol"
 )
 
 // Validation: before a bot enters, it plays a short validation game of its game's real

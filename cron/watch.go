@@ -3,7 +3,7 @@ package cron
 import (
 	"time"
 
-	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/runner/protocol"
 )
 
 // Watcher is told what the cycle does, for a host's monitoring (metrics.Metrics serves it

@@ -9,8 +9,8 @@
 //
 // A game lives in one folder, engine/<game>: its rules, its descriptor and (pyclass) its
 // Python module; engine/all lists the games of a build. Engines know nothing about
-// processes, sandboxes or SQL: the host's protocols (protocol/<name>, listed in
-// protocol/all) implement each protocol's interface over the sandbox.
+// processes, sandboxes or SQL: the host's protocols (runner/protocol/<name>, listed in
+// runner/protocol/all) implement each protocol's interface over the sandbox.
 package engine
 
 import (

@@ -11,7 +11,7 @@ import (
 )
 
 // Protocol is how a game's bots are reached. Each game has exactly one; the host has one
-// package per protocol (protocol/<name>), the only place where a protocol becomes processes.
+// package per protocol (runner/protocol/<name>), the only place where a protocol becomes processes.
 type Protocol string
 
 const (

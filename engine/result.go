@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/kothd/kothd/stats"
+import "github.com/kothd/kothd/internal/stats"
 
 // Result is what a tournament produces: a table in the challenge's own columns, ready for a
 // publisher to render and a store to record. Rows are sorted best first by the engine, which

@@ -14,8 +14,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/forty"
-	"github.com/kothd/kothd/protocol/pyclass"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol/pyclass"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // oracleBot reads every number its sandbox shows it (its harness's seed, its command

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/mdtext"
-	"github.com/kothd/kothd/stats"
+	"github.com/kothd/kothd/internal/mdtext"
+	"github.com/kothd/kothd/internal/stats"
 )
 
 // SchemaVersion is the version of the board's JSON (docs/leaderboard-schema.json). It

@@ -3,7 +3,7 @@ package publisher
 import (
 	"fmt"
 
-	"github.com/kothd/kothd/mdtext"
+	"github.com/kothd/kothd/internal/mdtext"
 )
 
 // Bounds on what participants put on a board. The cycle bounds its records as it makes

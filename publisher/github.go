@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/kothd/kothd/httpclient"
+	"github.com/kothd/kothd/internal/httpclient"
 )
 
 // GitHub publishes leaderboards to a repository as one commit per publication, through the

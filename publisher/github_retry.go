@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
-	"github.com/kothd/kothd/httpclient"
+	"github.com/kothd/kothd/internal/httpclient"
 )
 
 // How the GitHub sink survives GitHub: which failures are retried, how long it waits, and

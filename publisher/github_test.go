@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kothd/kothd/httpclient"
-	"github.com/kothd/kothd/httpclient/httpclienttest"
+	"github.com/kothd/kothd/internal/httpclient"
+	"github.com/kothd/kothd/internal/httpclient/httpclienttest"
 	"github.com/kothd/kothd/publisher/fakegithub"
 )
 

@@ -9,8 +9,8 @@ import (
 	"unicode"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/mdtext"
-	"github.com/kothd/kothd/stats"
+	"github.com/kothd/kothd/internal/mdtext"
+	"github.com/kothd/kothd/internal/stats"
 )
 
 // Markdown renders the board for people (GitHub Flavored Markdown). Everything the

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/stats"
+	"github.com/kothd/kothd/internal/stats"
 )
 
 // meanResult is a White-Elephant-like run: per game every bot scores a normal draw around

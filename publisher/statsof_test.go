@@ -2,7 +2,7 @@ package publisher
 
 import (
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/stats"
+	"github.com/kothd/kothd/internal/stats"
 )
 
 // The statistics live in package stats; these tests feed it engine results, as the board

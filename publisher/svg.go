@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/kothd/kothd/mdtext"
-	"github.com/kothd/kothd/stats"
+	"github.com/kothd/kothd/internal/mdtext"
+	"github.com/kothd/kothd/internal/stats"
 )
 
 // chartBots is how many of the leading bots the chart follows.

@@ -5,7 +5,7 @@ import (
 	"html"
 	"strings"
 
-	"github.com/kothd/kothd/mdtext"
+	"github.com/kothd/kothd/internal/mdtext"
 )
 
 // Participants' words go through mdtext (shared with engines that write markdown).

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kothd/kothd/build"
 	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/runner/build"
 )
 
 // testLangs is a small language table in the shape of config.yaml's.

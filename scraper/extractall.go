@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/kothd/kothd/config"
-	"github.com/kothd/kothd/names"
+	"github.com/kothd/kothd/internal/names"
 )
 
 // ExtractAll extracts every answer of a question (Extract) and, where the bot's name is the

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kothd/kothd/httpclient/httpclienttest"
+	"github.com/kothd/kothd/internal/httpclient/httpclienttest"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/scraper/fakeapi"
 )

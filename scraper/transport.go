@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kothd/kothd/httpclient"
+	"github.com/kothd/kothd/internal/httpclient"
 )
 
 // How the client makes one call: wait for backoff, quota and bans; request; decode;

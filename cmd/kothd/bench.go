@@ -15,9 +15,9 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/engine/all"
-	"github.com/kothd/kothd/machine"
-	"github.com/kothd/kothd/protocol"
+	"github.com/kothd/kothd/internal/machine"
 	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner/protocol"
 )
 
 // benchFlags are kothd bench's choices besides the common flags.

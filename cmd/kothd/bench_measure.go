@@ -8,8 +8,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kothd/kothd/protocol"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // playMeasure is what kothd bench measures over the games of one run: from the moment the

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // answerCPU is one answer's part of the bots' CPU in a bench run: every sandbox made under

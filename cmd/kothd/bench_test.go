@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kothd/kothd/machine"
+	"github.com/kothd/kothd/internal/machine"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol/dirfiles"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol/dirfiles"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // The yardsticks: for each game that has one, the original controller's way of playing it,

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/kothd/kothd/cron"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 	"github.com/kothd/kothd/store"
 )
 

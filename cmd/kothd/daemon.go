@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/cron"
-	"github.com/kothd/kothd/metrics"
+	"github.com/kothd/kothd/internal/metrics"
 	"github.com/kothd/kothd/publisher"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/config"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // The shipped unit and config work together: deploy/kothd.service and config.yaml as

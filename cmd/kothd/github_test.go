@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kothd/kothd/httpclient/httpclienttest"
+	"github.com/kothd/kothd/internal/httpclient/httpclienttest"
 	"github.com/kothd/kothd/publisher/fakegithub"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
-	"github.com/kothd/kothd/metrics"
+	"github.com/kothd/kothd/internal/metrics"
 	"github.com/kothd/kothd/scraper"
 )
 

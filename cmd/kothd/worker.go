@@ -10,8 +10,8 @@ import (
 	"github.com/kothd/kothd/cluster"
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
-	"github.com/kothd/kothd/metrics"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/internal/metrics"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // runWorker plays the shards of the runs of a cluster's daemon (docs/cluster.md) until

@@ -27,7 +27,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/publisher"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/store"
 )

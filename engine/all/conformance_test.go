@@ -15,8 +15,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/all"
-	"github.com/kothd/kothd/protocol/pyclass"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol/pyclass"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // The conformance suite every registered game passes, whatever its protocol: the same seed

@@ -24,7 +24,7 @@ import (
 	"sync"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/mdtext"
+	"github.com/kothd/kothd/internal/mdtext"
 )
 
 // Call is one decision asked of one bot.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // launcherDecider runs the real bots through one sandbox.Launcher each, as the adapter

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // Real bots, written the way the answers are: each is a program launched once per decision.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/forty"
-	"github.com/kothd/kothd/protocol/pyclass"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol/pyclass"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // The benchmark field (testdata/fortyfield, 48 answers written like the real question's):

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kothd/kothd/protocol/pyclass/pyclasstest"
+	"github.com/kothd/kothd/runner/protocol/pyclass/pyclasstest"
 )
 
 // A game's draws from the random module do not depend on the games the process serves

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/forty"
-	"github.com/kothd/kothd/protocol/pyclass"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol/pyclass"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // Real Python bot processes through the pyclass harness: the bots below are written the way

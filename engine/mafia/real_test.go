@@ -13,8 +13,8 @@ import (
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/mafia"
-	"github.com/kothd/kothd/protocol/dirfiles"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol/dirfiles"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // Real bots (testdata/bots, bash and sh scripts) played through the runner's dirfiles

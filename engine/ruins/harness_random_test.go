@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kothd/kothd/protocol/pyclass/pyclasstest"
+	"github.com/kothd/kothd/runner/protocol/pyclass/pyclasstest"
 )
 
 // As forty's TestEndingAGameLeavesOthersDraws: ending one seat (whose adventurer's

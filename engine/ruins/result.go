@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/mdtext"
+	"github.com/kothd/kothd/internal/mdtext"
 )
 
 // table fills the result's columns and rows (§6): finalists by final score (ties in

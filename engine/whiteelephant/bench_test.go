@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol/pyclass"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol/pyclass"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // counting wraps an Exchanger and counts round trips (ticks) and decisions.

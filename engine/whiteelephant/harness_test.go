@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
-	"github.com/kothd/kothd/protocol/pyclass"
-	"github.com/kothd/kothd/sandbox"
+	"github.com/kothd/kothd/runner/protocol/pyclass"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
-// Tests with the real harness (protocol/pyclass/harness/whiteelephant.py) in real python3 processes.
+// Tests with the real harness (runner/protocol/pyclass/harness/whiteelephant.py) in real python3 processes.
 
 const python = "/usr/bin/python3"
 
