@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,11 +57,24 @@ func hostDir(t *testing.T, extra string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A daemon test must not see a scheduled tick of the bundled schedule (04:00) when the
+	// clock passes it mid-test: the host's schedule is moved half a day away.
+	s := strings.Replace(string(b), `schedule: "0 4 * * *"`, awaySchedule(12, 0), 1)
+	if s == string(b) {
+		t.Fatal(`config.yaml changed shape: no schedule: "0 4 * * *" line`)
+	}
 	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, append(b, []byte("\n"+extra+"\n")...), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(s+"\n"+extra+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// awaySchedule is a daily schedule line at the minute `minute` of the hour `hours` from now
+// (machine time, the config's default zone), so no test sees it fire.
+func awaySchedule(hours, minute int) string {
+	h := time.Now().Add(time.Duration(hours) * time.Hour).Hour()
+	return fmt.Sprintf("schedule: \"%d %d * * *\"", minute, h)
 }
 
 func snapshotDir(t *testing.T) string {

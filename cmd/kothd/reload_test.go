@@ -103,7 +103,8 @@ func TestDaemonReloadsItsConfigBetweenCycles(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// A good change: the schedule and forty's games.
-	next := strings.Replace(string(orig), `schedule: "0 4 * * *"`, `schedule: "30 5 * * *"`, 1)
+	to := awaySchedule(13, 30)
+	next := regexp.MustCompile(`(?m)^schedule: "[^"]*"`).ReplaceAllLiteralString(string(orig), to)
 	next = strings.Replace(next, "    games: "+strconv.Itoa(games)+"\n", "    games: 5000\n", 1)
 	if next == string(orig) {
 		t.Fatal("config.yaml changed shape: no schedule or games line to change")
@@ -123,7 +124,7 @@ func TestDaemonReloadsItsConfigBetweenCycles(t *testing.T) {
 		t.Errorf("MONOTONIC_USEC=%d is not this machine's monotonic clock (%d at SIGHUP)", n, before.Nano()/1000)
 	}
 	want("READY=1", time.Minute)
-	errs := logSays(0, "config reloaded", "challenges.forty.games", `cron="30 5 * * *"`)
+	errs := logSays(0, "config reloaded", "challenges.forty.games", `cron="`+strings.TrimSuffix(strings.TrimPrefix(to, `schedule: "`), `"`)+`"`)
 	// The run in progress ends as it began: its own number of games, not stopped.
 	deadline = time.Now().Add(5 * time.Minute)
 	for !strings.Contains(errs, "run finished") {

@@ -16,7 +16,7 @@ import (
 func outageConfig(t *testing.T, gh *fakegithub.Server) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "config.yaml")
-	body := "sandbox: none\nchallenges:\n  - {name: forty, question_id: 177765, engine: forty, games: 20}\n" +
+	body := awaySchedule(12, 0) + "\nsandbox: none\nchallenges:\n  - {name: forty, question_id: 177765, engine: forty, games: 20}\n" +
 		"github:\n  owner: o\n  repo: r\n  base_url: " + gh.BaseURL() + "\n  deadline: 2s\n"
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
