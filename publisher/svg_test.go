@@ -1,12 +1,9 @@
 package publisher
 
 import (
-	"encoding/xml"
 	"fmt"
 	"math"
-	"strings"
 	"testing"
-	"time"
 )
 
 // Ticks are round (1, 2 or 5 times a power of ten) and cover the data: the old chart's
@@ -30,27 +27,5 @@ func TestNiceTicks(t *testing.T) {
 		if math.Abs(m-1) > 1e-9 && math.Abs(m-2) > 1e-9 && math.Abs(m-5) > 1e-9 {
 			t.Errorf("step %v is not 1, 2 or 5 times a power of ten", step)
 		}
-	}
-}
-
-// The chart names its axes and their unit, and draws a band of each run's interval.
-func TestChartAxesAndBands(t *testing.T) {
-	in := sampleInput()
-	in.History = []HistoryRun{{Run: 2, Date: time.Date(2026, 11, 20, 4, 0, 0, 0, time.UTC), Scores: map[string]float64{"Leader": 28, "A|B": 21},
-		Intervals: map[string]Interval{"Leader": {26.6, 29.4}, "A|B": {19.8, 22.3}}}}
-	b := Build(in)
-	svg := string(SVG(b))
-	if err := xml.Unmarshal([]byte(svg), new(any)); err != nil {
-		t.Fatalf("not XML: %v", err)
-	}
-	for _, want := range []string{"Win% (games won per 100 played)", "run number (2026-11-20 to 2026-11-21)", "Bands: its 95 % interval", "<polygon"} {
-		if !strings.Contains(svg, want) {
-			t.Errorf("chart lacks %q:\n%s", want, svg)
-		}
-	}
-	// Leader and A|B have intervals in both runs (bands); the others in this run only
-	// (error bars).
-	if n, bars := strings.Count(svg, "<polygon"), strings.Count(svg, `stroke-width="6"`); n != 2 || bars != 4 {
-		t.Errorf("%d bands and %d bars, want 2 and 4", n, bars)
 	}
 }
