@@ -92,7 +92,7 @@ func Forest(b *Board) []byte {
 		label(&s, x(v), top-6, "middle", `font-size="11"`, fmt.Sprintf("%.*f", d, v))
 		label(&s, x(v), bottom+14, "middle", `font-size="11"`, fmt.Sprintf("%.*f", d, v))
 	}
-	fmt.Fprintf(&s, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#888888"/>`+"\n", px0, top, px1-px0, bottom-top)
+	fmt.Fprintf(&s, `<rect class="plot" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#888888"/>`+"\n", px0, top, px1-px0, bottom-top)
 	axis := unitTitle(b)
 	if hasIntervals(b) {
 		axis += ", 95 % simultaneous interval"

@@ -166,7 +166,7 @@ func HistorySVG(b *Board) []byte {
 			fmt.Fprintf(&s, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", px0, y(v), px1, y(v), colourGrid)
 			label(&s, px0-6, y(v)+4, "end", `font-size="11"`, fmt.Sprintf("%.*f", d, v))
 		}
-		fmt.Fprintf(&s, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#888888"/>`+"\n", px0, py0, px1-px0, py1-py0)
+		fmt.Fprintf(&s, `<rect class="plot" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#888888"/>`+"\n", px0, py0, px1-px0, py1-py0)
 		for at, h := range b.History {
 			if at%every == 0 || at == n-1 {
 				label(&s, x(at), py1+14, "middle", `font-size="11"`, fmt.Sprint(h.Run))
@@ -261,6 +261,9 @@ func trendNumber(v float64, iv *Interval) string {
 
 // historyWords says, when no bot moved, what the history says instead of a chart.
 func historyWords(b *Board, measured int) string {
+	if len(b.History) < 2 {
+		return "History: this is the board's first run, so there is nothing to compare it with yet."
+	}
 	if measured < 2 {
 		return fmt.Sprintf("History: fewer than two of the last %d runs have intervals, so no move can be told from the noise yet.", len(b.History))
 	}
