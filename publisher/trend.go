@@ -267,7 +267,7 @@ func historyWords(b *Board, measured int) string {
 	if measured < 2 {
 		return fmt.Sprintf("History: fewer than two of the last %d runs have intervals, so no move can be told from the noise yet.", len(b.History))
 	}
-	return fmt.Sprintf("History: over the last %d runs (%d to %d), no bot's score moved outside the noise: each bot's 95 %% intervals in any two of them overlap. Places swapped within the bands of the chart above from run to run are noise.",
+	return fmt.Sprintf("History: over the last %d runs (runs %d to %d), no bot's score moved outside the noise: each bot's 95 %% intervals in any two of them overlap. Places swapped within the bands of the chart above from run to run are noise.",
 		len(b.History), b.History[0].Run, b.History[len(b.History)-1].Run)
 }
 
