@@ -48,7 +48,8 @@ window.measured = {viewport: document.documentElement.clientWidth, page: documen
 // (a name running into the bars), the chart fits the
 // content column (scaled down as GitHub scales an image: max-width 100 %), and the page
 // does not scroll sideways. The boards: a first run, a history of fifteen runs with two
-// movers, and a field of 48 bots with the longest and widest names a board can hold. A
+// movers, a field of 48 bots with the longest and widest names a board can hold, and one of
+// 150 bots without intervals (rank ranges "1–150"). A
 // screenshot of both widths is left in the test's temporary directory (KOTHD_BROWSER_DIR
 // keeps it, with the charts as files).
 func TestChartsFitInBrowser(t *testing.T) {
@@ -67,6 +68,7 @@ func TestChartsFitInBrowser(t *testing.T) {
 		{"history-movers", HistorySVG(hist)},
 		{"field-48", Forest(chartField())},
 		{"history-none", HistorySVG(chartField())},
+		{"unmeasured-150", Forest(chartUnmeasured())},
 	}
 	var body strings.Builder
 	for _, c := range charts {
@@ -87,7 +89,7 @@ func TestChartsFitInBrowser(t *testing.T) {
 	page := `<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style>` +
 		githubCSS + `</style></head><body><article class="markdown-body">` + body.String() + `</article>` + measureCharts + `</body></html>`
 	widths := []int{980, 390}
-	const height = 2600
+	const height = 3400
 	index := filepath.Join(dir, "charts.html")
 	if err := os.WriteFile(index, []byte(frames(page, widths, height)), 0o644); err != nil {
 		t.Fatal(err)

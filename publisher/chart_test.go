@@ -78,7 +78,7 @@ func atof(t *testing.T, s string) float64 {
 // and rank range of its row in the board's JSON, in the table's order, with the row's
 // words in its <title>; a long field draws its top 30 and says how many more.
 func TestForestMatchesBoard(t *testing.T) {
-	for name, b := range map[string]*Board{"first run": chartFirstRun(), "history": chartHistory(), "field of 48": chartField()} {
+	for name, b := range map[string]*Board{"first run": chartFirstRun(), "history": chartHistory(), "field of 48": chartField(), "unmeasured": chartUnmeasured()} {
 		t.Run(name, func(t *testing.T) {
 			pub := roundTrip(t, b)
 			els := parseSVG(t, Forest(b))
@@ -110,14 +110,22 @@ func TestForestMatchesBoard(t *testing.T) {
 				if atof(t, g.Attr["data-rank"]) != float64(r.Rank) || atof(t, g.Attr["data-score"]) != r.Score {
 					t.Errorf("%s: rank %s score %s on the chart, %d and %v in the JSON", r.Bot, g.Attr["data-rank"], g.Attr["data-score"], r.Rank, r.Score)
 				}
-				if r.Interval == nil || atof(t, g.Attr["data-low"]) != r.Interval.Low || atof(t, g.Attr["data-high"]) != r.Interval.High {
+				if r.Interval == nil {
+					if _, ok := g.Attr["data-low"]; ok {
+						t.Errorf("%s: an interval on the chart, none in the JSON", r.Bot)
+					}
+				} else if atof(t, g.Attr["data-low"]) != r.Interval.Low || atof(t, g.Attr["data-high"]) != r.Interval.High {
 					t.Errorf("%s: interval %s–%s on the chart, %+v in the JSON", r.Bot, g.Attr["data-low"], g.Attr["data-high"], r.Interval)
 				}
 				if (g.Attr["data-baseline"] == "true") != r.Baseline {
 					t.Errorf("%s: baseline %q on the chart, %v in the JSON", r.Bot, g.Attr["data-baseline"], r.Baseline)
 				}
 				words := titles[i]
-				for _, part := range []string{rankCell(r), r.Cells[0], intervalCell(r.Interval)} {
+				parts := []string{rankCell(r), r.Cells[0]}
+				if r.Interval != nil {
+					parts = append(parts, intervalCell(r.Interval))
+				}
+				for _, part := range parts {
 					if !strings.Contains(words, part) {
 						t.Errorf("%s: its title %q lacks %q", r.Bot, words, part)
 					}
@@ -130,7 +138,11 @@ func TestForestMatchesBoard(t *testing.T) {
 			if more := len(pub.Rows) - len(bots); more > 0 && !strings.Contains(all, fmt.Sprintf("and %d more (places %d–%d)", more, len(bots)+1, len(pub.Rows))) {
 				t.Errorf("the chart does not say how many more bots the table has")
 			}
-			for _, want := range []string{"Win% (games won per 100 played), 95 % simultaneous interval", "95 % interval", "baseline"} {
+			wants := []string{"Win% (games won per 100 played), 95 % simultaneous interval", "95 % interval", "baseline"}
+			if pub.Statistics.Method == "none" {
+				wants = []string{"Points (treasure value kept)", "No intervals: the run has too few units of play"}
+			}
+			for _, want := range wants {
 				if !strings.Contains(all, want) {
 					t.Errorf("the chart lacks %q", want)
 				}

@@ -15,28 +15,36 @@ const forestRows, forestSlack = 30, 4
 
 // Forest draws the run the way the table states it (a forest plot): every entered bot in
 // rank order, its headline score as a point and its 95 % simultaneous interval as a bar,
-// with its rank range on the left. Bots whose rank ranges overlap, one after another, sit
-// on one shaded band: the statistics do not settle their order. Baselines are squares, the
+// with its rank range on the left. The rows sit on alternately shaded bands of bots the
+// statistics do not order among themselves (rankGroups). Baselines are squares, the
 // others dots. Each bot's mark is a group holding its numbers as data attributes and a
 // <title> (a tooltip when the file is opened by itself); the test compares them with the
 // board's JSON.
 func Forest(b *Board) []byte {
 	const W = 560
-	const rankX, nameX, nameW = 52.0, 60.0, 188.0 // rank range right-aligned at rankX; names from nameX
-	const px0, px1 = 262.0, W - 18.0              // the plot
-	const top, rowH = 96.0, 20.0
+	const px0, px1 = 262.0, W - 18.0 // the plot
+	const rowH = 20.0
+	top := 96.0 // below the title, the key and the ticks
+	if !hasIntervals(b) {
+		top += 16 // and the line saying why there are no bars
+	}
 	shown := len(b.Rows)
 	if shown > forestRows+forestSlack {
 		shown = forestRows
 	}
 	more := len(b.Rows) - shown
+	// Rank ranges right-aligned at rankX, as wide as the widest ("1–3", "25–140"); the
+	// names from nameX up to the plot.
+	rankX := 8.0
+	for _, r := range b.Rows[:shown] {
+		rankX = max(rankX, 8+textWidth(rankCell(r), 13, false))
+	}
+	nameX := rankX + 8
+	nameW := px0 - 14 - nameX
 	bottom := top + rowH*float64(shown)
 	H := int(bottom) + 56
 	if more > 0 {
 		H += int(rowH)
-	}
-	if shown == 0 {
-		H = int(top) + 40
 	}
 
 	// The scale covers the shown rows' scores and intervals.
@@ -61,6 +69,13 @@ func Forest(b *Board) []byte {
 	x := func(v float64) float64 { return px0 + (px1-px0)*(v-lo)/(hi-lo) }
 
 	var s strings.Builder
+	if shown == 0 { // a cycle publishes no board without bots; an empty one still says so
+		svgOpen(&s, W, 60, forestTitle(b), forestDesc(b))
+		label(&s, 8, 22, "start", `font-size="15" font-weight="bold"`, fit(b.Title, W-16, 15, true))
+		label(&s, 8, 44, "start", `font-size="12"`, "No bot entered this run.")
+		s.WriteString("</svg>\n")
+		return []byte(s.String())
+	}
 	svgOpen(&s, W, H, forestTitle(b), forestDesc(b))
 	label(&s, 8, 22, "start", `font-size="15" font-weight="bold"`, fit(b.Title, W-16, 15, true))
 	sub := fmt.Sprintf("Run %d (%s): %s in rank order", b.Run.ID, b.Run.Date.UTC().Format("2006-01-02"), plural(len(b.Rows), "bot"))
@@ -70,7 +85,7 @@ func Forest(b *Board) []byte {
 	label(&s, 8, 42, "start", `font-size="12" fill="`+colourNote+`"`, fit(sub, W-16, 12, false))
 	forestKey(&s, b, 8, 62)
 
-	// Bands: runs of bots whose rank ranges overlap.
+	// Bands (rankGroups), shaded in turn.
 	tint := 0
 	for _, g := range rankGroups(b.Rows) {
 		if g[0] >= shown {
@@ -134,9 +149,6 @@ func Forest(b *Board) []byte {
 	if more > 0 {
 		label(&s, nameX, bottom+rowH+34, "start", `font-size="12" fill="`+colourNote+`"`,
 			fmt.Sprintf("and %d more (places %d–%d): see the table", more, shown+1, len(b.Rows)))
-	}
-	if shown == 0 {
-		label(&s, 8, top, "start", "", "No bot entered this run.")
 	}
 	s.WriteString("</svg>\n")
 	return []byte(s.String())
