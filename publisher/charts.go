@@ -26,19 +26,28 @@ func charts(w *strings.Builder, b *Board) {
 func forestAlt(b *Board) string {
 	t := "Chart: " + forestTitle(b)
 	var spans []string
+	alone := 0
 	for _, g := range rankGroups(b.Rows) {
 		if g[1]-g[0] > 1 {
 			spans = append(spans, fmt.Sprintf("%d–%d", g[0]+1, g[1]))
+		} else {
+			alone++
 		}
+	}
+	others := ""
+	if alone > 0 {
+		others = ", the others one bot each"
 	}
 	switch {
 	case len(b.Rows) == 0:
 	case len(spans) == 0:
 		t += "; the statistics order every two bots next to each other, one band each"
+	case len(spans) == 1 && alone == 0:
+		t += "; the statistics order none of them: one band"
 	case len(spans) <= 8:
-		t += "; bands of bots the statistics do not order among themselves at places " + strings.Join(spans, ", ") + ", the others one bot each"
+		t += "; bands of bots the statistics do not order among themselves at places " + strings.Join(spans, ", ") + others
 	default:
-		t += fmt.Sprintf("; %d bands of bots the statistics do not order among themselves at places %s and more, the others one bot each", len(spans), strings.Join(spans[:8], ", "))
+		t += fmt.Sprintf("; %d bands of bots the statistics do not order among themselves at places %s and more", len(spans), strings.Join(spans[:8], ", ")) + others
 	}
 	if len(b.Rows) > forestRows+forestSlack {
 		t += fmt.Sprintf("; the top %d drawn", forestRows)

@@ -21,13 +21,18 @@ const forestRows, forestSlack = 30, 4
 // <title> (a tooltip when the file is opened by itself); the test compares them with the
 // board's JSON.
 func Forest(b *Board) []byte {
-	const W = 560
-	const px0, px1 = 262.0, W - 18.0 // the plot
+	const W = 480
+	const px0, px1 = 250.0, W - 18.0 // the plot
 	const rowH = 20.0
-	top := 96.0 // below the title, the key and the ticks
-	if !hasIntervals(b) {
-		top += 16 // and the line saying why there are no bars
+	// The key, under the title and the run's line, on as many lines as it takes; then the
+	// line saying why there are no bars, if there are none; then the ticks.
+	var head strings.Builder
+	y := drawKey(&head, forestKey(b), 8, 62, W-8)
+	if !hasIntervals(b) && len(b.Rows) > 0 {
+		y += 18
+		label(&head, 8, y+4, "start", `font-size="12" fill="`+colourNote+`"`, fit("No intervals: the run has too few units of play to measure its noise.", W-16, 12, false))
 	}
+	top := y + 34
 	shown := len(b.Rows)
 	if shown > forestRows+forestSlack {
 		shown = forestRows
@@ -83,7 +88,7 @@ func Forest(b *Board) []byte {
 		sub += fmt.Sprintf(", the top %d shown", shown)
 	}
 	label(&s, 8, 42, "start", `font-size="12" fill="`+colourNote+`"`, fit(sub, W-16, 12, false))
-	forestKey(&s, b, 8, 62)
+	s.WriteString(head.String())
 
 	// Bands (rankGroups), shaded in turn.
 	tint := 0
@@ -154,28 +159,27 @@ func Forest(b *Board) []byte {
 	return []byte(s.String())
 }
 
-// forestKey explains the marks on one line: dot, bar, square, band.
-func forestKey(s *strings.Builder, b *Board, x, y float64) {
-	item := func(mark, words string) {
-		s.WriteString(mark)
-		label(s, x+18, y+4, "start", `font-size="12"`, words)
-		x += 18 + textWidth(words, 12, false) + 14
-	}
-	item(fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4.5" fill="%s"/>`+"\n", x+5, y, colourBot), "score")
+// forestKey is the key's entries: dot, bar, square, band.
+func forestKey(b *Board) []keyItem {
+	items := []keyItem{{func(x, y float64) string {
+		return fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4.5" fill="%s"/>`, x+5, y, colourBot)
+	}, "score"}}
 	if hasIntervals(b) {
-		item(fmt.Sprintf(`<path d="M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f" stroke="%s" stroke-width="2"/>`+"\n",
-			x, y-4, y+4, x, y, x+12, x+12, y-4, y+4, colourBot), "95 % interval")
+		items = append(items, keyItem{func(x, y float64) string {
+			return fmt.Sprintf(`<path d="M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f" stroke="%s" stroke-width="2"/>`, x, y-4, y+4, x, y, x+12, x+12, y-4, y+4, colourBot)
+		}, "95 % interval"})
 	}
 	for _, r := range b.Rows {
 		if r.Baseline {
-			item(fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="9" height="9" fill="%s"/>`+"\n", x+0.5, y-4.5, colourBaseline), "baseline")
+			items = append(items, keyItem{func(x, y float64) string {
+				return fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="9" height="9" fill="%s"/>`, x+0.5, y-4.5, colourBaseline)
+			}, "baseline"})
 			break
 		}
 	}
-	item(fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="12" height="12" fill="#e3ecf5" stroke="#bbbbbb" stroke-width="0.5"/>`+"\n", x, y-6), "band: none ordered among them")
-	if !hasIntervals(b) && len(b.Rows) > 0 {
-		label(s, 8, y+18, "start", `font-size="12" fill="`+colourNote+`"`, "No intervals: the run has too few units of play to measure its noise.")
-	}
+	return append(items, keyItem{func(x, y float64) string {
+		return fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="12" height="12" fill="#e3ecf5" stroke="#bbbbbb" stroke-width="0.5"/>`, x, y-6)
+	}, "band: none ordered among them"})
 }
 
 // rankGroups splits rows (best first) into bands: from each band's first bot on, the bots

@@ -183,3 +183,48 @@ func label(s *strings.Builder, x, y float64, anchor, attrs, t string) {
 	}
 	fmt.Fprintf(s, `<text x="%.1f" y="%.1f"%s%s>%s</text>`+"\n", x, y, a, attrs, esc(t))
 }
+
+// keyItem is one entry of a chart's key: its mark, drawn with its left at x and its middle
+// at y, and its words.
+type keyItem struct {
+	mark  func(x, y float64) string
+	words string
+}
+
+// drawKey writes the items from (x0, y) on, starting a new line (18 px down) before an
+// item that would pass maxX, and returns the y of its last line.
+func drawKey(s *strings.Builder, items []keyItem, x0, y, maxX float64) float64 {
+	x := x0
+	for _, it := range items {
+		w := 18 + textWidth(it.words, 12, false)
+		if x > x0 && x+w > maxX {
+			x, y = x0, y+18
+		}
+		s.WriteString(it.mark(x, y) + "\n")
+		label(s, x+18, y+4, "start", `font-size="12"`, it.words)
+		x += w + 14
+	}
+	return y
+}
+
+// wrap breaks words into lines of at most width pixels at the font size (by textWidth); a
+// word wider than a line is cut to fit.
+func wrap(words string, width, size float64) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(words) {
+		switch {
+		case line == "":
+			line = w
+		case textWidth(line+" "+w, size, false) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, fit(line, width, size, false))
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, fit(line, width, size, false))
+	}
+	return lines
+}

@@ -99,58 +99,62 @@ func runRanks(h HistoryRun) map[string][2]int {
 
 // HistorySVG draws the movers, one panel each: the bot's score per run (dots joined by a
 // line) and its 95 % interval (a bar), the two runs furthest apart in vermillion; above
-// the panel, those two runs' scores, intervals and rank ranges in words. Without movers it
+// the panel, those two runs' scores, intervals and rank ranges in words, a line each. Without movers it
 // is a short chart saying so (the page does not show it then, but a sink that kept an
 // earlier history chart gets it replaced).
 func HistorySVG(b *Board) []byte {
-	const W = 560
+	const W = 480
 	const px0, px1 = 60.0, W - 18.0
-	const top, panelH = 100.0, 140.0
+	const panelH = 156.0
 	ms, measured := movers(b)
+	var s strings.Builder
+	if len(ms) == 0 {
+		lines := wrap(historyWords(b, measured), W-16, 12)
+		svgOpen(&s, W, 44+18*len(lines), historyTitle(b, ms), historyDesc(b, ms, measured))
+		label(&s, 8, 22, "start", `font-size="15" font-weight="bold"`, fit(b.Title, W-16, 15, true))
+		for i, l := range lines {
+			label(&s, 8, float64(44+18*i), "start", `font-size="12"`, l)
+		}
+		s.WriteString("</svg>\n")
+		return []byte(s.String())
+	}
+	// The key under the title and the span's line, on as many lines as it takes; the axes'
+	// words under it; then the panels.
+	var head strings.Builder
+	label(&head, 8, 22, "start", `font-size="15" font-weight="bold"`, fit(b.Title, W-16, 15, true))
+	label(&head, 8, 42, "start", `font-size="12" fill="`+colourNote+`"`, fit(runsText(b)+": "+moversText(len(ms)), W-16, 12, false))
+	yk := drawKey(&head, []keyItem{
+		{func(x, y float64) string {
+			return fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"/>`, x+5, y, colourBot)
+		}, "score in a run"},
+		{func(x, y float64) string {
+			return fmt.Sprintf(`<path d="M%.1f %.1fV%.1f" stroke="%s" stroke-width="2"/>`, x+5, y-5, y+5, colourBot)
+		}, "its 95 % simultaneous interval"},
+		{func(x, y float64) string {
+			return fmt.Sprintf(`<path d="M%.1f %.1fV%.1f" stroke="%s" stroke-width="3"/>`, x+5, y-5, y+5, colourBaseline)
+		}, "the two runs furthest apart"},
+	}, 8, 62, W-8)
+	label(&head, 8, yk+22, "start", `font-size="12" fill="`+colourNote+`"`, fit("Up: "+unitTitle(b)+"; across: run number", W-16, 12, false))
+	top := yk + 38
 	shown := min(len(ms), trendPanels)
 	H := int(top+panelH*float64(shown)) + 20
 	if len(ms) > shown {
 		H += 20
 	}
-	var s strings.Builder
 	svgOpen(&s, W, H, historyTitle(b, ms), historyDesc(b, ms, measured))
-	label(&s, 8, 22, "start", `font-size="15" font-weight="bold"`, fit(b.Title, W-16, 15, true))
-	if len(ms) == 0 {
-		label(&s, 8, 42, "start", `font-size="12"`, fit(historyWords(b, measured), W-16, 12, false))
-		s.WriteString("</svg>\n")
-		return []byte(s.String())
-	}
-	label(&s, 8, 42, "start", `font-size="12" fill="`+colourNote+`"`, fit(runsText(b)+": "+moversText(len(ms)), W-16, 12, false))
-	key := 8.0
-	for _, k := range []struct {
-		mark  func(x float64) string
-		words string
-	}{
-		{func(x float64) string {
-			return fmt.Sprintf(`<circle cx="%.1f" cy="62" r="3.5" fill="%s"/>`, x+5, colourBot)
-		}, "score in a run"},
-		{func(x float64) string {
-			return fmt.Sprintf(`<path d="M%.1f 57V67" stroke="%s" stroke-width="2"/>`, x+5, colourBot)
-		}, "its 95 % simultaneous interval"},
-		{func(x float64) string {
-			return fmt.Sprintf(`<path d="M%.1f 57V67" stroke="%s" stroke-width="3"/>`, x+5, colourBaseline)
-		}, "the two runs furthest apart"},
-	} {
-		s.WriteString(k.mark(key) + "\n")
-		label(&s, key+14, 66, "start", `font-size="12"`, k.words)
-		key += 14 + textWidth(k.words, 12, false) + 16
-	}
-	label(&s, 8, 84, "start", `font-size="12" fill="`+colourNote+`"`, fit("Up: "+unitTitle(b)+"; across: run number", W-16, 12, false))
+	s.WriteString(head.String())
 
 	n := len(b.History)
 	x := func(at int) float64 { return px0 + 10 + (px1-px0-20)*float64(at)/float64(max(1, n-1)) }
 	every := max(1, (n+7)/8)
 	for k, m := range ms[:shown] {
 		y0 := top + panelH*float64(k)
-		py0, py1 := y0+40, y0+112
+		py0, py1 := y0+56, y0+128
 		fmt.Fprintf(&s, `<g class="mover" data-bot="%s">`+"\n", esc(m.row.Bot))
 		label(&s, 8, y0+14, "start", `font-weight="bold"`, fit(m.row.Bot, W-16, 13, true))
-		label(&s, 8, y0+30, "start", `font-size="12" fill="`+colourNote+`"`, fit(apartText(b, m), W-16, 12, false))
+		from, to := apartText(m)
+		label(&s, 8, y0+30, "start", `font-size="12" fill="`+colourNote+`"`, fit("from "+from, W-16, 12, false))
+		label(&s, 8, y0+46, "start", `font-size="12" fill="`+colourNote+`"`, fit("to "+to, W-16, 12, false))
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, p := range m.runs {
 			lo, hi = math.Min(lo, p.score), math.Max(hi, p.score)
@@ -231,8 +235,9 @@ func moversText(n int) string {
 	return fmt.Sprintf("%d bots moved outside the noise", n)
 }
 
-// apartText is a mover's two runs furthest apart in words: score, interval, rank range.
-func apartText(b *Board, m mover) string {
+// apartText is a mover's two runs furthest apart in words (score, interval, rank range),
+// from the earlier to the later.
+func apartText(m mover) (from, to string) {
 	one := func(p trendPoint) string {
 		t := fmt.Sprintf("run %d: %s", p.run, trendNumber(p.score, p.iv))
 		if p.iv != nil {
@@ -247,7 +252,7 @@ func apartText(b *Board, m mover) string {
 		}
 		return t
 	}
-	return one(m.runs[m.apart[0]]) + " → " + one(m.runs[m.apart[1]])
+	return one(m.runs[m.apart[0]]), one(m.runs[m.apart[1]])
 }
 
 // trendNumber writes a score to the decimals of its interval's width, as the table does.
@@ -286,7 +291,8 @@ func historyDesc(b *Board, ms []mover, measured int) string {
 	}
 	var parts []string
 	for _, m := range ms[:min(len(ms), trendPanels)] {
-		parts = append(parts, short(m.row.Bot, 40)+", "+apartText(b, m))
+		from, to := apartText(m)
+		parts = append(parts, short(m.row.Bot, 40)+", from "+from+" to "+to)
 	}
 	d := historyTitle(b, ms) + ". " + strings.Join(parts, "; ") + "."
 	if len(ms) > trendPanels {
