@@ -144,14 +144,16 @@ func chartFieldRun(run int64, past []HistoryRun) *Board {
 	return Build(in)
 }
 
-// chartUnmeasured is a field of 150 bots from one unit of play: no intervals, so every rank
-// range spans the table ("1–150") and the chart says why it has no bars.
+// chartUnmeasured is a Bank-Heist-like field of 150 bots from one unit of play: no
+// intervals, so every rank range spans the table ("1–150") and the chart says why it has no
+// bars; nine-digit scores and a long note on the score's unit.
 func chartUnmeasured() *Board {
 	var rows []engine.Row
 	for i := range 150 {
-		score := float64(300 - 2*i)
-		rows = append(rows, engine.Row{Bot: fmt.Sprintf("Player%03d", i+1), Score: score, Cells: []string{fmt.Sprint(score)}})
+		score := float64(812_000_000 - 5_300_000*i)
+		rows = append(rows, engine.Row{Bot: fmt.Sprintf("Robber%03d", i+1), Score: score, Cells: []string{fmt.Sprint(score)}})
 	}
-	return Build(Input{Challenge: "ruins", Title: "Ruins", Engine: "ruins", RunID: 4, Seed: 4, Date: time.Date(2026, 11, 10, 4, 0, 0, 0, time.UTC),
-		Result: &engine.Result{Games: 1, Units: 1, Columns: []string{"Points"}, Legend: map[string]string{"Points": "treasure value kept"}, Rows: rows}})
+	return Build(Input{Challenge: "bankheist", Title: "King of the Hill: Bank Heist", Engine: "bankheist", RunID: 4, Seed: 4, Date: time.Date(2026, 11, 10, 4, 0, 0, 0, time.UTC),
+		Result: &engine.Result{Games: 1, Units: 1, Columns: []string{"Final Score"}, Rows: rows,
+			Legend: map[string]string{"Final Score": "credits at the end of each tournament, summed over the tournaments of the run"}}})
 }

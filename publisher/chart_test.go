@@ -140,7 +140,7 @@ func TestForestMatchesBoard(t *testing.T) {
 			}
 			wants := []string{"Win% (games won per 100 played), 95 % simultaneous interval", "95 % interval", "baseline"}
 			if pub.Statistics.Method == "none" {
-				wants = []string{"Points (treasure value kept)", "No intervals: the run has too few units of play"}
+				wants = []string{"Final Score (credits at the end of each tournament, summed over the", "tournaments of the run)", "No intervals: the run has too few units of play", "800M"}
 			}
 			for _, want := range wants {
 				if !strings.Contains(all, want) {

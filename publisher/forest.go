@@ -47,7 +47,16 @@ func Forest(b *Board) []byte {
 	nameX := rankX + 8
 	nameW := px0 - 14 - nameX
 	bottom := top + rowH*float64(shown)
-	H := int(bottom) + 56
+	// The axis's title under the ticks, right-aligned with the plot, on two lines at most.
+	axis := unitTitle(b)
+	if hasIntervals(b) {
+		axis += ", 95 % simultaneous interval"
+	}
+	axisLines := wrap(axis, px1-8, 12)
+	if len(axisLines) > 2 {
+		axisLines = []string{axisLines[0], fit(strings.Join(axisLines[1:], " "), px1-8, 12, false)}
+	}
+	H := int(bottom) + 40 + 16*len(axisLines)
 	if more > 0 {
 		H += int(rowH)
 	}
@@ -69,7 +78,7 @@ func Forest(b *Board) []byte {
 	if math.IsInf(lo, 0) {
 		lo, hi = 0, 1
 	}
-	ticks, step := niceTicks(lo, hi, 5)
+	ticks, tickText := axisTicks(lo, hi, 5, px1-px0, false)
 	lo, hi = ticks[0], ticks[len(ticks)-1]
 	x := func(v float64) float64 { return px0 + (px1-px0)*(v-lo)/(hi-lo) }
 
@@ -106,18 +115,15 @@ func Forest(b *Board) []byte {
 		}
 	}
 	// The axis: grid, and tick labels above and below the rows.
-	d := tickDecimals(step)
-	for _, v := range ticks {
+	for i, v := range ticks {
 		fmt.Fprintf(&s, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", x(v), top, x(v), bottom, colourGrid)
-		label(&s, x(v), top-6, "middle", `font-size="11"`, fmt.Sprintf("%.*f", d, v))
-		label(&s, x(v), bottom+14, "middle", `font-size="11"`, fmt.Sprintf("%.*f", d, v))
+		label(&s, x(v), top-6, "middle", `font-size="11"`, tickText[i])
+		label(&s, x(v), bottom+14, "middle", `font-size="11"`, tickText[i])
 	}
 	fmt.Fprintf(&s, `<rect class="plot" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#888888"/>`+"\n", px0, top, px1-px0, bottom-top)
-	axis := unitTitle(b)
-	if hasIntervals(b) {
-		axis += ", 95 % simultaneous interval"
+	for i, l := range axisLines {
+		label(&s, px1, bottom+32+16*float64(i), "end", `font-size="12"`, l)
 	}
-	label(&s, px1, bottom+32, "end", `font-size="12"`, fit(axis, px1-8, 12, false))
 
 	for i, r := range b.Rows[:shown] {
 		y := top + rowH*float64(i) + rowH/2
@@ -142,17 +148,17 @@ func Forest(b *Board) []byte {
 		}
 		if iv := r.Interval; iv != nil {
 			fmt.Fprintf(&s, `<path d="M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f" stroke="%s" stroke-width="2" fill="none"/>`+"\n",
-				x(iv.Low), y-4, y+4, x(iv.Low), y, x(iv.High), x(iv.High), y-4, y+4, colour)
+				x(iv.Low), y-5, y+5, x(iv.Low), y, x(iv.High), x(iv.High), y-5, y+5, colour)
 		}
 		if r.Baseline {
-			fmt.Fprintf(&s, `<rect x="%.1f" y="%.1f" width="9" height="9" fill="%s"/>`+"\n", x(r.Score)-4.5, y-4.5, colour)
+			fmt.Fprintf(&s, `<rect x="%.1f" y="%.1f" width="7" height="7" fill="%s"/>`+"\n", x(r.Score)-3.5, y-3.5, colour)
 		} else {
-			fmt.Fprintf(&s, `<circle cx="%.1f" cy="%.1f" r="4.5" fill="%s"/>`+"\n", x(r.Score), y, colour)
+			fmt.Fprintf(&s, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"/>`+"\n", x(r.Score), y, colour)
 		}
 		s.WriteString("</g>\n")
 	}
 	if more > 0 {
-		label(&s, nameX, bottom+rowH+34, "start", `font-size="12" fill="`+colourNote+`"`,
+		label(&s, nameX, bottom+rowH+18+16*float64(len(axisLines)), "start", `font-size="12" fill="`+colourNote+`"`,
 			fmt.Sprintf("and %d more (places %d–%d): see the table", more, shown+1, len(b.Rows)))
 	}
 	s.WriteString("</svg>\n")
@@ -162,7 +168,7 @@ func Forest(b *Board) []byte {
 // forestKey is the key's entries: dot, bar, square, band.
 func forestKey(b *Board) []keyItem {
 	items := []keyItem{{func(x, y float64) string {
-		return fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4.5" fill="%s"/>`, x+5, y, colourBot)
+		return fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"/>`, x+5, y, colourBot)
 	}, "score"}}
 	if hasIntervals(b) {
 		items = append(items, keyItem{func(x, y float64) string {
@@ -172,7 +178,7 @@ func forestKey(b *Board) []keyItem {
 	for _, r := range b.Rows {
 		if r.Baseline {
 			items = append(items, keyItem{func(x, y float64) string {
-				return fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="9" height="9" fill="%s"/>`, x+0.5, y-4.5, colourBaseline)
+				return fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="7" height="7" fill="%s"/>`, x+1.5, y-3.5, colourBaseline)
 			}, "baseline"})
 			break
 		}

@@ -36,7 +36,7 @@ func unitTitle(b *Board) string {
 		return t + " (games won per 100 played)"
 	}
 	if note := b.Legend[t]; note != "" {
-		return t + " (" + short(note, 50) + ")"
+		return t + " (" + short(note, 90) + ")"
 	}
 	return t
 }
@@ -227,4 +227,57 @@ func wrap(words string, width, size float64) []string {
 		lines = append(lines, fit(line, width, size, false))
 	}
 	return lines
+}
+
+// tickLabels writes ticks a step apart as short numbers: to the step's decimals, and
+// above ten thousand in thousands, millions or billions ("200M": a Bank Heist score has
+// nine digits, and nine-digit labels run into each other).
+func tickLabels(ticks []float64, step float64) []string {
+	top := 0.0
+	for _, t := range ticks {
+		top = math.Max(top, math.Abs(t))
+	}
+	unit, suffix := 1.0, ""
+	for _, u := range []struct {
+		v float64
+		s string
+	}{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e4, "k"}} {
+		if top >= u.v {
+			unit, suffix = u.v, u.s
+			if u.s == "k" {
+				unit = 1e3
+			}
+			break
+		}
+	}
+	d := tickDecimals(step / unit)
+	out := make([]string, len(ticks))
+	for i, t := range ticks {
+		out[i] = strconv.FormatFloat(t/unit, 'f', d, 64) + suffix
+		if t == 0 {
+			out[i] = strconv.FormatFloat(0, 'f', d, 64) // "0", not "0M"
+		}
+	}
+	return out
+}
+
+// axisTicks picks round ticks over [lo, hi] for an axis of the given length in pixels:
+// about n of them, fewer when their labels (at 11 px) would come closer than 8 px side by
+// side, or 14 px apart one above the other on a vertical axis.
+func axisTicks(lo, hi float64, n int, length float64, vertical bool) ([]float64, []string) {
+	for ; ; n-- {
+		ticks, step := niceTicks(lo, hi, n)
+		labels := tickLabels(ticks, step)
+		widest := 0.0
+		for _, l := range labels {
+			widest = math.Max(widest, textWidth(l, 11, false))
+		}
+		need := widest + 8
+		if vertical {
+			need = 14
+		}
+		if n <= 2 || len(ticks) < 2 || length/float64(len(ticks)-1) >= need {
+			return ticks, labels
+		}
+	}
 }

@@ -162,13 +162,12 @@ func HistorySVG(b *Board) []byte {
 				lo, hi = math.Min(lo, p.iv.Low), math.Max(hi, p.iv.High)
 			}
 		}
-		ticks, step := niceTicks(lo, hi, 4)
+		ticks, tickText := axisTicks(lo, hi, 4, py1-py0, true)
 		lo, hi = ticks[0], ticks[len(ticks)-1]
 		y := func(v float64) float64 { return py1 - (py1-py0)*(v-lo)/(hi-lo) }
-		d := tickDecimals(step)
-		for _, v := range ticks {
+		for i, v := range ticks {
 			fmt.Fprintf(&s, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", px0, y(v), px1, y(v), colourGrid)
-			label(&s, px0-6, y(v)+4, "end", `font-size="11"`, fmt.Sprintf("%.*f", d, v))
+			label(&s, px0-6, y(v)+4, "end", `font-size="11"`, tickText[i])
 		}
 		fmt.Fprintf(&s, `<rect class="plot" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#888888"/>`+"\n", px0, py0, px1-px0, py1-py0)
 		for at, h := range b.History {
