@@ -286,8 +286,11 @@ func forestDesc(b *Board) string {
 		return d + "The statistics order every two bots next to each other: each is a band of its own."
 	}
 	d += "Shaded bands, each of bots the statistics do not order among themselves (a bot's rank range also counts the bots of other bands it is not ordered against): " + strings.Join(groups, "; ")
-	if alone > 0 {
-		d += "; the others " + plural(alone, "band") + " of one bot"
+	switch {
+	case alone == 1:
+		d += "; 1 more bot on a band of its own"
+	case alone > 1:
+		d += fmt.Sprintf("; %d more bots, each on a band of its own", alone)
 	}
 	return d + "."
 }
