@@ -144,7 +144,7 @@ func Forest(b *Board) []byte {
 		label(&s, nameX, y+4.5, "start", style, fit(r.Bot, nameW, 13, false))
 		colour := colourBot
 		if r.Baseline {
-			colour = colourBaseline
+			colour = colourAccent
 		}
 		if iv := r.Interval; iv != nil {
 			fmt.Fprintf(&s, `<path d="M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f" stroke="%s" stroke-width="2" fill="none"/>`+"\n",
@@ -178,7 +178,7 @@ func forestKey(b *Board) []keyItem {
 	for _, r := range b.Rows {
 		if r.Baseline {
 			items = append(items, keyItem{func(x, y float64) string {
-				return fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="7" height="7" fill="%s"/>`, x+1.5, y-3.5, colourBaseline)
+				return fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="7" height="7" fill="%s"/>`, x+1.5, y-3.5, colourAccent)
 			}, "baseline"})
 			break
 		}

@@ -22,10 +22,10 @@ import (
 // Okabe–Ito colours, safe for the common colour-vision deficiencies; marks differ in shape
 // as well, so no meaning rests on colour alone.
 const (
-	colourBot      = "#0072B2" // blue: an entered bot
-	colourBaseline = "#D55E00" // vermillion: a baseline; in the history, the two runs apart
-	colourGrid     = "#dddddd"
-	colourNote     = "#555555"
+	colourBot    = "#0072B2" // blue: an entered bot
+	colourAccent = "#D55E00" // vermillion: a baseline; in the history, the two runs apart
+	colourGrid   = "#dddddd"
+	colourNote   = "#555555"
 )
 
 // unitTitle names the headline score and its unit: the engine's first column and what it

@@ -131,7 +131,7 @@ func HistorySVG(b *Board) []byte {
 			return fmt.Sprintf(`<path d="M%.1f %.1fV%.1f" stroke="%s" stroke-width="2"/>`, x+5, y-5, y+5, colourBot)
 		}, "its 95 % simultaneous interval"},
 		{func(x, y float64) string {
-			return fmt.Sprintf(`<path d="M%.1f %.1fV%.1f" stroke="%s" stroke-width="3"/>`, x+5, y-5, y+5, colourBaseline)
+			return fmt.Sprintf(`<path d="M%.1f %.1fV%.1f" stroke="%s" stroke-width="3"/>`, x+5, y-5, y+5, colourAccent)
 		}, "the two runs furthest apart"},
 	}, 8, 62, W-8)
 	label(&head, 8, yk+22, "start", `font-size="12" fill="`+colourNote+`"`, fit("Up: "+unitTitle(b)+"; across: run number", W-16, 12, false))
@@ -179,7 +179,7 @@ func HistorySVG(b *Board) []byte {
 		for i, p := range m.runs {
 			colour, width := colourBot, 2
 			if i == m.apart[0] || i == m.apart[1] {
-				colour, width = colourBaseline, 3
+				colour, width = colourAccent, 3
 			}
 			fmt.Fprintf(&s, `<g class="run" data-run="%d" data-score="%s"`, p.run, num(p.score))
 			if p.iv != nil {
