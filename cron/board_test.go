@@ -97,7 +97,7 @@ func TestBoardAcrossRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	dec := xml.NewDecoder(strings.NewReader(string(svg)))
-	lines := 0
+	bots := 0
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -106,12 +106,19 @@ func TestBoardAcrossRuns(t *testing.T) {
 		if err != nil {
 			t.Fatalf("chart is not XML: %v", err)
 		}
-		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "polyline" {
-			lines++
+		if e, ok := tok.(xml.StartElement); ok && e.Name.Local == "g" {
+			for _, a := range e.Attr {
+				if a.Name.Local == "class" && a.Value == "bot" {
+					bots++
+				}
+			}
 		}
 	}
-	if lines != 4 {
-		t.Errorf("chart has %d lines, want one per bot", lines)
+	if bots != len(last.Rows) {
+		t.Errorf("the run's chart draws %d bots, want all %d", bots, len(last.Rows))
+	}
+	if _, err := os.Stat(filepath.Join(out, "forty.history.svg")); err != nil {
+		t.Errorf("no history chart: %v", err)
 	}
 }
 

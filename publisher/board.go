@@ -1,5 +1,6 @@
-// Package publisher renders a run's leaderboard (markdown for people, JSON for tools, an
-// SVG chart of past runs) and delivers it to sinks: a directory, a GitHub repository.
+// Package publisher renders a run's leaderboard (markdown for people, JSON for tools, SVG
+// charts of the run and of the bots that moved over past runs) and delivers it to sinks: a
+// directory, a GitHub repository.
 package publisher
 
 import (

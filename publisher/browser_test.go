@@ -144,7 +144,7 @@ func TestBoardFitsInBrowser(t *testing.T) {
 	if err := os.WriteFile(index, []byte(frames(page, widths, height)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ChartName(b.Challenge)), SVG(b), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ChartName(b.Challenge)), Forest(b), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(dir, "forty.png")

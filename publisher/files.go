@@ -10,18 +10,20 @@ import (
 )
 
 // Files is the set of files published for one board, by name relative to the sink's root:
-// the page, its JSON, its chart, and the run's entry in the archive of past boards.
+// the page, its JSON, its two charts (the run; the bots that moved over the last runs),
+// and the run's entry in the archive of past boards.
 func Files(b *Board) map[string][]byte {
 	j := JSON(b)
 	return map[string][]byte{
 		b.Challenge + ".md":                Markdown(b),
 		b.Challenge + ".json":              j,
-		ChartName(b.Challenge):             SVG(b),
+		ChartName(b.Challenge):             Forest(b),
+		HistoryChartName(b.Challenge):      HistorySVG(b),
 		ArchiveName(b.Challenge, b.Run.ID): j,
 	}
 }
 
-// ChartName is the chart's file name, beside the page (which embeds it by this name).
+// ChartName is the run's chart's file name, beside the page (which embeds it by this name).
 func ChartName(challenge string) string { return challenge + ".svg" }
 
 // ArchiveName is where a run's board is kept for good.
@@ -65,3 +67,7 @@ func escapeHidden(js []byte) []byte {
 func hiddenInJSON(r rune) bool {
 	return r == 0x7F || r >= 0x80 && r <= 0x9F || unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029
 }
+
+// HistoryChartName is the history chart's file name, beside the page. A challenge's name
+// has no dot (config), so no challenge's chart can take it.
+func HistoryChartName(challenge string) string { return challenge + ".history.svg" }

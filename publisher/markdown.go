@@ -50,9 +50,7 @@ func Markdown(b *Board) []byte {
 	table(&w, b)
 	legend(&w, b)
 	details(&w, b)
-	if len(b.History) > 1 {
-		fmt.Fprintf(&w, "\n![%s: headline score of the leading bots over the last %d runs](%s)\n", text(b.Title), len(b.History), ChartName(b.Challenge))
-	}
+	charts(&w, b)
 	if b.Appendix != "" {
 		w.WriteString("\n" + b.Appendix) // the engine's own markdown; bot names in it are escaped by the engine
 		if !strings.HasSuffix(b.Appendix, "\n") {

@@ -1,13 +1,10 @@
 package publisher
 
 import (
-	"encoding/xml"
-	"io"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/internal/stats"
@@ -145,56 +142,5 @@ func TestMovesOnlyWhenSignificant(t *testing.T) {
 	b = Build(in)
 	if m := b.Rows[5].Move; m == nil || m.Kind != "new" {
 		t.Errorf("new bot: %+v", m)
-	}
-}
-
-func TestSVG(t *testing.T) {
-	in := sampleInput()
-	in.Result.Rows[1].Bot = `</text><script>alert(1)</script> & "x"` + "\x01"
-	for k := range 5 {
-		in.History = append(in.History, HistoryRun{Run: int64(k + 1), Date: time.Date(2026, 11, k+1, 4, 0, 0, 0, time.UTC),
-			Scores: map[string]float64{"Leader": 25 + float64(k), "Close": 20 - float64(k)}})
-	}
-	b := Build(in)
-	svg := SVG(b)
-	dec := xml.NewDecoder(strings.NewReader(string(svg)))
-	var polylines, texts int
-	var names []string
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("chart is not well-formed XML: %v\n%s", err, svg)
-		}
-		switch e := tok.(type) {
-		case xml.StartElement:
-			switch e.Name.Local {
-			case "script", "foreignObject", "a", "image", "use":
-				t.Errorf("chart holds a <%s>", e.Name.Local)
-			case "polyline":
-				polylines++
-			case "text":
-				texts++
-			}
-			for _, at := range e.Attr {
-				if strings.HasPrefix(at.Name.Local, "on") || strings.Contains(at.Value, "javascript:") {
-					t.Errorf("chart has an active attribute %s=%q", at.Name.Local, at.Value)
-				}
-			}
-		case xml.CharData:
-			names = append(names, string(e))
-		}
-	}
-	// Leader and Close have six points (five past runs and this one); the others one.
-	if polylines != 2 {
-		t.Errorf("%d lines, want 2 (bots with more than one run)", polylines)
-	}
-	if !strings.Contains(strings.Join(names, "|"), "Leader") {
-		t.Error("legend lacks the leader")
-	}
-	if !strings.Contains(string(Markdown(b)), "](forty.svg)") {
-		t.Error("the page does not embed its chart")
 	}
 }

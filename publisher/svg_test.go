@@ -1,12 +1,9 @@
 package publisher
 
 import (
-	"encoding/xml"
 	"fmt"
 	"math"
-	"strings"
 	"testing"
-	"time"
 )
 
 // Ticks are round (1, 2 or 5 times a power of ten) and cover the data: the old chart's
@@ -33,24 +30,26 @@ func TestNiceTicks(t *testing.T) {
 	}
 }
 
-// The chart names its axes and their unit, and draws a band of each run's interval.
-func TestChartAxesAndBands(t *testing.T) {
-	in := sampleInput()
-	in.History = []HistoryRun{{Run: 2, Date: time.Date(2026, 11, 20, 4, 0, 0, 0, time.UTC), Scores: map[string]float64{"Leader": 28, "A|B": 21},
-		Intervals: map[string]Interval{"Leader": {26.6, 29.4}, "A|B": {19.8, 22.3}}}}
-	b := Build(in)
-	svg := string(SVG(b))
-	if err := xml.Unmarshal([]byte(svg), new(any)); err != nil {
-		t.Fatalf("not XML: %v", err)
-	}
-	for _, want := range []string{"Win% (games won per 100 played)", "run number (2026-11-20 to 2026-11-21)", "Bands: its 95 % interval", "<polygon"} {
-		if !strings.Contains(svg, want) {
-			t.Errorf("chart lacks %q:\n%s", want, svg)
+// Tick labels are short: a step's decimals, and thousands, millions or billions above ten
+// thousand (a Bank Heist score's nine digits ran into each other).
+func TestTickLabels(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 8e8, "[0 200M 400M 600M 800M]"},
+		{16.6, 24.9, "[16 18 20 22 24 26]"},
+		{0.1, 0.9, "[0.0 0.2 0.4 0.6 0.8 1.0]"},
+		{0, 25000, "[0 5k 10k 15k 20k 25k]"},
+		{1.2e9, 1.5e9, "[1.2B 1.3B 1.4B 1.5B]"},
+	} {
+		ticks, step := niceTicks(c.lo, c.hi, 6)
+		if got := fmt.Sprint(tickLabels(ticks, step)); got != c.want {
+			t.Errorf("labels of [%v, %v]: %s, want %s", c.lo, c.hi, got, c.want)
 		}
 	}
-	// Leader and A|B have intervals in both runs (bands); the others in this run only
-	// (error bars).
-	if n, bars := strings.Count(svg, "<polygon"), strings.Count(svg, `stroke-width="6"`); n != 2 || bars != 4 {
-		t.Errorf("%d bands and %d bars, want 2 and 4", n, bars)
+	// On a short axis, fewer ticks: nine-digit labels 50 px apart would touch.
+	if ticks, labels := axisTicks(0, 8e8, 5, 100, false); len(ticks) > 3 {
+		t.Errorf("%d ticks (%v) on 100 px", len(ticks), labels)
 	}
 }

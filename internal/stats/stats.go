@@ -122,13 +122,6 @@ func competitionRanks(res Table) []int {
 	return rank
 }
 
-// above says the statistics order row i above row j: i's interval lies wholly above j's
-// (and i scored more, which the intervals imply when they hold their scores; a broken
-// engine's score outside its interval must not make an order the table contradicts).
-func above(res Table, lo, hi []float64, i, j int) bool {
-	return lo[i] > hi[j] && res.Rows[i].Score > res.Rows[j].Score
-}
-
 // rankRanges gives each row the ranks it could hold in any order the statistics allow: from
 // 1 + the bots ordered above it to n − the bots ordered below it − the bots with exactly
 // its score (they share its rank, as the table's competition ranks do: two identical
@@ -136,18 +129,33 @@ func above(res Table, lo, hi []float64, i, j int) bool {
 // each range counts only the bot's own separations, so bots that plainly differ are never
 // lumped together by way of the bots between them.
 func rankRanges(res Table, lo, hi []float64) [][2]int {
-	n := len(res.Rows)
+	score := make([]float64, len(res.Rows))
+	for i, r := range res.Rows {
+		score[i] = r.Score
+	}
+	return RankRanges(score, lo, hi)
+}
+
+// RankRanges is rankRanges for scores and their simultaneous intervals alone (in any
+// order): the board's history keeps no more of a past run, and its chart gives each run's
+// rank ranges by the same rule as the run's table.
+func RankRanges(score, lo, hi []float64) [][2]int {
+	n := len(score)
 	out := make([][2]int, n)
-	for i := range res.Rows {
+	// above says the statistics order i above j: i's interval lies wholly above j's (and i
+	// scored more, which the intervals imply when they hold their scores; a broken engine's
+	// score outside its interval must not make an order the table contradicts).
+	above := func(i, j int) bool { return lo[i] > hi[j] && score[i] > score[j] }
+	for i := range score {
 		better, worse, same := 0, 0, 0
-		for j := range res.Rows {
+		for j := range score {
 			switch {
 			case j == i:
-			case res.Rows[j].Score == res.Rows[i].Score:
+			case score[j] == score[i]:
 				same++
-			case above(res, lo, hi, j, i):
+			case above(j, i):
 				better++
-			case above(res, lo, hi, i, j):
+			case above(i, j):
 				worse++
 			}
 		}
