@@ -19,11 +19,11 @@ import (
 // the second cycle does not build it again (a build would replace the bot's directory by
 // its log alone, written anew: the log stays the first one and the answer's file, written
 // again by the second cycle, stays beside it), and both show it as "failed build" with the
-// compiler's log. Real gcc, real
-// bwrap, real SQLite; the fake game plays the bots that build (the build is the argv
-// adapter's, not the game's). A compile error rather than the include bomb that once spent
-// the build timeout every cycle: the same path through the cycle, without depending on how
-// busy the host is; runner's TestBuildIncludeBombBuiltOnce remembers the timeout itself.
+// compiler's log. Real gcc, real bwrap, real SQLite; the fake game plays the bots that
+// build (the build is the argv adapter's, not the game's). A compile error rather than the
+// include bomb that once spent the build timeout every cycle: the same path through the
+// cycle, without depending on how busy the host is; runner's TestBuildIncludeBombBuiltOnce
+// remembers the timeout itself.
 func TestFailedBuildBuiltOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

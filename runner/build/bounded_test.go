@@ -244,3 +244,19 @@ func selfCPU() time.Duration {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// Where the host cannot bound a build's directory (here: no sandbox), what the build wrote
+// is measured after it: over the allowance, it fails as the answer's, even though the
+// compiler succeeded, and leaves only its log.
+func TestBuildOverAllowanceUnbounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "bot.src", "")
+	lang := config.Language{File: "bot.src", Build: []string{"sh", "-c", "head -c 3000000 /dev/zero > big"}}
+	_, err := Build(context.Background(), sandbox.Unsandboxed{}, nil, lang, dir, sandbox.Limits{DirMB: 2}, time.Minute)
+	var be *BuildError
+	if !errors.As(err, &be) || be.How != "the build wrote more than its 2 MiB disk allowance (limits.build_disk_mb)" {
+		t.Fatalf("err = %v, want the disk allowance named", err)
+	}
+	onlyLog(t, dir, be)
+}
