@@ -155,7 +155,9 @@ type Limits struct {
 	OutputKB     int      `yaml:"output_kb"`
 	DiskMB       int      `yaml:"disk_mb"`
 	BuildTimeout Duration `yaml:"build_timeout"`
-	RunBudget    Duration `yaml:"run_budget"` // time a bot may spend answering over a whole run (docs/config.md)
+	BuildDiskMB  int      `yaml:"build_disk_mb"`  // a build's directory and temporary files (runner/build's default when 0)
+	BuildCacheMB int      `yaml:"build_cache_mb"` // the challenge's built bot directories together (cron's default when 0)
+	RunBudget    Duration `yaml:"run_budget"`     // time a bot may spend answering over a whole run (docs/config.md)
 	// Caps on what answers bring (issue 10); whatever exceeds one is not entered, with the
 	// cap named. Zero or empty: the defaults in cron/caps.go.
 	NameMax          int      `yaml:"name_max"`           // characters in a bot's name (64)

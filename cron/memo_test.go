@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,23 +12,23 @@ import (
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/cron/crontest"
 	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner/build"
 )
 
 // A C answer that does not compile, in an argv challenge, is built in the first cycle only:
-// the second cycle does not build it again (the build command counts its runs in the bot's
-// directory), and both show it as "failed build" with the compiler's log. Real gcc, real
-// bwrap, real SQLite; the fake game plays the bots that build (the build is the argv
-// adapter's, not the game's). A compile error rather than the include bomb that once spent
-// the build timeout every cycle: the same path through the cycle, without depending on how
-// busy the host is; runner's TestBuildIncludeBombBuiltOnce remembers the timeout itself.
+// the second cycle does not build it again (a build would replace the bot's directory by
+// its log alone, written anew: the log stays the first one and the answer's file, written
+// again by the second cycle, stays beside it), and both show it as "failed build" with the
+// compiler's log. Real gcc, real bwrap, real SQLite; the fake game plays the bots that
+// build (the build is the argv adapter's, not the game's). A compile error rather than the
+// include bomb that once spent the build timeout every cycle: the same path through the
+// cycle, without depending on how busy the host is; runner's TestBuildIncludeBombBuiltOnce
+// remembers the timeout itself.
 func TestFailedBuildBuiltOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	cy := withFakeGame(t, crontest.NewCycle(t, dir))
-	c := cy.Config.Languages["c"]
-	c.Build = []string{"sh", "-c", "echo x >> attempts; " + c.Build[len(c.Build)-1]}
-	cy.Config.Languages["c"] = c
 	cy.Source = crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 115303, []string{
 		"<h1>Broken, C</h1><pre><code>int main(void) { return undeclared_name; }\n</code></pre>",
 		"<h1>Lurk, Python 3</h1><pre><code>print(0)\n</code></pre>",
@@ -38,6 +39,7 @@ func TestFailedBuildBuiltOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first string
+	var logTime time.Time
 	for cycle := 1; cycle <= 2; cycle++ {
 		rep, err := cy.Run(ctx, ch, cron.Options{Games: 2, Force: true})
 		if err != nil {
@@ -71,13 +73,25 @@ func TestFailedBuildBuiltOnce(t *testing.T) {
 		if err != nil || !strings.Contains(string(md), "| failed build |") || !strings.Contains(string(md), publisher.Text("undeclared_name")) {
 			t.Errorf("cycle %d: the board does not show the failed build (%v)", cycle, err)
 		}
-		runs, _ := filepath.Glob(filepath.Join(cy.Config.DataDir, "bots", "bankheist", "115304-*", "attempts"))
-		if len(runs) != 1 {
-			t.Fatalf("cycle %d: attempts files %v", cycle, runs)
+		dirs, _ := filepath.Glob(filepath.Join(cy.Config.DataDir, "bots", "bankheist", "115304-*"))
+		if len(dirs) != 1 {
+			t.Fatalf("cycle %d: bot directories %v", cycle, dirs)
 		}
-		b, _ := os.ReadFile(runs[0])
-		if n := strings.Count(string(b), "\n"); n != 1 {
-			t.Errorf("cycle %d: the broken answer was built %d times, want once", cycle, n)
+		fi, err := os.Stat(filepath.Join(dirs[0], build.BuildLog))
+		if err != nil {
+			t.Fatalf("cycle %d: the failed build left no log: %v", cycle, err)
+		}
+		want := []string{build.BuildLog}
+		if cycle == 1 {
+			logTime = fi.ModTime()
+		} else {
+			want = []string{build.BuildLog, "bot.c"}
+			if !fi.ModTime().Equal(logTime) {
+				t.Errorf("cycle %d: the build log was written again: the answer was built again", cycle)
+			}
+		}
+		if got := cacheEntries(t, dirs[0]); !slices.Equal(got, want) {
+			t.Errorf("cycle %d: the broken answer's directory holds %v, want %v", cycle, got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/internal/mdtext"
@@ -61,6 +62,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a protocol.Protocol, 
 	prepared := make([]preparedSub, len(sorted))
 	sem := make(chan struct{}, prepareWorkers)
 	var wg sync.WaitGroup
+	inUse := map[string]bool{} // this cycle's bot directories: never evicted from the build cache
 	for i, s := range sorted {
 		if s.Reject != "" {
 			continue
@@ -69,6 +71,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a protocol.Protocol, 
 		if err != nil {
 			return err // the data directory is broken: nothing else will work either
 		}
+		inUse[dir] = true
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -81,6 +84,7 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a protocol.Protocol, 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	c.boundBuildCache(env, inUse)
 	byAuthor := map[string]int{} // bots entered per account (limits.bots_per_author)
 	for i, s := range sorted {
 		if s.Reject != "" {
@@ -202,6 +206,11 @@ func (c *Cycle) materialise(env *PlayEnv, s scraper.Submission) (string, error) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create bot directory: %w", err)
 	}
+	// Its last use, for the build cache's bound (buildcache.go).
+	now := time.Now()
+	if err := os.Chtimes(dir, now, now); err != nil {
+		return "", fmt.Errorf("bot directory: %w", err)
+	}
 	for _, f := range s.Files {
 		name := filepath.Base(filepath.Clean("/" + f.Name)) // the scraper sanitises; this is belt and braces
 		if name == "/" || name == "." {
@@ -218,6 +227,24 @@ func (c *Cycle) materialise(env *PlayEnv, s scraper.Submission) (string, error) 
 		}
 	}
 	return dir, nil
+}
+
+// boundBuildCache bounds the challenge's build cache (buildcache.go) once its bots are
+// prepared. A failure costs disk space, not the run: it is logged.
+func (c *Cycle) boundBuildCache(env *PlayEnv, inUse map[string]bool) {
+	root := filepath.Join(c.Config.DataDir, "bots", env.Challenge.Name)
+	bound := int64(cmp.Or(env.Challenge.Limits.BuildCacheMB, DefaultBuildCacheMB)) << 20
+	evicted, total, err := boundBuildCache(root, inUse, bound)
+	for _, p := range evicted {
+		c.Log.Info("build cache: evicted a bot directory no current answer uses", "challenge", env.Challenge.Name, "dir", filepath.Base(p))
+	}
+	if len(evicted) > 0 {
+		c.printf("%s: build cache: %d unused bot directories evicted, %d MiB kept (limits.build_cache_mb: %d MiB)\n",
+			env.Challenge.Name, len(evicted), total>>20, bound>>20)
+	}
+	if err != nil {
+		c.Log.Error("build cache not bounded", "challenge", env.Challenge.Name, "err", err)
+	}
 }
 
 // validate runs the game's validation for a bot not validated before in this

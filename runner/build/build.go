@@ -51,10 +51,16 @@ var headerExts = map[string]bool{".h": true, ".hh": true, ".hpp": true, ".hxx": 
 // compile it once and the second finds the marker.
 var buildLocks sync.Map // dir → *sync.Mutex
 
-// Build runs lang.Build (if any) in dir inside the sandbox sb, with limits and a wall
-// timeout; it is cached by content: a successful build of the same sources leaves a marker
-// (dir/.kothd-built holding the hash of the sources + build command) and is not redone. On
-// failure it returns the compiler output (tail, readable) in log and a *BuildError.
+// Build runs lang.Build (if any) on dir's files inside the sandbox sb, with limits and a
+// wall timeout; it is cached by content: a successful build of the same sources leaves a
+// marker (dir/.kothd-built holding the hash of the sources + build command) and is not
+// redone. On failure it returns the compiler output (tail, readable) in log and a
+// *BuildError.
+//
+// The build runs in a copy of dir bounded to limits.DirMB (DefaultDiskMB when unset) and
+// one file or directory per 4 KiB of it (bounded.go); its temporary files go there too.
+// Only a successful build is kept: dir is replaced by what it left. A failed one leaves dir
+// holding its log (BuildLog) alone; one that ran into the allowance says so.
 //
 // A failure is cached too, in memo (if not nil), keyed by the sources, the build command,
 // the sandbox, the limits and the timeout: the same sources are not built again (an
@@ -92,6 +98,9 @@ func Build(ctx context.Context, sb sandbox.Sandbox, memo Memo, lang config.Langu
 	if timeout <= 0 {
 		timeout = DefaultBuildTimeout
 	}
+	if limits.DirMB <= 0 {
+		limits.DirMB = DefaultDiskMB
+	}
 	key := MemoKey(hash, sb.Name(), fmt.Sprintf("%+v", limits), timeout.String())
 	failed, err := recallBuildFailure(ctx, memo, key)
 	if err != nil {
@@ -101,19 +110,13 @@ func Build(ctx context.Context, sb sandbox.Sandbox, memo Memo, lang config.Langu
 		return failed.Log, failed
 	}
 
-	log, err = runBuild(ctx, sb, lang, dir, limits, timeout)
+	log, err = buildBounded(ctx, sb, lang, dir, hash, limits, timeout)
 	if errors.As(err, &failed) {
 		if err := rememberBuildFailure(ctx, memo, key, failed); err != nil {
 			return log, fmt.Errorf("build in %s: %w", dir, err)
 		}
 	}
-	if err != nil {
-		return log, err
-	}
-	if err := writeMarker(marker, hash); err != nil {
-		return log, fmt.Errorf("build in %s: %w: %w", dir, ErrBuildHost, err)
-	}
-	return log, nil
+	return log, err
 }
 
 // runBuild runs the build command once and explains how it ended: a *BuildError when the

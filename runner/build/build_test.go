@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,16 +53,17 @@ func TestBuildCompileError(t *testing.T) {
 	}
 }
 
-// counterLang is a "compiler" that counts its runs in the file count, so a test can see
-// whether Build ran it.
-func counterLang(extra ...string) config.Language {
-	script := `n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; echo compiled; test ! -e fail`
+// counterLang is a "compiler" that counts its runs in the file count (outside the
+// build's directory, which a failed build does not keep), so a test can see whether Build
+// ran it. Unsandboxed only: a sandboxed build writes nowhere else.
+func counterLang(count string, extra ...string) config.Language {
+	script := `n=$(cat '` + count + `' 2>/dev/null || echo 0); echo $((n+1)) > '` + count + `'; echo compiled; test ! -e fail`
 	return config.Language{File: "bot.src", Build: append([]string{"sh", "-c", script}, extra...), Run: []string{"true"}}
 }
 
-func builds(t *testing.T, dir string) int {
+func builds(t *testing.T, count string) int {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "count"))
+	b, err := os.ReadFile(count)
 	if err != nil {
 		return 0
 	}
@@ -75,8 +77,9 @@ func builds(t *testing.T, dir string) int {
 func TestBuildCache(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	count := filepath.Join(t.TempDir(), "count")
 	writeFile(t, dir, "bot.src", "v1")
-	lang := counterLang()
+	lang := counterLang(count)
 	build := func(lang config.Language) (string, error) {
 		return Build(context.Background(), sandbox.Unsandboxed{}, nil, lang, dir, sandbox.Limits{}, time.Minute)
 	}
@@ -96,7 +99,7 @@ func TestBuildCache(t *testing.T) {
 		{"main file edited", func() { writeFile(t, dir, "bot.src", "v2") }, lang, 2, "compiled"},
 		{"second source file added", func() { writeFile(t, dir, "util.src", "helper") }, lang, 3, "compiled"},
 		{"header added", func() { writeFile(t, dir, "util.h", "#define X 1") }, lang, 4, "compiled"},
-		{"build command changed", func() {}, counterLang("-x"), 5, "compiled"},
+		{"build command changed", func() {}, counterLang(count, "-x"), 5, "compiled"},
 		{"back to the old command", func() {}, lang, 6, "compiled"},
 		{"stable again", func() {}, lang, 6, ""},
 	}
@@ -106,7 +109,7 @@ func TestBuildCache(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", s.what, err, log)
 		}
-		if got := builds(t, dir); got != s.want {
+		if got := builds(t, count); got != s.want {
 			t.Fatalf("%s: %d builds so far, want %d", s.what, got, s.want)
 		}
 		if log != s.log {
@@ -114,22 +117,21 @@ func TestBuildCache(t *testing.T) {
 		}
 	}
 
-	// A failed build removes the marker, so the next attempt compiles again even though
-	// the sources are back to ones that once built.
+	// A failed build leaves its log alone (no marker), so the next attempt compiles again
+	// even though the sources are back to ones that once built.
 	writeFile(t, dir, "bot.src", "v3")
 	writeFile(t, dir, "fail", "")
 	if _, err := build(lang); err == nil {
 		t.Fatal("failing build reported success")
 	}
-	if _, err := os.Stat(filepath.Join(dir, BuildMarker)); err == nil {
-		t.Fatal("failed build left a marker")
+	if got := entries(t, dir); !slices.Equal(got, []string{BuildLog}) {
+		t.Fatalf("failed build left %v, want its log alone", got)
 	}
-	os.Remove(filepath.Join(dir, "fail"))
-	writeFile(t, dir, "bot.src", "v2")
+	writeFile(t, dir, "bot.src", "v2") // the next cycle materialises the answer again
 	if _, err := build(lang); err != nil {
 		t.Fatal(err)
 	}
-	if got := builds(t, dir); got != 8 {
+	if got := builds(t, count); got != 8 {
 		t.Errorf("%d builds after a failure and a retry, want 8", got)
 	}
 }
@@ -169,7 +171,8 @@ func TestBuildTimeoutKillsGroup(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "bot.src", "")
 	// The background sleep is what a compiler's leftover child would be.
-	lang := config.Language{File: "bot.src", Build: []string{"sh", "-c", "sleep 60 & echo $! > bg.pid; echo started; wait"}}
+	pidFile := filepath.Join(t.TempDir(), "bg.pid") // outside the build's directory, which a failure clears
+	lang := config.Language{File: "bot.src", Build: []string{"sh", "-c", "sleep 60 & echo $! > '" + pidFile + "'; echo started; wait"}}
 	log, err := Build(context.Background(), sandbox.Unsandboxed{}, nil, lang, dir, sandbox.Limits{}, 300*time.Millisecond)
 	// Unsandboxed there is no CPU accounting: the bound is the 5× wall-clock backstop.
 	if err == nil || !strings.Contains(err.Error(), "timed out after 1.5s") {
@@ -181,7 +184,7 @@ func TestBuildTimeoutKillsGroup(t *testing.T) {
 	if log != "started" {
 		t.Errorf("log %q, want the output so far", log)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "bg.pid"))
+	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +339,8 @@ func TestBuildMarkerHardening(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, BuildMarker), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lang := counterLang()
+	count := filepath.Join(t.TempDir(), "count")
+	lang := counterLang(count)
 	for i := 0; i < 2; i++ {
 		if log, err := Build(context.Background(), sandbox.Unsandboxed{}, nil, lang, dir, sandbox.Limits{}, time.Minute); err != nil {
 			t.Fatalf("%v\n%s", err, log)
@@ -345,7 +349,7 @@ func TestBuildMarkerHardening(t *testing.T) {
 	if b, _ := os.ReadFile(outside); string(b) != "precious" {
 		t.Errorf("Build wrote through a symlink: the outside file holds %q", b)
 	}
-	if n := builds(t, dir); n != 1 {
+	if n := builds(t, count); n != 1 {
 		t.Errorf("%d builds, want 1 (the marker replaced the FIFO)", n)
 	}
 }

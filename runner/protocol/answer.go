@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,9 @@ func BuildAnswer(ctx context.Context, env *Env, sub Submission) error {
 		return nil
 	}
 	l := env.Challenge.Limits
-	if log, err := build.Build(ctx, env.Sandbox, env.Memo, lang, sub.Dir, Limits(env), l.BuildTimeout.D(build.DefaultBuildTimeout)); err != nil {
+	lim := Limits(env)
+	lim.DirMB = cmp.Or(l.BuildDiskMB, build.DefaultDiskMB) // the build's directory, temporaries included
+	if log, err := build.Build(ctx, env.Sandbox, env.Memo, lang, sub.Dir, lim, l.BuildTimeout.D(build.DefaultBuildTimeout)); err != nil {
 		if errors.Is(err, build.ErrBuildHost) {
 			return &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 		}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,11 +39,20 @@ func CopyBotDir(dst, src string) error {
 			if err != nil || !info.Mode().IsRegular() {
 				return nil
 			}
-			data := make([]byte, info.Size())
-			if _, err := f.ReadAt(data, 0); err != nil && info.Size() > 0 {
+			// Streamed, not read whole: a built directory may hold a file of hundreds of
+			// megabytes (runner/build copies its bounded build directory out this way).
+			out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, info.Mode().Perm())
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(out, io.LimitReader(f, info.Size()))
+			if cerr := out.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
 				return fmt.Errorf("copy %s: %w", rel, err)
 			}
-			return os.WriteFile(target, data, info.Mode().Perm())
+			return nil
 		}
 		return nil
 	})

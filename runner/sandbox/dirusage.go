@@ -1,0 +1,38 @@
+package sandbox
+
+import (
+	"io/fs"
+	"path/filepath"
+)
+
+// DirUsage is what a directory made by BotDir holds against its allowance: bytes and
+// entries in use and, for a bounded directory (a filesystem of its own), its size and
+// whether a block or an inode is left. Builds use it to say which allowance an answer's
+// build ran into (runner/build).
+type DirUsage struct {
+	Bytes, Entries       int64 // in use: blocks and inodes, or the walk's measure (dirBytes)
+	MaxBytes, MaxEntries int64 // a bounded directory's size and inodes; 0 for a plain one
+	Bounded              bool  // a filesystem of its own, where writes past it failed
+	NoSpace, NoInodes    bool  // bounded: no block left, no inode left
+}
+
+// UsageOf measures dir, a directory BotDir returned: one statfs for a bounded directory,
+// a walk of the tree for a plain one (every entry counts, at least a block each).
+func UsageOf(dir string) (DirUsage, error) {
+	if bd := boundDirOf(dir); bd != nil {
+		used, inodes, _, err := bd.usage()
+		if err != nil {
+			return DirUsage{}, err
+		}
+		// A tmpfs has no reserved blocks: Bavail is Bfree, so "no block left" is used
+		// reaching the size, within a page.
+		return DirUsage{Bytes: used, Entries: inodes, MaxBytes: bd.bytes, MaxEntries: bd.inodes, Bounded: true,
+			NoSpace: used+inodeBytes > bd.bytes, NoInodes: inodes >= bd.inodes}, nil
+	}
+	var entries int64
+	_ = filepath.WalkDir(dir, func(string, fs.DirEntry, error) error {
+		entries++
+		return nil
+	})
+	return DirUsage{Bytes: dirBytes(dir, 1<<62), Entries: entries}, nil
+}
