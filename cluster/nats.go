@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kothd/kothd/config"
+
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -34,7 +36,7 @@ const (
 // Environment variables with the cluster's credentials: never in the config file, never
 // sent to workers.
 const (
-	EnvToken = "KOTHD_NATS_TOKEN"
+	EnvToken = config.EnvNATSToken
 	EnvCreds = "KOTHD_NATS_CREDS"
 	EnvCA    = "KOTHD_NATS_CA" // a CA file for a tls:// server with its own CA
 )

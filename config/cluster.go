@@ -3,8 +3,13 @@ package config
 import (
 	"net"
 	"net/url"
+	"os"
 	"time"
 )
+
+// EnvNATSToken names the environment variable holding the cluster's token: the embedded
+// server requires it of every client, and the daemon and workers present it.
+const EnvNATSToken = "KOTHD_NATS_TOKEN"
 
 // Cluster spreads the games of runs over workers through NATS JetStream (docs/cluster.md).
 // The daemon either embeds the server (Listen) or joins one (URL). Credentials never sit
@@ -53,8 +58,13 @@ func (c *Config) checkCluster(bad func(line int, format string, args ...any)) {
 		bad(line, "cluster: listen (embed a server) and url (join one) exclude each other")
 	}
 	if cl.Listen != "" {
-		if _, _, err := net.SplitHostPort(cl.Listen); err != nil {
+		if host, _, err := net.SplitHostPort(cl.Listen); err != nil {
 			bad(line, "cluster.listen %q: want host:port (%v)", cl.Listen, err)
+		} else if !loopback(host) && os.Getenv(EnvNATSToken) == "" {
+			// An embedded server without a token takes any client: whoever reaches the
+			// port reads every job and result and can offer results of its own.
+			bad(line, "cluster.listen %q is reachable from other machines, and %s is not set: the embedded NATS server would let anyone who reaches it read the runs' jobs and results and offer results of their own. "+
+				"Set %s in the environment of the daemon (and of every command that reads this file) and of the workers, or listen on 127.0.0.1 (docs/cluster.md)", cl.Listen, EnvNATSToken, EnvNATSToken)
 		}
 	}
 	if cl.URL != "" {
@@ -71,6 +81,17 @@ func (c *Config) checkCluster(bad func(line int, format string, args ...any)) {
 	if cl.AckWait != 0 && cl.Wait() < time.Second {
 		bad(line, "cluster.ack_wait %s: at least 1s", cl.Wait())
 	}
+}
+
+// loopback reports whether host (of host:port) is reachable from this machine only:
+// localhost or a loopback address. An empty host is every interface; any other name may
+// resolve to a reachable address.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // MarshalYAML writes a duration as it is read ("2s"), so a challenge sent to a worker

@@ -166,6 +166,7 @@ type Limits struct {
 	BotsPerChallenge int      `yaml:"bots_per_challenge"` // answers' bots in one run (200)
 	BotsPerAuthor    int      `yaml:"bots_per_author"`    // of them, from one account's answers (a quarter of bots_per_challenge, at least 10)
 	AnswerBudget     Duration `yaml:"answer_budget"`      // time all classes of one answer may spend over a run
+	AnswerWall       Duration `yaml:"answer_wall"`        // wall time all classes of one answer may hold a run up (answer_budget)
 	TotalBudget      Duration `yaml:"total_budget"`       // time all bots together may spend over a run
 	// FaultStreak benches a bot after that many faulted decisions in a row (0: the
 	// default, protocol.FaultStreak's 20; negative: never).

@@ -204,7 +204,7 @@ func (c *Config) check() error {
 			{"extract.max_bytes", int64(ch.Extract.MaxBytes)},
 			{"limits.name_max", int64(ch.Limits.NameMax)}, {"limits.classes_per_answer", int64(ch.Limits.ClassesPerAnswer)},
 			{"limits.bots_per_challenge", int64(ch.Limits.BotsPerChallenge)}, {"limits.bots_per_author", int64(ch.Limits.BotsPerAuthor)}, {"limits.answer_budget", int64(ch.Limits.AnswerBudget)},
-			{"limits.total_budget", int64(ch.Limits.TotalBudget)}} {
+			{"limits.total_budget", int64(ch.Limits.TotalBudget)}, {"limits.answer_wall", int64(ch.Limits.AnswerWall)}} {
 			if f.v < 0 {
 				at(f.key, "%s must not be negative", f.key)
 			}

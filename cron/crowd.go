@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/internal/mdtext"
 	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/runner/protocol"
 )
@@ -142,7 +143,7 @@ func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, runID int64, play
 		}
 		c.printf("%s: %s ran out of memory (memory_mb %d) with %d games in flight in its process (the original controller plays one at a time); "+
 			"playing run %d again from its first game with %s in flight%s\n",
-			ch.Name, ce.Bot, mb, ce.InFlight, runID, games, last)
+			ch.Name, mdtext.Terminal(ce.Bot), mb, ce.InFlight, runID, games, last)
 		if err := c.Store.RestartRun(ctx, runID, next); err != nil {
 			return nil, err
 		}

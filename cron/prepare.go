@@ -55,7 +55,8 @@ func (c *Cycle) prepare(ctx context.Context, env *PlayEnv, a protocol.Protocol, 
 		if err := c.Store.SetBotStatus(ctx, env.Challenge.Name, s.AnswerID, name, status, reason); err != nil {
 			c.Log.Error("record bot status", "err", err)
 		}
-		c.printf("  rejected answer %d (%s by %s): %s: %s\n", s.AnswerID, cmp.Or(name, "—"), s.Author, status, reason)
+		// On a terminal, or in a log file: the answer's words inert, on one line.
+		c.printf("  rejected answer %d (%s by %s): %s: %s\n", s.AnswerID, cmp.Or(mdtext.Terminal(name), "—"), mdtext.Terminal(s.Author), status, mdtext.Terminal(reason))
 	}
 	// Preparing and validating means starting bot processes: do it for several answers at
 	// once, then settle names in answer order so the outcome does not depend on timing.

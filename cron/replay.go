@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/kothd/kothd/internal/mdtext"
 )
 
 // Replay plays game number game of run runID again and writes its trace to w: what a
@@ -63,5 +66,10 @@ func (c *Cycle) Replay(ctx context.Context, runID int64, game int, w io.Writer) 
 	}
 	defer closeFn()
 	fmt.Fprintf(w, "%s, run %d (seed %d), game %d\n", ch.Name, runID, run.Seed, game)
-	return env.Game.Replay(ctx, r, game, func(line string) { fmt.Fprintln(w, line) })
+	// A trace line holds bots' names and faults: each of its lines inert on a terminal.
+	return env.Game.Replay(ctx, r, game, func(line string) {
+		for _, l := range strings.Split(line, "\n") {
+			fmt.Fprintln(w, mdtext.Terminal(l))
+		}
+	})
 }

@@ -55,6 +55,12 @@ type Fault struct {
 	// (protocol.BenchedFault): the runner's answer, not the bot's doing, so a first fault
 	// shown for the bot is a fault of its own when it has one.
 	Benched bool `json:"-"`
+	// Ruled marks an answer the rules read as a move: an invalid action they punish (Ruins:
+	// death by trap), reported by the game's module (the harness's RulesAnswer). It is play,
+	// not a failure to play: it is counted as a fault, but validation takes it as a decision
+	// made, and it breaks a fault streak as an answer does. A bot can claim it for itself
+	// (the harness runs in its process), which gains it nothing: the rules answer the move.
+	Ruled bool `json:"-"`
 }
 
 func (f *Fault) Error() string {

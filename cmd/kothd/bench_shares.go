@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/internal/mdtext"
 	"github.com/kothd/kothd/runner/sandbox"
 )
 
@@ -90,7 +91,7 @@ func printShares(w io.Writer, answers []answerCPU) {
 
 // answerLabel names an answer by its bots, and by its id when it has one.
 func answerLabel(a answerCPU) string {
-	names := strings.Join(a.Bots, ", ")
+	names := mdtext.Terminal(strings.Join(a.Bots, ", "))
 	if a.AnswerID == 0 {
 		return names + " (built-in)"
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/internal/mdtext"
 	"github.com/kothd/kothd/runner/sandbox"
 	"github.com/kothd/kothd/store"
 )
@@ -66,16 +67,18 @@ func runCheck(ctx context.Context, cl *cli, args []string) error {
 }
 
 func printCheck(w io.Writer, challenge string, r *cron.CheckReport) {
-	fmt.Fprintf(w, "answer %d by %s to %s: %q\n", r.AnswerID, r.Author, challenge, r.Title)
-	fmt.Fprintf(w, "  language: %s\n", cmp.Or(r.Language, "(none)"))
-	fmt.Fprintf(w, "  files:    %s\n", cmp.Or(strings.Join(r.Files, ", "), "(none)"))
+	// Everything of the answer's is printed inert (mdtext.Terminal): no escape sequence
+	// reaches the host's terminal, no line of the reason starts at the margin.
+	fmt.Fprintf(w, "answer %d by %s to %s: %q\n", r.AnswerID, mdtext.Terminal(r.Author), challenge, mdtext.Terminal(r.Title))
+	fmt.Fprintf(w, "  language: %s\n", cmp.Or(mdtext.Terminal(r.Language), "(none)"))
+	fmt.Fprintf(w, "  files:    %s\n", cmp.Or(mdtext.Terminal(strings.Join(r.Files, ", ")), "(none)"))
 	if len(r.Build) > 0 {
-		fmt.Fprintf(w, "  build:    %s\n", firstLine(strings.Join(r.Build, " ")))
+		fmt.Fprintf(w, "  build:    %s\n", mdtext.Terminal(firstLine(strings.Join(r.Build, " "))))
 	}
 	if r.Reject != "" {
 		fmt.Fprintln(w, "  NOT ENTERED:")
 		for _, l := range strings.Split(strings.TrimRight(r.Reject, "\n"), "\n") {
-			fmt.Fprintf(w, "    %s\n", l)
+			fmt.Fprintf(w, "    %s\n", mdtext.Terminal(l))
 		}
 		return
 	}
@@ -85,12 +88,12 @@ func printCheck(w io.Writer, challenge string, r *cron.CheckReport) {
 	fmt.Fprintf(w, "  bots found: %d\n", len(r.Bots))
 	for _, b := range r.Bots {
 		if b.Status == cron.WouldEnter {
-			fmt.Fprintf(w, "    %s: %s\n", b.Name, b.Status)
+			fmt.Fprintf(w, "    %s: %s\n", mdtext.Terminal(b.Name), b.Status)
 			continue
 		}
-		fmt.Fprintf(w, "    %s: NOT ENTERED: %s:\n", b.Name, b.Status)
+		fmt.Fprintf(w, "    %s: NOT ENTERED: %s:\n", mdtext.Terminal(b.Name), b.Status)
 		for _, l := range strings.Split(strings.TrimRight(b.Reason, "\n"), "\n") {
-			fmt.Fprintf(w, "      %s\n", l)
+			fmt.Fprintf(w, "      %s\n", mdtext.Terminal(l))
 		}
 	}
 }

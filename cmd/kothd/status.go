@@ -15,6 +15,7 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
+	"github.com/kothd/kothd/internal/mdtext"
 	"github.com/kothd/kothd/store"
 )
 
@@ -361,7 +362,7 @@ func (cs *challengeStatus) printText(w io.Writer) {
 	for _, p := range cs.pubs {
 		switch {
 		case p.FailedAt != 0:
-			fmt.Fprintf(w, "  published:    %s: FAILED at %s: %s (last success: %s)\n", p.Target, at(p.FailedAt), p.Failure, at(p.At))
+			fmt.Fprintf(w, "  published:    %s: FAILED at %s: %s (last success: %s)\n", p.Target, at(p.FailedAt), oneLine(p.Failure), at(p.At))
 		case p.At == 0:
 			fmt.Fprintf(w, "  published:    %s: never\n", p.Target)
 		default:
@@ -379,11 +380,11 @@ func (cs *challengeStatus) printText(w io.Writer) {
 		for _, b := range cs.Bots {
 			switch {
 			case status == "ok" && b.Status == "ok":
-				fmt.Fprintf(w, "    entered      %-24s answer %d by %s%s\n", b.answer.Bot, b.AnswerID, b.Author, prefixed(", ", b.Language))
+				fmt.Fprintf(w, "    entered      %-24s answer %d by %s%s\n", mdtext.Terminal(b.answer.Bot), b.AnswerID, mdtext.Terminal(b.Author), prefixed(", ", mdtext.Terminal(b.Language)))
 			case status == "" && b.Status != "ok" && b.Status != "pending":
-				fmt.Fprintf(w, "    NOT entered  %-24s answer %d by %s: %s: %s\n", b.Bot, b.AnswerID, b.Author, b.Status, oneLine(b.Reason))
+				fmt.Fprintf(w, "    NOT entered  %-24s answer %d by %s: %s: %s\n", mdtext.Terminal(b.Bot), b.AnswerID, mdtext.Terminal(b.Author), b.Status, oneLine(b.Reason))
 			case status == "pending" && b.Status == "pending":
-				fmt.Fprintf(w, "    pending      %-24s answer %d by %s: fetched, not built yet (the next cycle will)\n", b.Bot, b.AnswerID, b.Author)
+				fmt.Fprintf(w, "    pending      %-24s answer %d by %s: fetched, not built yet (the next cycle will)\n", mdtext.Terminal(b.Bot), b.AnswerID, mdtext.Terminal(b.Author))
 			}
 		}
 	}
@@ -396,7 +397,7 @@ func (cs *challengeStatus) printText(w io.Writer) {
 		fmt.Fprintf(w, "    %s %-8s %s%s\n", at(e.At), e.Kind, about, oneLine(e.Detail))
 	}
 	if cs.Health != "healthy" {
-		fmt.Fprintf(w, "  health:       %s: %s\n", cs.Health, strings.Join(cs.Problems, "; "))
+		fmt.Fprintf(w, "  health:       %s: %s\n", cs.Health, mdtext.Terminal(strings.Join(cs.Problems, "; ")))
 	}
 }
 
@@ -437,6 +438,7 @@ func orTitle(b store.AnswerBot) string {
 // the board has the rest.
 func oneLine(s string) string {
 	s, _, cut := strings.Cut(strings.TrimSpace(s), "\n")
+	s = mdtext.Terminal(s) // a reason or a detail holds the answer's words
 	if r := []rune(s); len(r) > 160 {
 		s, cut = string(r[:160]), true
 	}

@@ -41,7 +41,7 @@ func TestRuinsCycle(t *testing.T) {
 		"Cartographer": "SyntaxError",
 		// Its one branch raises on every decision it is asked in validation (and in a
 		// run): not entered, with the fault and the input that caused it.
-		"LightFingers":             "it faulted on every one of its 1 decisions in a validation game; the first: crash: bot.py line 9 in get_action: return 'take', i, best.wieght + 1\nAttributeError: 'Treasure' object has no attribute 'wieght'\ninput: act {\"s\":",
+		"LightFingers":             "it faulted on every one of its 3 decisions in a validation game; the first: crash: bot.py line 9 in get_action: return 'take', i, best.wieght + 1\nAttributeError: 'Treasure' object has no attribute 'wieght'\ninput: act {\"s\":",
 		"Some thoughts on bidding": "no code block",
 		"GrabAndRun":               `duplicate bot name "GrabAndRun"`,
 	} {

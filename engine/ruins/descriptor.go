@@ -83,9 +83,11 @@ func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
 	return res, nil
 }
 
-// validate plays one game between the two copies of the bot and eight Drunkards.
+// validate plays three games between the bot and its opponents (the validation's), the
+// table filled with Drunkards: a bot that dies on its first turn is still asked three
+// decisions, enough to tell one that cannot play (pyclass's minDecisions).
 func validate(ctx context.Context, r engine.Run) error {
-	_, err := Play(ctx, r.Calls, r.Bots, Options{SeedString: "VALIDATE", MaxFinals: 1, Concurrency: 1})
+	_, err := Play(ctx, r.Calls, r.Bots, Options{SeedString: "VALIDATE", MaxFinals: 3, Concurrency: 1})
 	return err
 }
 

@@ -125,8 +125,9 @@ def competitors(ns, names_before):
     return out
 
 
-class InvalidAction(Exception):
-    """get_action returned something the rules cannot read: death by trap (§4)."""
+class InvalidAction(pyclass.RulesAnswer):
+    """get_action returned something the rules cannot read: death by trap (§4). The rules
+    answer it: play, not a fault that stops the bot from playing (validation enters it)."""
 
 
 _LIMIT = 10 ** 9  # beyond any stamina or room size: clamping keeps the outcome

@@ -46,11 +46,13 @@ func play(ctx context.Context, r engine.Run) (*engine.Result, error) {
 	return Play(ctx, r.Calls, r.Bots, o)
 }
 
-// validate plays a short game between two copies of the bot. It proves the class can be
-// hosted; a take_turn that raises is not a validation failure but, as in the original, a
-// disqualification shown on the leaderboard.
+// validate plays three short games between the bot and its opponents (the validation's).
+// A take_turn that raises disqualifies the bot for its game, as in the original, so a bot
+// that raises on every turn is asked one decision per game: three games ask it enough to
+// tell one that cannot play (pyclass's minDecisions). An answer the driver's test cannot
+// read is resolved by opening a present: play.
 func validate(ctx context.Context, r engine.Run) error {
-	_, err := Play(ctx, r.Calls, r.Bots, Options{WinningScore: 5})
+	_, err := Play(ctx, r.Calls, r.Bots, Options{WinningScore: 5, Games: 3})
 	return err
 }
 

@@ -19,6 +19,12 @@ import (
 // loaded host does not spend a bot's budget; wall time counts too, WallFactor times more
 // of it allowed, for a bot that sleeps or waits and so uses no CPU while holding the
 // games up. Without cgroups, wall time is all there is and is charged as CPU.
+//
+// An answer's wall time has a bound of its own (AnswerWall, limits.answer_wall; by default
+// the answer's budget once, not WallFactor times): the games wait for a bot's batch, so
+// the wall time its classes take together is what the answer can add to the run. Ten
+// classes taking turns to sleep just under the call's wall limit never fault; with only
+// WallFactor times the answer's budget (2 × 5 minutes) they added 50 minutes to a run.
 
 // WallFactor is how much longer in wall time than in CPU time a call, or a budget, may
 // last: the backstop for a bot that waits, sized for a host loaded several times over.
@@ -38,14 +44,20 @@ type budgets struct {
 	mu        sync.Mutex
 	perBot    time.Duration // Budget, or the bot's share of TotalBudget if smaller
 	perAnswer time.Duration
-	shared    bool // perBot is the share of TotalBudget
-	bots      []account
-	answers   map[int64]*account
-	classes   map[int64]int // bots of each answer
+	// answerWall is the wall time an answer's classes may take together (AnswerWall, or
+	// WallFactor times perAnswer).
+	answerWall time.Duration
+	shared     bool // perBot is the share of TotalBudget
+	bots       []account
+	answers    map[int64]*account
+	classes    map[int64]int // bots of each answer
 }
 
 func newBudgets(cfg PyConfig, bots []engine.Bot) *budgets {
-	b := &budgets{perBot: cfg.Budget, perAnswer: cfg.AnswerBudget, bots: make([]account, len(bots)), answers: map[int64]*account{}, classes: map[int64]int{}}
+	b := &budgets{perBot: cfg.Budget, perAnswer: cfg.AnswerBudget, answerWall: cfg.AnswerWall, bots: make([]account, len(bots)), answers: map[int64]*account{}, classes: map[int64]int{}}
+	if b.answerWall <= 0 {
+		b.answerWall = WallFactor * b.perAnswer
+	}
 	if cfg.TotalBudget > 0 && len(bots) > 0 {
 		if share := cfg.TotalBudget / time.Duration(len(bots)); b.perBot <= 0 || share < b.perBot {
 			b.perBot, b.shared = share, true
@@ -67,8 +79,13 @@ func (b *budgets) exhausted(i int, answer int64) string {
 	if b.bots[i].over(b.perBot) {
 		return b.botReason()
 	}
-	if a := b.answers[answer]; a != nil && a.over(b.perAnswer) {
-		return b.answerReason()
+	if a := b.answers[answer]; a != nil {
+		if b.perAnswer > 0 && a.cpu >= b.perAnswer {
+			return b.answerReason()
+		}
+		if b.answerWall > 0 && a.wall >= b.answerWall {
+			return b.answerWallReason()
+		}
 	}
 	return ""
 }
@@ -83,12 +100,12 @@ func (b *budgets) tightest(i int, answer int64) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	a := b.answers[answer]
-	answerBound := a != nil && b.perAnswer > 0
+	answerBound := a != nil && b.answerWall > 0
 	switch {
-	case b.perBot > 0 && (!answerBound || WallFactor*b.perBot-b.bots[i].wall <= WallFactor*b.perAnswer-a.wall):
+	case b.perBot > 0 && (!answerBound || WallFactor*b.perBot-b.bots[i].wall <= b.answerWall-a.wall):
 		return b.botReason()
 	case answerBound:
-		return b.answerReason()
+		return b.answerWallReason()
 	}
 	return ""
 }
@@ -98,6 +115,10 @@ func (b *budgets) botReason() string {
 		return fmt.Sprintf("spent its share (%s) of the run's time budget; calls get the default", b.perBot)
 	}
 	return fmt.Sprintf("spent its time budget for this run (%s); calls get the default", b.perBot)
+}
+
+func (b *budgets) answerWallReason() string {
+	return fmt.Sprintf("its answer's classes together held the games up for the answer's wall time for this run (%s, limits.answer_wall); calls get the default", b.answerWall)
 }
 
 func (b *budgets) answerReason() string {
@@ -117,7 +138,7 @@ func (b *budgets) charge(i int, answer int64, cpu, wall time.Duration) {
 }
 
 // bounded reports whether any budget bounds the pool's bots.
-func (b *budgets) bounded() bool { return b.perBot > 0 || b.perAnswer > 0 }
+func (b *budgets) bounded() bool { return b.perBot > 0 || b.perAnswer > 0 || b.answerWall > 0 }
 
 // left is what bot i may still spend before one of its budgets is spent: CPU time, wall
 // time, and the CPU time left per class of its answer (the answer's left shared by its
@@ -125,20 +146,26 @@ func (b *budgets) bounded() bool { return b.perBot > 0 || b.perAnswer > 0 }
 func (b *budgets) left(i int, answer int64) (cpu, wall, perClass time.Duration, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	take := func(a account, limit time.Duration, classes int) {
-		if limit <= 0 {
+	// cpuLimit 0: no CPU bound (only wall); wallLimit 0: none at all.
+	take := func(a account, cpuLimit, wallLimit time.Duration, classes int) {
+		if wallLimit <= 0 {
 			return
 		}
-		c, w := max(limit-a.cpu, 0), max(WallFactor*limit-a.wall, 0)
+		c, w := time.Duration(1<<62), max(wallLimit-a.wall, 0)
+		if cpuLimit > 0 {
+			c = max(cpuLimit-a.cpu, 0)
+		}
 		if !ok {
 			cpu, wall, perClass, ok = c, w, c/time.Duration(classes), true
 			return
 		}
 		cpu, wall, perClass = min(cpu, c), min(wall, w), min(perClass, c/time.Duration(classes))
 	}
-	take(b.bots[i], b.perBot, 1)
+	if b.perBot > 0 {
+		take(b.bots[i], b.perBot, WallFactor*b.perBot, 1)
+	}
 	if a := b.answers[answer]; a != nil {
-		take(*a, b.perAnswer, max(b.classes[answer], 1))
+		take(*a, b.perAnswer, b.answerWall, max(b.classes[answer], 1))
 	}
 	return cpu, wall, perClass, ok
 }

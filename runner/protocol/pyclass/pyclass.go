@@ -61,7 +61,11 @@ type PyConfig struct {
 	Budget       time.Duration
 	AnswerBudget time.Duration
 	TotalBudget  time.Duration
-	Limits       sandbox.Limits
+	// AnswerWall is the wall time all classes of one answer may take over the run, their
+	// start-ups and batches together: what one answer can add to the run's wall time,
+	// whatever its classes do (0: WallFactor times AnswerBudget). See budget.go.
+	AnswerWall time.Duration
+	Limits     sandbox.Limits
 	// Memo, if set, remembers class listings (ListClasses) by content across cycles.
 	Memo build.Memo
 	// FaultStreak benches a bot after that many faulted decisions in a row (0: never);

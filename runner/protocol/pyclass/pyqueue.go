@@ -156,6 +156,8 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 			continue
 		}
 		f := &engine.Fault{Outcome: wireOutcome(r.F), Detail: r.D, ProcessDied: r.Lost}
+		// Only an answer can be one the rules read: never a timeout or a memory fault.
+		f.Ruled = r.Rules && (f.Outcome == engine.Crash || f.Outcome == engine.BadOutput)
 		if f.Outcome == engine.MemoryLimit {
 			// The harness's word; the host looks for itself, once per batch.
 			if atLimit < 0 {

@@ -145,6 +145,8 @@ type wireReply struct {
 	// back by the time the host kept the bot from a CPU, starve.go). The bot's word, kept
 	// for diagnosis: the timeout is the bot's either way.
 	Wall bool `json:"wall"`
+	// Rules: an answer the rules read as a move (engine.Fault.Ruled), the game module's word.
+	Rules bool `json:"rules"`
 }
 
 // The results every boolean reply shares (engine.Reply: read, never written into), and

@@ -58,7 +58,7 @@ func (s *streak) count(cfg PyConfig, calls []engine.Call, idx []int, replies []e
 			continue
 		}
 		f := replies[i].Fault
-		s.run = protocol.Streak(s.run, f, f == nil)
+		s.run = protocol.Streak(s.run, f, f == nil || f.Ruled) // an invalid move is an answer
 	}
 }
 

@@ -10,11 +10,19 @@ import (
 )
 
 // Validation (the pyclass Validate): the bot plays a short game of its game's real engine
-// against the game's baselines. It enters if at least one of its decisions ended well; a
-// bot that faults on every one of them is not entered, and the reason names the first
-// fault and the input that caused it. Only decisions count: a bot whose constructor runs
-// but whose every move raises (SafetyNet: `return` where the harness expects a generator)
-// used to be entered and then faulted 4,031 times in a run.
+// against the game's baselines. It enters if at least one of its decisions ended well, or
+// was an invalid move the rules answer (engine.Fault.Ruled: Ruins' MischievousKid, one of
+// the original controller's own test bots, answers ['take', '5', '1'] and dies by the
+// rules: that is play). A bot is refused only when it cannot play at all: every one of at
+// least minDecisions decisions faulted in a way the rules do not answer, and the reason
+// names the first fault and the input that caused it. Only decisions count: a bot whose
+// constructor runs but whose every move raises (SafetyNet: `return` where the harness
+// expects a generator) used to be entered and then faulted 4,031 times in a run.
+
+// minDecisions is how many faulted decisions, and nothing else, refuse a bot: fewer say
+// too little (a game's validation is sized to ask more; a bot asked fewer enters, and a
+// fault streak benches it in a run if it never plays).
+const minDecisions = 3
 
 // Bounds of a "not entered" reason: the participant needs the fault and its input, not a
 // page of them.
@@ -27,6 +35,7 @@ const (
 // faulted, and the first fault with its input.
 type decisions struct {
 	ok, faulted int
+	ruled       int // invalid moves the rules answered: play
 	first       *engine.Fault
 	input       string
 	// The first fault of a call that is no decision (setting a game up): a bot that cannot
@@ -48,6 +57,10 @@ func (d *decisions) note(f *engine.Fault, input func() string) {
 		d.ok++
 		return
 	}
+	if f.Ruled {
+		d.ruled++
+		return
+	}
 	d.faulted++
 	if d.first == nil {
 		d.first, d.input = f, input()
@@ -57,7 +70,7 @@ func (d *decisions) note(f *engine.Fault, input func() string) {
 // verdict is nil when the bot may enter: one decision at least ended well. A host fault as
 // the first fault is the host's failure, returned as it is.
 func (d *decisions) verdict() error {
-	if d.ok > 0 {
+	if d.ok > 0 || d.ruled > 0 {
 		return nil
 	}
 	if d.first == nil && d.setup != nil {
@@ -72,6 +85,9 @@ func (d *decisions) verdict() error {
 	}
 	if d.first.Outcome == engine.HostFault {
 		return d.first
+	}
+	if d.faulted < minDecisions {
+		return nil // too few to say it cannot play
 	}
 	return fmt.Errorf("it faulted on every one of its %d decisions in a validation game; the first: %s\ninput: %s",
 		d.faulted, clip(d.first.Error(), reasonDetailMax), clip(d.input, reasonInputMax))

@@ -79,6 +79,12 @@ class LostInstance(Exception):
     """A call for a game this process holds no instance of (the process was restarted)."""
 
 
+class RulesAnswer(Exception):
+    """Raised by a game's module for an answer the rules read as a move, an invalid action
+    they punish (Ruins: death by trap): counted as a fault, but play, not a failure to play
+    (validation enters the bot; it breaks a fault streak)."""
+
+
 _limit = 0.0       # CPU seconds one call may use (0: no limit)
 _wall = 0.0        # wall seconds one call may take (0: no limit)
 _tick = 0.0        # CPU seconds between SIGPROF ticks while a batch runs
@@ -555,10 +561,12 @@ def _json(v):
     return _encode(v)
 
 
-def _fault(outcome, detail, lost=False):
+def _fault(outcome, detail, lost=False, rules=False):
     f = {"f": outcome, "d": detail}
     if lost:
         f["lost"] = True
+    if rules:
+        f["rules"] = True
     return _json(f)
 
 
@@ -646,6 +654,8 @@ def _serve(lines, proto_out, call):
                         add(_fault("timeout", "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)))
                 except LostInstance as e:
                     add(_fault("crash", str(e), lost=True))
+                except RulesAnswer as e:
+                    add(_fault("crash", _describe(e), rules=True))
                 except MemoryError as e:
                     # The sandbox's memory limit (RLIMIT_DATA) refused an allocation.
                     add(_fault("memory limit", _describe(e)))
