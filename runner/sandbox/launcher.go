@@ -388,7 +388,7 @@ type use struct {
 	cpu     time.Duration
 	ooms    int64
 	kill    memKill // set by Launch when the kernel killed a process of the decision (sandboxCgroup.judgeKill)
-	counted bool // false without a cgroup (sandbox none, cgroups off)
+	counted bool    // false without a cgroup (sandbox none, cgroups off)
 	// answer is the CPU time of every sandbox of the answer (read around a decision for
 	// starved: answerOK false without a Share).
 	answer   time.Duration
