@@ -99,7 +99,7 @@ func (cg *sandboxCgroup) judgeKill() memKill {
 	k := memKill{Bound: boundSandbox}
 	limit, _ := cgroupLimit(dir, v2)
 	k.SandboxMB = limit >> 20
-	if limit <= 0 || reached(dir, v2, limit, false) || cg.answer == "" {
+	if limit <= 0 || reached(dir, v2, limit, leafEvents) || cg.answer == "" {
 		return k // no limit read (a fixture without one), or its own: the bot's
 	}
 	answer := filepath.Dir(dir)
@@ -107,11 +107,11 @@ func (cg *sandboxCgroup) judgeKill() memKill {
 	half, _ := cgroupLimit(answer, v2)
 	runLimit, _ := cgroupLimit(run, v2)
 	k.AnswerMB, k.RunMB = half>>20, runLimit>>20
-	if half <= 0 || reached(answer, v2, half, true) {
+	if half <= 0 || reached(answer, v2, half, localOrBelow) {
 		k.Bound = boundAnswer
 		return k
 	}
-	if runLimit <= 0 || !reached(run, v2, runLimit, true) {
+	if runLimit <= 0 || !reached(run, v2, runLimit, localEventsOnly) {
 		k.Bound = boundUnexplained
 		return k
 	}
@@ -131,21 +131,31 @@ func (cg *sandboxCgroup) judgeKill() memKill {
 	return k
 }
 
+// Which of v2's event files show a cgroup's own limit reached.
+type eventFiles int
+
+const (
+	leafEvents      eventFiles = iota // memory.events: a sandbox has no cgroup below it
+	localOrBelow                      // memory.events.local, else memory.events (kernels before 5.2), whose counts below only make a kill more the bot's
+	localEventsOnly                   // memory.events.local or none: counts below would make a kill the host's
+)
+
 // reached reports whether the cgroup at dir is shown to have reached its limit: a counter
-// of the kernel's for it (v2 memory.events' oom and max, local to the cgroup when local
-// is set and the kernel has memory.events.local; v1 memory.failcnt and memsw's), or its
-// peak within nearLimit of limit.
-func reached(dir string, v2 bool, limit int64, local bool) bool {
+// of the kernel's for it (v2 memory.events' oom and max, from the file which says; v1
+// memory.failcnt and memsw's), or its peak within nearLimit of limit.
+func reached(dir string, v2 bool, limit int64, which eventFiles) bool {
 	if v2 {
 		file := "memory.events"
-		if local {
+		if which != leafEvents {
 			if _, err := os.Stat(filepath.Join(dir, "memory.events.local")); err == nil {
 				file = "memory.events.local"
+			} else if which == localEventsOnly {
+				file = ""
 			}
 		}
 		// oom: the limit was reached and reclaim failed; max: the usage was about to pass
 		// it. Neither counts a kill (oom_kill), which is the victim's cgroup's.
-		if data, err := os.ReadFile(filepath.Join(dir, file)); err == nil {
+		if data, err := os.ReadFile(filepath.Join(dir, file)); file != "" && err == nil {
 			for _, key := range []string{"oom", "max"} {
 				if n, err := cgroupKey(data, key); err == nil && n > 0 {
 					return true
