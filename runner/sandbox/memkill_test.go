@@ -171,7 +171,7 @@ func TestMemoryWatcherV2(t *testing.T) {
 	s := &Shares{node: node{Tree: f.tree(), Rel: "run"}, memoryMB: 400, answers: map[string]*Share{}}
 	for a, mb := range held {
 		f.set("run/"+a, "memory.max", mib(200), "memory.current", mib(mb), "memory.stat", stat(files[a]))
-		f.set("run/"+a+"/sb", "cgroup.procs", "")
+		f.set("run/"+a+"/sb", "cgroup.procs", "", "cgroup.events", "populated 1\nfrozen 0")
 		share := &Share{node: node{Tree: s.Tree, Rel: "run/" + a}}
 		share.track(&sandboxCgroup{Tree: s.Tree, name: "run/" + a + "/sb", answer: a})
 		s.answers[a] = share

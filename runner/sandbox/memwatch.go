@@ -168,8 +168,14 @@ func (a *Share) stop(k memKill) {
 	live := slices.Collect(maps.Keys(a.live))
 	a.mu.Unlock()
 	for _, cg := range live {
-		cg.stopped.Store(&k)
-		cg.killAll()
+		// Marked before the kill, so that the decision that fails reads it; unmarked
+		// when the sandbox held no process yet (it is starting: nothing was stopped, and
+		// its bot will run).
+		mark := &k
+		cg.stopped.Store(mark)
+		if !cg.killAll() {
+			cg.stopped.CompareAndSwap(mark, nil)
+		}
 	}
 }
 

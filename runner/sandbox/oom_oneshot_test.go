@@ -135,3 +135,39 @@ func TestSharedMemoryStaysInItsSandbox(t *testing.T) {
 		t.Errorf("a 256 MiB segment in a 128 MiB sandbox: %+v; want the bot's memory fault at its sandbox's limit", r.Fault)
 	}
 }
+
+// A one-shot decision of the answer the run's memory watcher stops is that answer's
+// memory fault, naming its share of the run (not "the sandbox's 1024 MiB", the bound it
+// did not reach). In a run of 600 MB (three answers: a share of 200 MB, a half of 300 MB),
+// an honest bot holds 100 MB, another answer 170 MB in four processes, and the decision
+// two children of 130 MB: past the watcher's 90 % together, with the decision's answer
+// alone above its share.
+func TestOneShotStoppedForItsShare(t *testing.T) {
+	sb, shares := needShares(t, 600)
+	honestBot(t, sb, shares.Answer(AnswerKey(1, 0)))
+	memHog(t, sb, shares.Answer(AnswerKey(2, 0)), 4)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(`
+import os, time
+for _ in range(2):
+    if os.fork() == 0:
+        a = bytearray(130 << 20)
+        for i in range(0, len(a), 4096): a[i] = 1
+        time.sleep(10)
+        os._exit(0)
+for _ in range(2): os.wait()
+print("ok")
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the other answers hold their memory
+	l := newTestLauncher(t, sb, ProcSpec{Dir: dir, Argv: []string{"/usr/bin/python3", "bot.py"}, Share: shares.Answer(AnswerKey(3, 0)),
+		Limits: Limits{MemoryMB: 1024, Procs: 16, OpenFiles: 64, OutputBytes: 1 << 20}})
+	r := l.Launch(context.Background(), Job{Timeout: 30 * time.Second})
+	if r.Fault == nil || r.Fault.Outcome != engine.MemoryLimit || !strings.Contains(r.Fault.Detail, "the most above its share of 200 MiB (limits.total_memory_mb 600 MiB among 3 answers)") {
+		t.Fatalf("the decision's fault: %+v; want its memory fault for its answer's share", r.Fault)
+	}
+	if shares.Stops() != 1 {
+		t.Errorf("the watcher stopped %d answers; want the one", shares.Stops())
+	}
+}
