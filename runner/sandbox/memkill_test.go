@@ -211,3 +211,32 @@ func TestMemoryWatcherV2(t *testing.T) {
 		t.Errorf("an answer within its share was stopped: %q", stopped())
 	}
 }
+
+// BenchmarkRunMemoryRead is what the run's memory watcher costs per look while the run is
+// below its trigger: one pread of the run's usage through a held-open file.
+func BenchmarkRunMemoryRead(b *testing.B) {
+	sb := NeedBwrap(b)
+	if sb.cgroups == nil {
+		b.Skip("no cgroups")
+	}
+	shares, err := NewShares(sb, 400)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer shares.Close()
+	shares.StopWatching()
+	path := filepath.Join(shares.Tree.Mem, shares.Rel, pick(shares.Tree.V2, "memory.current", "memory.usage_in_bytes"))
+	var f liveFile
+	defer f.close()
+	var buf [64]byte
+	b.ResetTimer()
+	for range b.N {
+		data, err := f.read(path, buf[:])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
