@@ -72,6 +72,9 @@ func (k memKill) atLimit() bool { return k.Bound == boundSandbox || k.Bound == b
 func (k memKill) detail() string {
 	switch k.Bound {
 	case boundSandbox:
+		if k.SandboxMB <= 0 {
+			return "its processes together passed the sandbox's memory (memory_mb)"
+		}
 		return fmt.Sprintf("its processes together passed the sandbox's %d MiB (memory_mb)", k.SandboxMB)
 	case boundAnswer:
 		return fmt.Sprintf("its answer's processes together passed the answer's %d MiB, half of the run's memory (limits.total_memory_mb %d MiB)", k.AnswerMB, k.RunMB)
