@@ -18,11 +18,12 @@ import (
 //   - The kernel counts a kill (v1 memory.oom_control's oom_kill, v2 memory.events'
 //     oom_kill) in the victim's cgroup, not in the one whose limit was reached. Which
 //     limit that was is read from each level's own evidence: v2's memory.events(.local)
-//     `oom` and `max` counters; v1's memory.failcnt and memory.memsw.failcnt (which this
-//     kernel, 6.18, leaves at 0: with swap accounting a charge fails on memsw first, and
-//     newer kernels count neither); and at every level the cgroup's peak (v1
-//     memory.max_usage_in_bytes and memsw's, v2 memory.peak) against its limit: the kernel
-//     kills at a limit only once the usage has reached it.
+//     `oom` and `max` counters; v1's memory.failcnt and memory.memsw.failcnt (which Linux
+//     6.18 leaves at 0 at every level, whichever limit the kernel killed at: a check of
+//     them alone called a bot's kill at its own limit the run's); and at every level the
+//     cgroup's peak (v1 memory.max_usage_in_bytes and memsw's, v2 memory.peak) against its
+//     limit: the kernel kills at a limit only once the usage has reached it (on 6.18 the
+//     peak of the cgroup whose limit it was is then exactly that limit).
 //   - A kill is the bot's unless the run's bound is shown reached while its sandbox and
 //     its answer are shown under theirs and its answer held no more than its share of the
 //     run (limits.total_memory_mb over the answers in the run) at its peak: then the other
