@@ -124,7 +124,12 @@ func RunArgv(ctx context.Context, sb Sandbox, spec ProcSpec, args []string, time
 	case forced == engine.HostFault:
 		return "", &engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"}
 	case werr != nil && !errors.Is(werr, exec.ErrWaitDelay):
-		return "", &engine.Fault{Outcome: classifyExit(proc, werr, stderr.String()), Detail: fmt.Sprintf("%v; stdout: %q%s", werr, Truncate(out.String(), 200), stderrNote(stderr))}
+		kill := proc.oomKilled()
+		o, why := classifyKilled(proc, werr, stderr.String(), kill), ""
+		if kill.killed() && (o == engine.MemoryLimit || o == engine.HostFault) {
+			why = "; " + kill.detail()
+		}
+		return "", &engine.Fault{Outcome: o, Detail: fmt.Sprintf("%v%s; stdout: %q%s", werr, why, Truncate(out.String(), 200), stderrNote(stderr))}
 	}
 	return strings.Trim(out.String(), " \t\n\r\v\f"), nil
 }

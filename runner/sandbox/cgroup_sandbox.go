@@ -39,6 +39,10 @@ type sandboxCgroup struct {
 	stop   chan struct{} // ends the CPU watchdog
 
 	cpuOver atomic.Bool // the watchdog killed the sandbox for its CPU time
+	// stopped is set when the run's memory watcher stopped the sandbox's answer
+	// (memwatch.go): the kill for memory it then was.
+	stopped atomic.Pointer[memKill]
+	share   *Share // the answer's cgroup it was made under; nil under none
 
 	once     sync.Once
 	mu       sync.Mutex // held while reading live files and while removing them
@@ -55,7 +59,7 @@ type sandboxCgroup struct {
 	botPid    int           // the one of keep that is pid 2 inside
 	cpuUsed   time.Duration // final figures, once released
 	ooms      int64
-	ownOOM    bool // see oomOwn; final once released
+	kill      memKill // see judgeKill; final once released
 }
 
 // newSandbox makes and limits a fresh cgroup for one sandbox (l with defaults filled),
@@ -68,6 +72,7 @@ func (t *cgroupTree) newSandbox(l Limits, share *Share) (*sandboxCgroup, error) 
 		}
 		cg.name = filepath.Join(share.Rel, cg.name)
 		cg.answer = filepath.Base(share.Rel)
+		cg.share = share
 	}
 	for _, b := range t.bases() {
 		d := filepath.Join(b, cg.name)
@@ -93,6 +98,7 @@ func (t *cgroupTree) newSandbox(l Limits, share *Share) (*sandboxCgroup, error) 
 		cg.stop = make(chan struct{})
 		go cg.watchCPU(l.CPUTime)
 	}
+	share.track(cg)
 	return cg, nil
 }
 
@@ -307,48 +313,21 @@ func (cg *sandboxCgroup) CPU() (time.Duration, error) {
 	return cg.liveCPU()
 }
 
-// oomKilled reports whether the kernel killed one of the sandbox's processes for memory,
-// and whether that was the sandbox's own doing (oomOwn).
-func (cg *sandboxCgroup) oomKilled() (killed, own bool) {
+// oomKilled is the kill for memory of the sandbox's processes, if any: by the kernel, at
+// the bound judgeKill names, or by the run's memory watcher (memwatch.go).
+func (cg *sandboxCgroup) oomKilled() memKill {
+	if k := cg.stopped.Load(); k != nil {
+		return *k
+	}
 	cg.mu.Lock()
 	defer cg.mu.Unlock()
 	if cg.released {
-		return cg.ooms > 0, cg.ownOOM
+		return cg.kill
 	}
 	if cg.readOOM() == 0 {
-		return false, false
+		return memKill{}
 	}
-	return true, cg.oomOwn()
-}
-
-// oomOwn reports whether a kill of the sandbox's processes for memory was its answer's
-// own doing: the sandbox reached its own limit (v1 memory.failcnt, v2 memory.events' oom),
-// or its answer's cgroup (Share) held at least half of the run's memory bound
-// (limits.total_memory_mb) at its peak. A kill without either came from the run's bound,
-// which every answer's bots share and where the kernel kills the largest process under
-// the run: an honest bot far under its own limit while another answer filled the run.
-// Without the figures (an old kernel, a sandbox under no run), the kill is taken as the
-// sandbox's own, as before. cg.mu held, not released.
-func (cg *sandboxCgroup) oomOwn() bool {
-	dir := cg.Dir(cg.Tree.Mem)
-	v2 := cg.Tree.V2
-	var hits int64
-	var err error
-	if v2 {
-		hits, err = readCgroupKey(filepath.Join(dir, "memory.events"), "oom")
-	} else {
-		hits, err = readCgroupInt(filepath.Join(dir, "memory.failcnt"))
-	}
-	if err != nil || hits > 0 || cg.answer == "" {
-		return true
-	}
-	share, run := filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))
-	peak, err := readCgroupInt(filepath.Join(share, pick(v2, "memory.peak", "memory.max_usage_in_bytes")))
-	if err != nil {
-		return true
-	}
-	bound, err := readCgroupInt(filepath.Join(run, pick(v2, "memory.max", "memory.limit_in_bytes")))
-	return err != nil || peak >= bound/2
+	return cg.judgeKill()
 }
 
 // pick is a if v2, else b: a cgroup file's name in either version.
@@ -447,7 +426,9 @@ func (cg *sandboxCgroup) release() error {
 		if len(cg.dirs) > 0 {
 			cg.cpuUsed, _ = cg.readCPU()
 			cg.ooms = cg.readOOM()
-			cg.ownOOM = cg.ooms > 0 && cg.oomOwn()
+			if cg.ooms > 0 {
+				cg.kill = cg.judgeKill()
+			}
 			releasedCPU.Add(int64(cg.cpuUsed))
 			releasedSandboxes.Add(1)
 			if cg.answer != "" {
@@ -456,6 +437,7 @@ func (cg *sandboxCgroup) release() error {
 			}
 		}
 		cg.released = true
+		cg.share.untrack(cg)
 		cg.cpuFile.close()
 		cg.answerFile.close()
 		cg.oomFile.close()

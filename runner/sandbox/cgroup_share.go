@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -50,11 +51,17 @@ type Shares struct {
 	mu       sync.Mutex
 	answers  map[string]*Share
 	closed   bool
+	// The run's memory watcher (memwatch.go): closed to stop it, closed when it ended;
+	// stops counts the answers it stopped.
+	watchStop, watchDone chan struct{}
+	stops                atomic.Int64
 }
 
 // Share is the cgroup of one answer's sandboxes within a run.
 type Share struct {
 	node
+	mu   sync.Mutex
+	live map[*sandboxCgroup]struct{} // its sandboxes not yet released (memwatch.go)
 }
 
 // node is a cgroup directory below the daemon's, in every hierarchy the tree uses (the
@@ -113,6 +120,7 @@ func NewShares(sb Sandbox, totalMemoryMB int) (*Shares, error) {
 			s.remove()
 			return nil, err
 		}
+		s.watch()
 		return s, nil
 	}
 	if err := writeCgroup(d, "memory.limit_in_bytes", mem); err != nil {
@@ -123,7 +131,26 @@ func NewShares(sb Sandbox, totalMemoryMB int) (*Shares, error) {
 		s.remove()
 		return nil, err
 	}
+	s.watch()
 	return s, nil
+}
+
+// StopWatching ends the run's memory watcher (memwatch.go) before the run ends: the
+// kernel alone then bounds the run's memory, killing the largest process under it when
+// it is full. Close calls it; tests call it to play what the watcher prevents. Call it
+// from one goroutine.
+func (s *Shares) StopWatching() {
+	if s != nil && s.watchStop != nil {
+		close(s.watchStop)
+		<-s.watchDone
+		s.watchStop = nil
+	}
+}
+
+// watch starts the run's memory watcher (memwatch.go).
+func (s *Shares) watch() {
+	s.watchStop, s.watchDone = make(chan struct{}), make(chan struct{})
+	go s.watchMemory()
 }
 
 // make creates the node's directories and, on v2, hands the controllers to its children.
@@ -180,8 +207,10 @@ func (s *Shares) Answer(key string) *Share {
 			_ = writeCgroup(filepath.Join(s.Tree.cpu, a.Rel), file, strconv.Itoa(weight))
 			// No answer may hold more than half of the run's memory: one that fills its
 			// half is stopped inside its own cgroup (the kernel kills one of its processes,
-			// its own fault, sandboxCgroup.oomOwn), never by the run's bound, where the
+			// its own fault, sandboxCgroup.judgeKill), never by the run's bound, where the
 			// kernel kills the largest process of any answer, an honest one included.
+			// Several answers that fill the run together are stopped before it is full by
+			// the run's memory watcher (memwatch.go).
 			half := strconv.FormatInt(int64(s.memoryMB)<<19, 10)
 			_ = writeCgroup(filepath.Join(s.Tree.Mem, a.Rel), pick(s.Tree.V2, "memory.max", "memory.limit_in_bytes"), half)
 			// The run weighs as much as its answers together against the daemon's other
@@ -207,6 +236,7 @@ func (s *Shares) Close() error {
 	if s == nil {
 		return nil
 	}
+	s.StopWatching()
 	s.mu.Lock()
 	s.closed = true
 	answers := s.answers

@@ -173,12 +173,16 @@ func (l *Launcher) Launch(ctx context.Context, job Job) Launched {
 	rep, f := lp.exchange(ctx, req, timeout+slack)
 	if f != nil {
 		lp.close()
+		// The run's memory watcher stops an answer's sandboxes whole, launcher and all.
+		if k := lp.p.Proc.oomKilled(); k.Bound == boundShare && f.Outcome != engine.HostFault {
+			f = &engine.Fault{Outcome: engine.MemoryLimit, Detail: "the decision's sandbox was killed: " + k.detail()}
+		}
 		return Launched{Exit: -1, Fault: f}
 	}
 	after := sandboxUse(lp.p.Proc)
 	lp.last, lp.hasLast = after, true
 	if after.ooms > before.ooms { // rare: whose the kill was is read only then
-		_, after.ownOOM = lp.p.Proc.oomKilled()
+		after.kill = lp.p.Proc.oomKilled()
 	}
 	r := rep.launched(timeout, req.Out)
 	r.Fault = before.charge(after, l.spec.Limits, r.Fault)
@@ -383,8 +387,8 @@ func (lp *launcherProc) died(what string) *engine.Fault {
 type use struct {
 	cpu     time.Duration
 	ooms    int64
-	ownOOM  bool // set by Launch when a decision's kill was the sandbox's own (sandboxCgroup.oomOwn)
-	counted bool // false without a cgroup (sandbox none, cgroups off)
+	kill    memKill // set by Launch when the kernel killed a process of the decision (sandboxCgroup.judgeKill)
+	counted bool    // false without a cgroup (sandbox none, cgroups off)
 	// answer is the CPU time of every sandbox of the answer (read around a decision for
 	// starved: answerOK false without a Share).
 	answer   time.Duration
@@ -407,11 +411,10 @@ func (u use) charge(after use, lim Limits, f *engine.Fault) *engine.Fault {
 		return f
 	}
 	if after.ooms > u.ooms && (f == nil || f.Outcome == engine.Crash || f.Outcome == engine.Killed) {
-		if !after.ownOOM {
-			return &engine.Fault{Outcome: engine.HostFault, Detail: "the kernel killed a process of the decision: " + RunMemoryKill}
+		if !after.kill.own() {
+			return &engine.Fault{Outcome: engine.HostFault, Detail: "the kernel killed a process of the decision: " + after.kill.detail()}
 		}
-		return &engine.Fault{Outcome: engine.MemoryLimit,
-			Detail: fmt.Sprintf("the kernel killed a process of the decision: its processes together passed the sandbox's %d MiB", lim.MemoryMB)}
+		return &engine.Fault{Outcome: engine.MemoryLimit, Detail: "the kernel killed a process of the decision: " + after.kill.detail()}
 	}
 	if used := after.cpu - u.cpu; f == nil && lim.CPUTime > 0 && used > lim.CPUTime+lim.CPUTime/2 {
 		return &engine.Fault{Outcome: engine.Timeout,

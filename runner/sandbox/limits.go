@@ -88,20 +88,20 @@ func (b *Bwrap) prlimit(l Limits) []string {
 // classifyExit names how a bot process that ended with err (from its Wait) failed, using
 // everything the runner knows: a sandbox that never ran the bot is a HostFault; a sandbox
 // its cgroup stopped for CPU time is a Timeout; the wait status is read by exitOutcome; a
-// crash or kill after the kernel killed one of the sandbox's processes for the cgroup's
-// memory limit, or whose stderr tail shows the language runtime running out of memory,
-// is a MemoryLimit; one the kernel killed to make room in the run's memory, shared by
-// every answer, while neither the sandbox nor its answer filled it is a HostFault
-// (RunMemoryKill). The stderr test is the bot's own text, so a bot could only misname
-// its own crash with it, never blame the host.
+// crash or kill after one of the sandbox's processes was killed for memory at a bound of
+// its own (its sandbox's, its answer's, its answer's share of the run's: memkill.go), or
+// whose stderr tail shows the language runtime running out of memory, is a MemoryLimit;
+// one the kernel killed to make room in the run's memory, shared by every answer, while
+// its answer held no more than its share of it is a HostFault (RunMemoryKill). The stderr
+// test is the bot's own text, so a bot could only misname its own crash with it, never
+// blame the host.
 func classifyExit(p *Process, err error, stderrTail string) engine.Outcome {
-	killed, own := p.oomKilled()
-	return classifyKilled(p, err, stderrTail, killed, own)
+	return classifyKilled(p, err, stderrTail, p.oomKilled())
 }
 
-// classifyKilled is classifyExit with the sandbox's kills for memory already read
-// (Process.oomKilled), for a caller that reports them too and must not read them twice.
-func classifyKilled(p *Process, err error, stderrTail string, killed, own bool) engine.Outcome {
+// classifyKilled is classifyExit with the sandbox's kill for memory already read
+// (Process.oomKilled), for a caller that reports it too and must not read it twice.
+func classifyKilled(p *Process, err error, stderrTail string, kill memKill) engine.Outcome {
 	if sandboxFailed(p, err) {
 		return engine.HostFault
 	}
@@ -110,10 +110,10 @@ func classifyKilled(p *Process, err error, stderrTail string, killed, own bool) 
 	}
 	o := exitOutcome(err)
 	if o == engine.Crash || o == engine.Killed {
-		if killed && own {
+		if kill.own() {
 			return engine.MemoryLimit
-		} else if killed {
-			return engine.HostFault // killed to make room in the run's memory (oomOwn)
+		} else if kill.killed() {
+			return engine.HostFault // killed to make room in the run's memory (judgeKill)
 		}
 	}
 	if o == engine.Crash && outOfMemory(stderrTail) {
@@ -123,11 +123,13 @@ func classifyKilled(p *Process, err error, stderrTail string, killed, own bool) 
 }
 
 // RunMemoryKill says why a bot's process died the host's fault: the kernel killed it
-// when the run's bots together filled limits.total_memory_mb, while the bot was under its
-// own memory_mb and its answer held under half of the run's bound (sandboxCgroup.oomOwn).
-// The game is the host's to void, not the bot's to lose: the kernel picks the largest
-// process under the run, which need not be the answer that filled it.
-const RunMemoryKill = "the kernel killed it when the run's bots together filled their memory (limits.total_memory_mb), while it was under its own memory_mb and its answer held under half of the run's: not the bot's fault"
+// when the run's bots together filled limits.total_memory_mb, while its sandbox was under
+// its own memory_mb and its answer under its half of the run's bound and within its share
+// of it (the run's bound over its answers), so other answers held more than theirs
+// (sandboxCgroup.judgeKill). The game is the host's to void, not the bot's to lose: the
+// kernel picks the largest process under the run, which need not be an answer that
+// filled it.
+const RunMemoryKill = "the kernel killed it when the run's bots together filled their memory (limits.total_memory_mb), while it was under its own memory_mb and its answer within its share of the run's: not the bot's fault"
 
 // oomMarks are what the supported languages print when an allocation fails under
 // RLIMIT_DATA: Python, C++ (libstdc++), Java, Go, Node, and glibc/perror's ENOMEM text.

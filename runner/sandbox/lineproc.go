@@ -262,15 +262,15 @@ func (p *LineProc) died(what string) *engine.Fault {
 		p.Kill()
 		<-p.Exited
 	}
-	killed, own := p.Proc.oomKilled()
-	o := classifyKilled(p.Proc, p.err, p.stderr.String(), killed, own)
-	if o == engine.HostFault && killed && !own {
-		what += "; " + RunMemoryKill
+	kill := p.Proc.oomKilled()
+	o := classifyKilled(p.Proc, p.err, p.stderr.String(), kill)
+	if kill.killed() && (o == engine.HostFault || o == engine.MemoryLimit) {
+		what += "; " + kill.detail()
 	}
-	// A memory fault the kernel's kill shows is the host's own sight (engine.Fault.AtLimit);
-	// one read from the bot's last words is only its word.
+	// A memory fault the kernel's kill at the bot's own bounds shows is the host's own
+	// sight (engine.Fault.AtLimit); one read from the bot's last words is only its word.
 	return &engine.Fault{Outcome: o, Detail: fmt.Sprintf("%s (%v); stderr: %s", what, p.err, p.stderr.String()), ProcessDied: true,
-		AtLimit: o == engine.MemoryLimit && killed && own}
+		AtLimit: o == engine.MemoryLimit && kill.atLimit()}
 }
 
 // exitOutcome classifies how a bot process ended from its wait status alone (see

@@ -10,33 +10,108 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// When the run's bots fill the run's memory bound (limits.total_memory_mb), the kernel
-// kills the largest process under the run, which may be an honest bot of another answer,
-// far under its own limit. Two parts, in a run bounded to 400 MB where an honest bot holds
+// The bounds on a run's memory, in a run bounded to 400 MB where an honest bot holds
 // 100 MB in one process:
 //   - One answer cannot fill the run: each answer is bounded to half of it, so a hog of
 //     eight 40 MB processes is stopped inside its own cgroup, its own processes killed
-//     (its fault), and the honest bot lives.
-//   - Two answers (of one author, say) that each stay under their half fill it together:
-//     the honest bot, the largest process, is killed, and its death is the host's (a
-//     host fault that says why, not AtLimit), not its own.
+//     (its fault, named as its answer's half), and the honest bot lives.
+//   - Two answers (of one author, say) that each stay under their half would fill it
+//     together, and the kernel would kill the largest process under the run: the honest
+//     bot. The run's memory watcher stops one of them first, the answer furthest above its
+//     share of the run (400 MB over the four answers that have had a sandbox in it), and
+//     the honest bot lives.
+func TestRunMemoryWatcherStopsColluders(t *testing.T) {
+	sb, shares := needShares(t, 400)
+	victim := honestBot(t, sb, shares.Answer(AnswerKey(1, 0)))
+
+	// One answer of eight 40 MB processes: stopped at its half, 200 MB.
+	one := memHog(t, sb, shares.Answer(AnswerKey(2, 0)), 8)
+	waitKilled(t, one, 20*time.Second)
+	if k := one.oomKilled(); k.Bound != boundAnswer || !strings.Contains(k.detail(), "half of the run's memory") {
+		t.Fatalf("the hog answer: %+v (%s); want its own processes killed at its half of the run", k, k.detail())
+	}
+	if line, f := victim.RoundTrip([]byte("are you there"), 10*time.Second); f != nil || string(line) != "alive" {
+		t.Fatalf("the honest bot beside one hog answer: %q, %v; want it alive", line, f)
+	}
+	KillGroup(one.Cmd)
+	_ = one.Cmd.Wait()
+
+	// Two answers of four 40 MB processes each: about 170 MB each, under their halves,
+	// past the run's 400 together with the bot.
+	a, b := memHog(t, sb, shares.Answer(AnswerKey(3, 0)), 4), memHog(t, sb, shares.Answer(AnswerKey(4, 0)), 4)
+	deadline := time.Now().Add(20 * time.Second)
+	for shares.Stops() == 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if shares.Stops() == 0 {
+		t.Fatal("the run's memory watcher stopped no answer within 20 s")
+	}
+	time.Sleep(2 * time.Second) // what the colluder left is allocated again, if it can be
+	ka, kb := a.oomKilled(), b.oomKilled()
+	if ka.Bound != boundShare && kb.Bound != boundShare {
+		t.Fatalf("colluders' kills: %+v and %+v; want one stopped for its share", ka, kb)
+	}
+	for _, k := range []memKill{ka, kb} {
+		// Four answers have had sandboxes in the run, the stopped hog's included.
+		if k.Bound == boundShare && (!strings.Contains(k.detail(), "above its share of 100 MiB") || !k.own()) {
+			t.Errorf("a stopped colluder's fault: %s; want its own, naming its share", k.detail())
+		}
+	}
+	if k := victim.Proc.oomKilled(); k.killed() {
+		t.Errorf("the honest bot was killed: %s", k.detail())
+	}
+	if line, f := victim.RoundTrip([]byte("are you there"), 10*time.Second); f != nil || string(line) != "alive" {
+		t.Fatalf("the honest bot beside two colluders: %q, %v; want it alive", line, f)
+	}
+}
+
+// Without the watcher (StopWatching), the two colluders fill the run and the kernel kills
+// the largest process under it, the honest bot: that kill is the host's (a host fault that
+// names the run's memory, not AtLimit), since its answer held less than its share.
 func TestRunMemoryKillIsNotTheVictims(t *testing.T) {
 	sb, shares := needShares(t, 400)
-	lim := Limits{MemoryMB: 1024, Procs: 16, OpenFiles: 64, OutputBytes: 1 << 20}
+	shares.StopWatching()
+	victim := honestBot(t, sb, shares.Answer(AnswerKey(1, 0)))
+	memHog(t, sb, shares.Answer(AnswerKey(3, 0)), 4)
+	memHog(t, sb, shares.Answer(AnswerKey(4, 0)), 4)
+	var f *engine.Fault
+	deadline := time.Now().Add(20 * time.Second)
+	for f == nil && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		if victim.Proc.oomKilled().killed() {
+			_, f = victim.RoundTrip([]byte("are you there"), 10*time.Second)
+		}
+	}
+	if f == nil {
+		t.Fatal("the kernel did not kill the largest process of the run (the honest bot) within 20 s")
+	}
+	if f.Outcome != engine.HostFault || f.AtLimit || !strings.Contains(f.Detail, "limits.total_memory_mb") || !strings.Contains(f.Detail, "share of 133 MiB") {
+		t.Errorf("the honest bot's fault: %+v; want a host fault that names the run's memory and its share, not AtLimit", f)
+	}
+}
 
-	victim, err := StartLineProc(context.Background(), sb, ProcSpec{Dir: t.TempDir(), Limits: lim, Share: shares.Answer(AnswerKey(1, 0)),
+// honestBot starts a bot of the answer share that holds 100 MB and answers "alive".
+func honestBot(t *testing.T, sb *Bwrap, share *Share) *LineProc {
+	t.Helper()
+	lim := Limits{MemoryMB: 1024, Procs: 16, OpenFiles: 64, OutputBytes: 1 << 20}
+	victim, err := StartLineProc(context.Background(), sb, ProcSpec{Dir: t.TempDir(), Limits: lim, Share: share,
 		Argv: []string{"/usr/bin/python3", "-c", "import sys\na = bytearray(100 << 20)\nfor i in range(0, len(a), 4096): a[i] = 1\nwhile True:\n    sys.stdin.readline()\n    print('alive', flush=True)\n"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer victim.Close()
+	t.Cleanup(victim.Close)
 	if _, f := victim.RoundTrip(nil, 20*time.Second); f != nil {
 		t.Fatalf("victim before: %v", f)
 	}
-	hog := func(answer int64, children int) *Process {
-		t.Helper()
-		p, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Limits: lim, Share: shares.Answer(AnswerKey(answer, 0)),
-			Argv: []string{"/usr/bin/python3", "-c", fmt.Sprintf(`
+	return victim
+}
+
+// memHog starts a bot of the answer share that forks children processes of 40 MB each.
+func memHog(t *testing.T, sb *Bwrap, share *Share, children int) *Process {
+	t.Helper()
+	lim := Limits{MemoryMB: 1024, Procs: 16, OpenFiles: 64, OutputBytes: 1 << 20}
+	p, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Limits: lim, Share: share,
+		Argv: []string{"/usr/bin/python3", "-c", fmt.Sprintf(`
 import os, time
 for _ in range(%d):
     if os.fork() == 0:
@@ -47,65 +122,43 @@ for _ in range(%d):
     time.sleep(0.05)
 time.sleep(30)
 `, children)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { KillGroup(p.Cmd); _ = p.Cmd.Wait(); p.Release() })
-		return p
+	if err != nil {
+		t.Fatal(err)
 	}
+	if err := p.Cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { KillGroup(p.Cmd); _ = p.Cmd.Wait(); p.Release() })
+	return p
+}
 
-	// One answer of eight 40 MB processes: stopped at its half, 200 MB.
-	one := hog(2, 8)
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if killed, _ := one.oomKilled(); killed {
-			break
-		}
+// waitKilled waits until a process of p's sandbox is killed for memory.
+func waitKilled(t *testing.T, p *Process, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !p.oomKilled().killed() && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
-	}
-	if killed, own := one.oomKilled(); !killed || !own {
-		t.Fatalf("the hog answer: killed %v, own %v; want its own processes killed at its half of the run", killed, own)
-	}
-	if line, f := victim.RoundTrip([]byte("are you there"), 10*time.Second); f != nil || string(line) != "alive" {
-		t.Fatalf("the honest bot beside one hog answer: %q, %v; want it alive", line, f)
-	}
-	KillGroup(one.Cmd)
-	_ = one.Cmd.Wait()
-
-	// Two answers of four 40 MB processes each: about 170 MB each, under their halves,
-	// past the run's 400 together with the bot.
-	hog(3, 4)
-	hog(4, 4)
-	var f *engine.Fault
-	deadline = time.Now().Add(20 * time.Second)
-	for f == nil && time.Now().Before(deadline) {
-		time.Sleep(200 * time.Millisecond)
-		if killed, _ := victim.Proc.oomKilled(); killed {
-			_, f = victim.RoundTrip([]byte("are you there"), 10*time.Second)
-		}
-	}
-	if f == nil {
-		t.Fatal("the kernel did not kill the largest process of the run (the honest bot) within 20 s")
-	}
-	if f.Outcome != engine.HostFault || f.AtLimit || !strings.Contains(f.Detail, "limits.total_memory_mb") {
-		t.Errorf("the honest bot's fault: %+v; want a host fault that names the run's memory, not AtLimit", f)
 	}
 }
 
-// A one-shot decision whose process the kernel killed is charged a memory fault when the
-// kill was its sandbox's (or its answer's) own doing, and is the host's otherwise.
+// A one-shot decision whose process the kernel killed is charged a memory fault, naming
+// the bound, when the kill was its sandbox's (or its answer's) own doing, and is the
+// host's only when its answer was within its share of the run that filled.
 func TestDecisionKilledForTheRunsMemory(t *testing.T) {
 	lim := Limits{MemoryMB: 512}
 	crash := &engine.Fault{Outcome: engine.Crash, Detail: "killed"}
 	before := use{counted: true}
-	if f := before.charge(use{counted: true, ooms: 1, ownOOM: true}, lim, crash); f.Outcome != engine.MemoryLimit {
-		t.Errorf("its own kill: %v, want a memory fault", f)
+	if f := before.charge(use{counted: true, ooms: 1, kill: memKill{Bound: boundSandbox, SandboxMB: 512}}, lim, crash); f.Outcome != engine.MemoryLimit || !strings.Contains(f.Detail, "the sandbox's 512 MiB") {
+		t.Errorf("its own kill: %v, want a memory fault at the sandbox's 512 MiB", f)
 	}
-	if f := before.charge(use{counted: true, ooms: 1}, lim, crash); f.Outcome != engine.HostFault || !strings.Contains(f.Detail, "total_memory_mb") {
+	if f := before.charge(use{counted: true, ooms: 1, kill: memKill{Bound: boundAnswer, AnswerMB: 200, RunMB: 400}}, lim, crash); f.Outcome != engine.MemoryLimit || !strings.Contains(f.Detail, "answer's 200 MiB, half of the run's memory") {
+		t.Errorf("its answer's kill: %v, want a memory fault at its answer's half", f)
+	}
+	if f := before.charge(use{counted: true, ooms: 1, kill: memKill{Bound: boundRun}}, lim, crash); f.Outcome != engine.HostFault || !strings.Contains(f.Detail, "total_memory_mb") {
 		t.Errorf("the run's kill: %v, want a host fault naming the run's memory", f)
+	}
+	if f := before.charge(use{counted: true, ooms: 1, kill: memKill{Bound: boundUnexplained}}, lim, crash); f.Outcome != engine.MemoryLimit {
+		t.Errorf("an unexplained kill: %v, want the bot's memory fault", f)
 	}
 }
 

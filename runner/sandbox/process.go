@@ -135,12 +135,11 @@ func (p *Process) UID() (uid int, ok bool) { return p.uid, p.pooled }
 // cpuOver reports whether the cgroup's CPU watchdog killed the sandbox for its CPU time.
 func (p *Process) cpuOver() bool { return p != nil && p.cg != nil && p.cg.cpuOver.Load() }
 
-// oomKilled reports whether the kernel killed a process of the sandbox for memory, and
-// whether that was the sandbox's own doing (sandboxCgroup.oomOwn) rather than the run's
-// memory filled by others.
-func (p *Process) oomKilled() (killed, own bool) {
+// oomKilled is the kill for memory of the sandbox's processes, if any, and at which bound
+// (sandboxCgroup.oomKilled): the zero memKill when none, or without a cgroup.
+func (p *Process) oomKilled() memKill {
 	if p == nil || p.cg == nil {
-		return false, false
+		return memKill{}
 	}
 	return p.cg.oomKilled()
 }

@@ -197,7 +197,7 @@ type pyProc struct {
 	engine.Bot
 	index    int
 	proc     *sandbox.LineProc
-	restarts int // processes started (attempts that failed for the host's reasons not counted)
+	restarts int // processes started (attempts that failed, and processes the host ended, not counted)
 	stats    *protocol.Stats
 	streak   streak // faulted decisions in a row (streak.go)
 	// Reused from batch to batch: the request line and the parsed replies.

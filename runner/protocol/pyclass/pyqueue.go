@@ -130,6 +130,13 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 	line, f := sandbox.Receive(proc, proc.Send(b.req), deadline, cut)
 	if f != nil {
 		b.drop()
+		if f.Outcome == engine.HostFault {
+			// The host ended the process (the kernel made room in the run's memory,
+			// the run was cancelled): its start is not counted against the bot, which
+			// would otherwise be given up on for the host's kills (an honest leader
+			// killed twenty times by two colluders that filled the run).
+			b.restarts--
+		}
 		if b.overBudget.Load() || (cut && f.Outcome == engine.Timeout) {
 			f = b.budgetFault(pool)
 		}
@@ -217,7 +224,9 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 			fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
 			return false
 		}
-		b.restarts++
+		if f.Outcome != engine.HostFault { // the host's failure is no restart of the bot's
+			b.restarts++
+		}
 		if b.overBudget.Load() || (cut && f.Outcome == engine.Timeout) {
 			f = b.budgetFault(pool)
 		}

@@ -1,0 +1,210 @@
+package sandbox
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The run's memory watcher. When the run's bots together fill limits.total_memory_mb, the
+// kernel kills the largest process under the run: two answers that each stay under their
+// half could fill it together and have the leader, an honest bot far under every bound of
+// its own, killed again and again (667 of 2,000 games voided, and the leader given up on
+// after 20 restarts). So the run does not let the kernel choose: like a userspace OOM
+// killer (systemd-oomd, earlyoom), a goroutine per run watches the run's memory and,
+// before it is full (memWatchPercent of the bound), stops the answer furthest above its
+// share of it (the bound over the answers in the run): every process of every sandbox of
+// that answer is killed, and each decision that then fails is that answer's memory fault
+// (boundShare), naming its share. An answer at or under its share is never stopped; when
+// none is above, the host's bound is too small for the field and the kernel's kill is
+// judged as judgeKill says.
+//
+// Why polling: reading the run's usage is one pread of a file held open (a few
+// microseconds), and the watcher sleeps in proportion to how far the run is from the
+// trigger: how long the bots could take to fill that room at memWatchFillRate per CPU,
+// between memWatchMin and memWatchMax. At a quarter of a 4 GiB run on 2 CPUs it looks
+// every 250 ms; within 40 MiB of the trigger every 5 ms. A threshold notification would
+// cost less while idle, but differs per version (v1's cgroup.event_control eventfds,
+// v2's memory.high, which throttles every answer's allocations, innocent ones included,
+// and PSI triggers, which need privileges an unprivileged delegated daemon may lack) and
+// still needs the per-answer reading done here.
+//
+// Page cache is no cause to stop anyone (the kernel reclaims it before it kills): usage
+// is counted without the file pages memory.stat lists (active_file, inactive_file). The
+// bots' tmpfs files and SysV shared memory are not file pages: they count.
+
+const (
+	// memWatchPercent is how full the run's memory may get before the watcher acts.
+	memWatchPercent = 90
+	// memWatchFillRate is how fast one CPU is taken to fill memory (bytes per second),
+	// for the watcher's sleep: a page-faulting loop does about 2 GiB/s.
+	memWatchFillRate = 2 << 30
+	memWatchMin      = 5 * time.Millisecond
+	memWatchMax      = 250 * time.Millisecond
+	// memWatchSettle bounds how long the watcher waits for a stopped answer's memory to
+	// go before it looks again: one overrun stops one answer.
+	memWatchSettle = 2 * time.Second
+)
+
+// watchMemory runs the run's memory watcher until watchStop is closed.
+func (s *Shares) watchMemory() {
+	defer close(s.watchDone)
+	limit := int64(s.memoryMB) << 20
+	trigger := limit / 100 * memWatchPercent
+	run := filepath.Join(s.Tree.Mem, s.Rel)
+	usageFile := filepath.Join(run, pick(s.Tree.V2, "memory.current", "memory.usage_in_bytes"))
+	var f liveFile
+	defer f.close()
+	rate := int64(memWatchFillRate) * int64(runtime.NumCPU())
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-s.watchStop:
+			return
+		case <-timer.C:
+		}
+		var buf [64]byte
+		data, err := f.read(usageFile, buf[:])
+		if err != nil {
+			timer.Reset(memWatchMax)
+			continue
+		}
+		used, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+		if err != nil {
+			timer.Reset(memWatchMax)
+			continue
+		}
+		if used >= trigger && used-fileBytes(run, s.Tree.V2) >= trigger {
+			if s.stopOverShare(used, limit) {
+				timer.Reset(0)
+				continue
+			}
+		}
+		room := max(trigger-used, 0)
+		timer.Reset(min(max(time.Duration(room*int64(time.Second)/rate), memWatchMin), memWatchMax))
+	}
+}
+
+// stopOverShare stops the answer furthest above its share of the run's memory, if one
+// is above it, and waits for its memory to go; it reports whether it stopped one.
+func (s *Shares) stopOverShare(used, limit int64) bool {
+	s.mu.Lock()
+	answers := slices.Collect(maps.Values(s.answers))
+	s.mu.Unlock()
+	if len(answers) == 0 {
+		return false
+	}
+	share := limit / int64(len(answers))
+	var worst *Share
+	var worstHeld int64
+	for _, a := range answers {
+		held, ok := a.held()
+		if ok && held > share && (worst == nil || held > worstHeld) {
+			worst, worstHeld = a, held
+		}
+	}
+	if worst == nil {
+		return false
+	}
+	k := memKill{Bound: boundShare, RunMB: limit >> 20, AnswerMB: limit >> 21, ShareMB: share >> 20,
+		Answers: len(answers), HeldMB: worstHeld >> 20, UsedPct: int(used * 100 / limit)}
+	worst.stop(k)
+	s.stops.Add(1)
+	deadline := time.Now().Add(memWatchSettle)
+	for time.Now().Before(deadline) {
+		if held, ok := worst.held(); !ok || held <= share {
+			break
+		}
+		select {
+		case <-s.watchStop:
+			return true
+		case <-time.After(memWatchMin):
+		}
+	}
+	return true
+}
+
+// held is the memory the answer's sandboxes hold, page cache aside; ok is false when it
+// cannot be read.
+func (a *Share) held() (int64, bool) {
+	dir := filepath.Join(a.Tree.Mem, a.Rel)
+	used, err := readCgroupInt(filepath.Join(dir, pick(a.Tree.V2, "memory.current", "memory.usage_in_bytes")))
+	if err != nil {
+		return 0, false
+	}
+	return max(used-fileBytes(dir, a.Tree.V2), 0), true
+}
+
+// fileBytes is the page cache the cgroup at dir holds (memory.stat's active_file and
+// inactive_file, with v1's hierarchical total_ names): memory the kernel reclaims before
+// it kills. 0 when it cannot be read.
+func fileBytes(dir string, v2 bool) int64 {
+	data, err := os.ReadFile(filepath.Join(dir, "memory.stat"))
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, key := range []string{"active_file", "inactive_file"} {
+		if !v2 {
+			key = "total_" + key
+		}
+		if v, err := cgroupKey(data, key); err == nil {
+			n += v
+		}
+	}
+	return n
+}
+
+// stop kills every process of the answer's sandboxes, each marked with k first so that
+// the decision that fails is the answer's memory fault.
+func (a *Share) stop(k memKill) {
+	a.mu.Lock()
+	live := slices.Collect(maps.Keys(a.live))
+	a.mu.Unlock()
+	for _, cg := range live {
+		// Marked before the kill, so that the decision that fails reads it; unmarked
+		// when the sandbox held no process yet (it is starting: nothing was stopped, and
+		// its bot will run).
+		mark := &k
+		cg.stopped.Store(mark)
+		if !cg.killAll() {
+			cg.stopped.CompareAndSwap(mark, nil)
+		}
+	}
+}
+
+// track and untrack keep the answer's live sandboxes, for stop. A nil Share keeps none.
+func (a *Share) track(cg *sandboxCgroup) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	if a.live == nil {
+		a.live = map[*sandboxCgroup]struct{}{}
+	}
+	a.live[cg] = struct{}{}
+	a.mu.Unlock()
+}
+
+func (a *Share) untrack(cg *sandboxCgroup) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	delete(a.live, cg)
+	a.mu.Unlock()
+}
+
+// Stops is how many times the run's memory watcher stopped an answer.
+func (s *Shares) Stops() int64 {
+	if s == nil {
+		return 0
+	}
+	return s.stops.Load()
+}
