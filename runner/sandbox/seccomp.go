@@ -319,17 +319,7 @@ func compileSeccomp(rules []seccompRule) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := bpf.Assemble(prog)
-	if err != nil {
-		return nil, fmt.Errorf("seccomp: %w", err)
-	}
-	out := make([]byte, 0, 8*len(raw))
-	for _, ins := range raw {
-		out = binary.NativeEndian.AppendUint16(out, ins.Op)
-		out = append(out, ins.Jt, ins.Jf)
-		out = binary.NativeEndian.AppendUint32(out, ins.K)
-	}
-	return out, nil
+	return assembleRaw(prog)
 }
 
 // errSeccompArch says the filter is not available on this architecture.
