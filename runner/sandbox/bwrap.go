@@ -357,9 +357,9 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 		p.cg = cg
 	}
 	if supervisor != nil {
-		// Ends by itself: when the last process under the filter is gone, or, for a
-		// command never started, when Release closes the helper's end.
-		go superviseSysinfo(supervisor, spec.Limits.withDefaults().MemoryBytes())
+		// Ends when the last process under the filter is gone, or at Release.
+		p.sysinfo = newSysinfoSupervisor(supervisor, spec.Limits.withDefaults().MemoryBytes())
+		go p.sysinfo.run()
 	}
 	if b.root && b.uids != nil {
 		pool := b.uids

@@ -142,21 +142,56 @@ type sysinfoSupervisor struct {
 	// token bucket (sysinfoRate, sysinfoBurst)
 	tokens float64
 	last   time.Time
+
+	mu       sync.Mutex
+	stopped  bool
+	sock     *os.File // the daemon's end of the socket to the helper
+	listener *os.File // once received
 }
 
-// superviseSysinfo takes the listener the helper sends over sock (the daemon's end of
-// the socket pair) and answers the sandbox's sysinfo calls until no process is left under
-// the filter. If the command never starts (the helper's end is closed unused) it just
-// returns. It owns sock.
-func superviseSysinfo(sock *os.File, memBytes int64) {
-	defer sock.Close()
-	listener, err := receiveFD(sock)
+// newSysinfoSupervisor makes the supervisor of a sandbox whose memory limit is memBytes,
+// to receive its listener on sock (the daemon's end of the socket pair).
+func newSysinfoSupervisor(sock *os.File, memBytes int64) *sysinfoSupervisor {
+	return &sysinfoSupervisor{answer: sysinfoAnswer(memBytes), sysNr: int32(nativeSeccomp.numbers["sysinfo"]),
+		tokens: sysinfoBurst, last: time.Now(), sock: sock}
+}
+
+// run takes the listener the helper sends and answers the sandbox's sysinfo calls until
+// no process is left under the filter or stop. A command never started sends nothing:
+// run then waits for stop (Release).
+func (s *sysinfoSupervisor) run() {
+	defer s.stop()
+	listener, err := receiveFD(s.sock)
 	if err != nil || listener == nil {
 		return
 	}
-	defer listener.Close()
-	s := &sysinfoSupervisor{answer: sysinfoAnswer(memBytes), sysNr: int32(nativeSeccomp.numbers["sysinfo"]), tokens: sysinfoBurst, last: time.Now()}
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		listener.Close()
+		return
+	}
+	s.listener = listener
+	s.mu.Unlock()
 	s.serve(listener)
+}
+
+// stop closes the socket and the listener: calls still to come from the sandbox (there
+// should be none: Release has killed it) fail with ENOSYS. Safe on nil and twice.
+func (s *sysinfoSupervisor) stop() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	s.sock.Close()
+	if s.listener != nil {
+		s.listener.Close()
+	}
 }
 
 // receiveFD reads one message carrying a descriptor from sock (nonblocking, through the
