@@ -58,7 +58,7 @@ import (
 
 // Bounds on what one sandbox's sysinfo calls cost the daemon.
 const (
-	sysinfoRate  = 2000 // answers per second, sustained
+	sysinfoRate  = 1000 // answers per second, sustained
 	sysinfoBurst = 200  // answers at once before the rate applies
 )
 

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/net/bpf"
 )
 
 // sysinfoProbe prints what sysinfo(2) says (through glibc, and through the raw system
@@ -175,4 +179,118 @@ func TestSandboxSysinfoConstant(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkLaunchBwrapNoSysinfo is the sandbox without the sysinfo helper: the difference
+// from BenchmarkLaunchBwrap is what the helper (a start of the daemon's binary before
+// bwrap) and its supervisor cost a launch.
+func BenchmarkLaunchBwrapNoSysinfo(b *testing.B) { benchSandboxLaunch(b, withoutSysinfo(NeedBwrap(b))) }
+
+// BenchmarkSysinfoCall is the cost of one sysinfo call in a sandbox, answered by the
+// daemon and by the kernel (without the helper): the median wall time of a call, as the
+// bot sees it, over bursts of calls within sysinfoBurst, and the daemon's CPU time per
+// answered call (this process's, over the whole run).
+func BenchmarkSysinfoCall(b *testing.B) {
+	sb := NeedBwrap(b)
+	const calls = sysinfoBurst / 2
+	script := `
+import ctypes, time
+libc = ctypes.CDLL(None)
+buf = ctypes.create_string_buffer(128)
+ts = []
+for _ in range(` + fmt.Sprint(calls) + `):
+    t = time.perf_counter_ns()
+    libc.sysinfo(buf)
+    ts.append(time.perf_counter_ns() - t)
+ts.sort()
+print(ts[len(ts) // 2])
+`
+	for _, c := range []struct {
+		name string
+		sb   *Bwrap
+	}{{"answered", sb}, {"kernel", withoutSysinfo(sb)}} {
+		b.Run(c.name, func(b *testing.B) {
+			var med []float64
+			var daemon time.Duration
+			for b.Loop() {
+				proc, err := c.sb.Command(context.Background(), ProcSpec{Dir: b.TempDir(), Argv: []string{"/usr/bin/python3", "-c", script}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				before := selfCPU()
+				out, err := proc.Cmd.Output()
+				daemon += selfCPU() - before
+				proc.Release()
+				var ns float64
+				if _, serr := fmt.Sscanf(string(out), "%g", &ns); err != nil || serr != nil {
+					b.Fatalf("%v %v: %s", err, serr, out)
+				}
+				med = append(med, ns)
+			}
+			slices.Sort(med)
+			b.ReportMetric(med[len(med)/2]/1000, "call-µs")
+			b.ReportMetric(float64(daemon.Microseconds())/float64(b.N*calls), "daemon-cpu-µs/call")
+		})
+	}
+}
+
+// TestSandboxSysinfoThroughLauncher: the bots kothd's launcher starts (one-shot argv and
+// dirfiles decisions, in the launcher's own user and PID namespaces) get the same answer.
+func TestSandboxSysinfoThroughLauncher(t *testing.T) {
+	sb := NeedBwrap(t)
+	if err := userNotifAvailable(); err != nil || sb.seccomp == nil {
+		t.Skipf("no seccomp user notification here: %v", err)
+	}
+	probe := strings.ReplaceAll(sysinfoProbe, "SYSNR", sysinfoNr(t))
+	lim := Limits{MemoryMB: 200, Procs: 32}
+	l := NewLauncher(sb, ProcSpec{Dir: t.TempDir(), Argv: []string{"/usr/bin/python3", "-c", probe}, Limits: lim})
+	defer l.Close()
+	for range 2 {
+		got, f := l.Run(context.Background(), nil, 20*time.Second)
+		if f != nil {
+			t.Fatalf("launcher: %v", f)
+		}
+		mem := fmt.Sprint(int64(lim.MemoryMB) << 20)
+		if field(got, "r") != "0" || field(got, "procs") != "1" || field(got, "phys") != mem || field(got, "loads") != "0,0,0" {
+			t.Errorf("a launcher's bot: %q, want procs=1 loads=0,0,0 phys=%s", got, mem)
+		}
+	}
+}
+
+// The helper's filter, in x/net/bpf's interpreter: sysinfo goes to the daemon, the rest
+// to the sandbox's own filter, a foreign architecture is killed, x32 refused.
+func TestNotifyProgram(t *testing.T) {
+	vm, err := bpf.NewVM(notifyProgram(0xc000003e, 0x40000000, 99))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		arch, nr uint32
+		want     uint32
+	}{
+		{"sysinfo", 0xc000003e, 99, seccompRetUserNotif},
+		{"read", 0xc000003e, 0, seccompRetAllow},
+		{"statfs", 0xc000003e, 137, seccompRetAllow},
+		{"x32 sysinfo", 0xc000003e, 0x40000000 | 99, seccompRetErrno | uint32(syscall.ENOSYS)},
+		{"i386 sysinfo (116)", 0x40000003, 116, seccompRetKillProcess},
+	} {
+		got, err := vm.Run(seccompData(c.nr, c.arch, [6]uint64{}))
+		if err != nil || uint32(got) != c.want {
+			t.Errorf("%s: %#x (%v), want %#x", c.name, got, err, c.want)
+		}
+	}
+}
+
+// A sandbox calling sysinfo in a loop is answered at sysinfoRate after a burst: the
+// daemon's CPU it can spend is bounded.
+func TestSysinfoRateBounded(t *testing.T) {
+	s := newSysinfoSupervisor(nil, 1<<20)
+	start := time.Now()
+	for range sysinfoBurst + sysinfoRate/10 {
+		s.wait()
+	}
+	if took, least := time.Since(start), time.Second/10*9/10; took < least {
+		t.Errorf("%d answers in %v, want at least %v", sysinfoBurst+sysinfoRate/10, took, least)
+	}
 }
