@@ -294,3 +294,59 @@ func TestSysinfoRateBounded(t *testing.T) {
 		t.Errorf("%d answers in %v, want at least %v", sysinfoBurst+sysinfoRate/10, took, least)
 	}
 }
+
+// TestSandboxStatfsDenied: statfs and fstatfs fail with ENOSYS (a filesystem's free
+// counts, which any write to it moves, are a channel between sandboxes whose directories
+// share a disk), and glibc's pathconf still answers. The control, without the filter,
+// shows the counts of the bot directory's filesystem move when another sandbox writes.
+func TestSandboxStatfsDenied(t *testing.T) {
+	sb := NeedBwrap(t)
+	if sb.seccomp == nil {
+		t.Skip("no seccomp filter on this architecture")
+	}
+	probe := `import errno, os, sys
+def s():
+    out = []
+    for p in ['/bot', '/etc/alternatives', '/usr/bin']:
+        try:
+            st = os.statvfs(p)
+            out.append('%s:%d/%d' % (p, st.f_bfree, st.f_ffree))
+        except OSError as e:
+            out.append('%s:%s' % (p, errno.errorcode[e.errno]))
+    try:
+        fd = os.open('/usr/bin', os.O_RDONLY)
+        os.fstatvfs(fd)
+        out.append('fstatvfs:ok')
+    except OSError as e:
+        out.append('fstatvfs:%s' % errno.errorcode[e.errno])
+    out.append('name_max:%d' % os.pathconf('/bot', 'PC_NAME_MAX'))
+    return ' '.join(out)
+print(s(), flush=True)
+for line in sys.stdin:
+    print(s(), flush=True)
+`
+	writer := "import sys\nsys.stdin.readline()\nopen('f', 'wb').write(b'x' * (8 << 20))\nprint('done', flush=True)\n"
+	run := func(t *testing.T, sb *Bwrap) (before, after string) {
+		recv := startLineBot(t, sb, Limits{}, "/usr/bin/python3", "-c", probe)
+		before = recv.ask(t, "")
+		send := startLineBot(t, sb, Limits{}, "/usr/bin/python3", "-c", writer)
+		if l := send.ask(t, "go"); l != "done" {
+			t.Fatalf("writer: %q", l)
+		}
+		return before, recv.ask(t, "again")
+	}
+	t.Run("control", func(t *testing.T) {
+		before, after := run(t, unfiltered(sb))
+		t.Logf("before %s\nafter  %s", before, after)
+		if before == after {
+			t.Errorf("without the filter the free counts should move: %q", before)
+		}
+	})
+	t.Run("filtered", func(t *testing.T) {
+		_, after := run(t, sb)
+		want := "/bot:ENOSYS /etc/alternatives:ENOSYS /usr/bin:ENOSYS fstatvfs:ENOSYS name_max:255"
+		if after != want {
+			t.Errorf("got %q, want %q", after, want)
+		}
+	})
+}
