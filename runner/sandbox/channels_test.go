@@ -701,18 +701,23 @@ func BenchmarkSysinfoChannel(b *testing.B) {
 
 // BenchmarkPipeInodeChannel measures another channel that remains: the inode numbers of
 // new pipes (and sockets) come from one counter of the whole machine. For a 1 the sender
-// makes 2048 pipes; at the end of each slot the receiver makes 1100 and reads how far the
+// makes N pipes; at the end of each slot the receiver makes 1100 and reads how far the
 // numbers moved beyond its own.
 func BenchmarkPipeInodeChannel(b *testing.B) {
 	sb := NeedBwrap(b)
-	for _, slot := range []time.Duration{20 * time.Millisecond, 50 * time.Millisecond} {
-		b.Run(slot.String(), func(b *testing.B) { benchSlotChannel(b, sb, "pipeino", slot, 128) })
+	for _, c := range []struct {
+		slot  time.Duration
+		pipes int
+	}{{20 * time.Millisecond, 2048}, {50 * time.Millisecond, 2048}, {50 * time.Millisecond, 8192}} {
+		b.Run(fmt.Sprintf("%v-N%d", c.slot, c.pipes), func(b *testing.B) {
+			benchSlotChannel(b, sb, "pipeino", c.slot, 128, strconv.Itoa(c.pipes))
+		})
 	}
 }
 
 // benchSlotChannel runs one of chan.c's slot channels between two sandboxes: nbits random
 // bits after a 16-bit preamble of alternating bits, which sets the receiver's threshold.
-func benchSlotChannel(b *testing.B, sb Sandbox, channel string, slot time.Duration, nbits int) {
+func benchSlotChannel(b *testing.B, sb Sandbox, channel string, slot time.Duration, nbits int, sendArgs ...string) {
 	bin := needChan(b)
 	var errs, total int
 	for b.Loop() {
@@ -727,7 +732,7 @@ func benchSlotChannel(b *testing.B, sb Sandbox, channel string, slot time.Durati
 		// sandboxes to start on a loaded machine.
 		us, start := strconv.FormatInt(slot.Microseconds(), 10), strconv.FormatInt(monotonicNow()+int64(3*time.Second), 10)
 		recv := startChanB(b, sb, bin, channel, "recv", us, start, strconv.Itoa(len(bits)))
-		send := startChanB(b, sb, bin, channel, "send", us, start, string(bits))
+		send := startChanB(b, sb, bin, append([]string{channel, "send", us, start, string(bits)}, sendArgs...)...)
 		counts := make([]float64, 0, len(bits))
 		for range bits {
 			l, err := recv.out.ReadString('\n')

@@ -8,7 +8,7 @@
  * Also: chan userns|ptrace probe 0;  chan loop N (CPU ns per system call);  the slot
  * channels (timing: CPU contention; sysinfo: its process count; pipeino: the inode numbers
  * of new pipes), where the receiver prints one figure per slot:
- *   chan CHANNEL send SLOT_US START_NS BITS      chan CHANNEL recv SLOT_US START_NS NBITS
+ *   chan CHANNEL send SLOT_US START_NS BITS [PIPES]      chan CHANNEL recv SLOT_US START_NS NBITS
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -121,8 +121,8 @@ static int sysinfo_chan(const char *role, long slot_us, int64_t start, const cha
 }
 
 /* A new pipe's inode number comes from a counter of the whole machine (get_next_ino,
- * handed out to each CPU in batches of 1024). For a 1 the sender makes 2048 pipes at the
- * start of the slot; at its end the receiver makes 1100 (past the end of its CPU's batch)
+ * handed out to each CPU in batches of 1024). For a 1 the sender makes PIPES pipes (an
+ * optional last argument, 2048 by default) at the start of the slot; at its end the receiver makes 1100 (past the end of its CPU's batch)
  * and prints how far the highest inode number it saw moved beyond its own pipes. */
 static unsigned long new_pipe_ino(void) {
 	int p[2];
@@ -134,14 +134,14 @@ static unsigned long new_pipe_ino(void) {
 	return st.st_ino;
 }
 
-static int pipeino_chan(const char *role, long slot_us, int64_t start, const char *arg) {
+static int pipeino_chan(const char *role, long slot_us, int64_t start, const char *arg, int pipes) {
 	int64_t slot = (int64_t)slot_us * 1000;
 	if (!strcmp(role, "send")) {
 		int n = strlen(arg);
 		for (int i = 0; i < n; i++) {
 			sleep_until(start + i * slot + slot / 10);
 			if (arg[i] == '1')
-				for (int k = 0; k < 2048; k++) new_pipe_ino();
+				for (int k = 0; k < pipes; k++) new_pipe_ino();
 		}
 		return 0;
 	}
@@ -168,7 +168,7 @@ int main(int argc, char **argv) {
 
 	if (!strcmp(ch, "timing")) return timing(role, atol(argv[3]), atoll(argv[4]), argv[5]);
 	if (!strcmp(ch, "sysinfo")) return sysinfo_chan(role, atol(argv[3]), atoll(argv[4]), argv[5]);
-	if (!strcmp(ch, "pipeino")) return pipeino_chan(role, atol(argv[3]), atoll(argv[4]), argv[5]);
+	if (!strcmp(ch, "pipeino")) return pipeino_chan(role, atol(argv[3]), atoll(argv[4]), argv[5], argc > 6 ? atoi(argv[6]) : 2048);
 	if (!strcmp(ch, "loop")) {
 		/* VALUE system calls (getppid, never cached by libc; then 1-byte preads): the CPU
 		 * time per call, in ns, for the filter's cost. */
