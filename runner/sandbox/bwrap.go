@@ -318,7 +318,8 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 		}
 		files = append(files, h, exe)
 		helperFD, exeFD := strconv.Itoa(1+len(files)), strconv.Itoa(2+len(files))
-		bw = append([]string{"/proc/self/fd/" + exeFD, notifyExecArg, helperFD, exeFD}, bw...)
+		// "0": no cgroup to join, unless the sandbox gets one below.
+		bw = append([]string{"/proc/self/fd/" + exeFD, notifyExecArg, helperFD, exeFD, "0"}, bw...)
 		supervisor = d
 	}
 	sealInheritedFDs()
@@ -341,7 +342,16 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 	if b.cgroups != nil {
 		cg, err := b.cgroups.newSandbox(spec.Limits.withDefaults(), spec.Share)
 		if err == nil {
-			if err = cg.enter(cmd); err != nil {
+			if supervisor != nil {
+				// The helper joins the cgroup itself once its work is done, just before
+				// it becomes bwrap: started inside, its Go runtime's threads would count
+				// against the sandbox's task limit (a Procs of 1 allows three tasks).
+				var procs []string
+				for _, d := range cg.dirs {
+					procs = append(procs, filepath.Join(d, "cgroup.procs"))
+				}
+				cmd.Args = slices.Concat(cmd.Args[:4], []string{strconv.Itoa(len(procs))}, procs, cmd.Args[5:])
+			} else if err = cg.enter(cmd); err != nil {
 				cg.release()
 			}
 		}

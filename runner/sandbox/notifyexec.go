@@ -16,12 +16,16 @@ import (
 // The helper that puts a sandbox under the sysinfo filter (sysinfo.go says why it exists).
 // The sandbox's command is
 //
-//	/proc/self/fd/<exe> notifyExecArg <sock> <exe> <command...>
+//	/proc/self/fd/<exe> notifyExecArg <sock> <exe> <n> <cgroup.procs>×n <command...>
 //
 // the daemon's own binary (in tests, the test binary), passed as descriptor <exe>, which
 // this package's init turns into the helper before anything else of the program runs: it
 // installs the filter with a listener, sends the listener over the Unix socket <sock> to
-// the daemon, closes all three and executes the command, bwrap (or nsenter, then bwrap). It runs outside the sandbox, on the
+// the daemon, closes all three, joins the sandbox's cgroup (writes its pid to each of the
+// n cgroup.procs files) and executes the command, bwrap (or nsenter, then bwrap). It joins
+// last rather than being started inside (CLONE_INTO_CGROUP, or cgroup v1's joining
+// shell) because the Go runtime runs several threads, which the cgroup's task limit
+// would count: moving a process in is not held to the limit, and execve leaves one thread. It runs outside the sandbox, on the
 // host, before bwrap: nothing of the bot has run yet, and nothing of the daemon's binary
 // need be bound into the sandbox. The binary goes by descriptor, not by name: on a host
 // with cgroup v1 the command is started by a shell that joins the cgroup first (so
@@ -39,13 +43,13 @@ const notifyExecArg = "kothd-sandbox-sysinfo-exec"
 const notifyExecStatus = 125
 
 func init() {
-	if len(os.Args) > 4 && os.Args[1] == notifyExecArg {
+	if len(os.Args) > 5 && os.Args[1] == notifyExecArg {
 		notifyExec(os.Args[2], os.Args[3], os.Args[4:])
 	}
 }
 
 // notifyExec is the helper; it does not return.
-func notifyExec(sockArg, exeArg string, argv []string) {
+func notifyExec(sockArg, exeArg string, rest []string) {
 	fail := func(err error) {
 		fmt.Fprintf(os.Stderr, "kothd sandbox helper: %v\n", err)
 		os.Exit(notifyExecStatus)
@@ -57,6 +61,11 @@ func notifyExec(sockArg, exeArg string, argv []string) {
 	if err != nil {
 		fail(fmt.Errorf("socket %q: %w", sockArg, err))
 	}
+	n, err := strconv.Atoi(rest[0])
+	if err != nil || n < 0 || len(rest) < n+2 {
+		fail(fmt.Errorf("cgroup count %q", rest[0]))
+	}
+	cgroups, argv := rest[1:1+n], rest[1+n:]
 	if exe, err := strconv.Atoi(exeArg); err == nil {
 		unix.Close(exe)
 	}
@@ -73,6 +82,12 @@ func notifyExec(sockArg, exeArg string, argv []string) {
 	}
 	unix.Close(listener)
 	unix.Close(sock)
+	pid := []byte(strconv.Itoa(os.Getpid()))
+	for _, procs := range cgroups {
+		if err := rawWriteFile(procs, pid); err != nil {
+			fail(fmt.Errorf("join cgroup %s: %w", procs, err))
+		}
+	}
 	path := argv[0]
 	if !strings.Contains(path, "/") {
 		if path, err = exec.LookPath(path); err != nil {
@@ -80,6 +95,31 @@ func notifyExec(sockArg, exeArg string, argv []string) {
 		}
 	}
 	fail(syscall.Exec(path, argv, os.Environ()))
+}
+
+// rawWriteFile writes data to an existing file with raw system calls: once in the cgroup,
+// past its task limit, the helper must not have the runtime start a thread (a blocking
+// system call may).
+func rawWriteFile(path string, data []byte) error {
+	p, err := unix.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	cwd := unix.AT_FDCWD
+	fd, _, e := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(cwd), uintptr(unsafe.Pointer(p)), unix.O_WRONLY|unix.O_CLOEXEC, 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	defer unix.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
+	k, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&data[0])), uintptr(len(data)))
+	runtime.KeepAlive(data)
+	if e != 0 {
+		return e
+	}
+	if int(k) != len(data) {
+		return fmt.Errorf("short write")
+	}
+	return nil
 }
 
 // installNotifyFilter installs prog on the calling thread with a listener, and returns

@@ -83,9 +83,10 @@ func sysinfoAnswer(memBytes int64) []byte {
 // The user-notification ABI (uapi linux/seccomp.h).
 const (
 	seccompRetUserNotif = 0x7fc00000
-	// SECCOMP_IOCTL_NOTIF_ID_VALID is _IOW('!', 2, __u64); kernels before 5.17 numbered it
-	// _IOR (0x80082102) and still accept that.
-	seccompIoctlNotifIDValid = 0x40082102
+	// SECCOMP_IOCTL_NOTIF_ID_VALID is _IOW('!', 2, __u64); the first kernels with user
+	// notification knew it only as _IOR (0x80082102), which later ones still accept.
+	seccompIoctlNotifIDValid    = 0x40082102
+	seccompIoctlNotifIDValidOld = 0x80082102
 )
 
 type seccompNotif struct {
@@ -307,8 +308,8 @@ func (s *sysinfoSupervisor) handle(listener *os.File, n *seccompNotif) {
 	case n.Nr != s.sysNr:
 		resp.Error = -int32(unix.ENOSYS) // the filter sends nothing else
 	default:
-		written, valid := writeCaller(listener, n.ID, int(n.Pid), n.Args[0], s.answer)
-		if !valid {
+		written, over := writeCaller(listener, n.ID, int(n.Pid), n.Args[0], s.answer)
+		if over {
 			return // the call is over (the caller was killed): nothing to answer
 		}
 		if !written {
@@ -328,38 +329,39 @@ func (s *sysinfoSupervisor) handle(listener *os.File, n *seccompNotif) {
 }
 
 // writeCaller writes data at addr in the memory of the process pid, which is blocked in
-// notification id. valid is false when the notification is no longer pending: pid may
-// then name another process, and nothing is written.
-func writeCaller(listener *os.File, id uint64, pid int, addr uint64, data []byte) (written, valid bool) {
+// notification id. over is true when the notification is no longer pending (the caller
+// was killed or interrupted): pid may then name another process, and nothing is written.
+// When the check itself fails otherwise, nothing is written either, and the caller gets
+// EFAULT.
+func writeCaller(listener *os.File, id uint64, pid int, addr uint64, data []byte) (written, over bool) {
 	mem, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/mem", unix.O_WRONLY|unix.O_CLOEXEC, 0)
-	if !notifValid(listener, id) {
-		if err == nil {
-			unix.Close(mem)
-		}
+	if err == nil {
+		defer unix.Close(mem)
+	}
+	switch e := notifValid(listener, id); {
+	case e == unix.ENOENT:
+		return false, true
+	case e != 0 || err != nil || addr > 1<<63-1:
 		return false, false
 	}
-	if err != nil {
-		return false, true
-	}
-	defer unix.Close(mem)
-	if addr > 1<<63-1 {
-		return false, true
-	}
 	k, err := unix.Pwrite(mem, data, int64(addr))
-	return err == nil && k == len(data), true
+	return err == nil && k == len(data), false
 }
 
-// notifValid reports whether notification id is still pending on listener.
-func notifValid(listener *os.File, id uint64) bool {
+// notifValid is 0 when notification id is still pending on listener, ENOENT when not.
+func notifValid(listener *os.File, id uint64) unix.Errno {
 	rc, err := listener.SyscallConn()
 	if err != nil {
-		return false
+		return unix.EBADF
 	}
 	var e unix.Errno
 	_ = rc.Control(func(fd uintptr) {
 		_, _, e = unix.Syscall(unix.SYS_IOCTL, fd, seccompIoctlNotifIDValid, uintptr(unsafe.Pointer(&id)))
+		if e == unix.ENOTTY || e == unix.EINVAL {
+			_, _, e = unix.Syscall(unix.SYS_IOCTL, fd, seccompIoctlNotifIDValidOld, uintptr(unsafe.Pointer(&id)))
+		}
 	})
-	return e == 0
+	return e
 }
 
 // assembleRaw turns a program into the kernel's struct sock_filter array.

@@ -350,3 +350,28 @@ for line in sys.stdin:
 		}
 	})
 }
+
+// TestSandboxHelperFitsOneProcess: a sandbox whose bot may have one process still starts.
+// The helper is a Go program with several threads; started inside the sandbox's cgroup
+// it would hit the task limit (Procs plus bwrap's two) and crash before bwrap ran. It
+// joins the cgroup just before it becomes bwrap instead, and the bot runs inside it.
+func TestSandboxHelperFitsOneProcess(t *testing.T) {
+	sb := NeedBwrap(t)
+	if !sb.sysinfo {
+		t.Skipf("no sysinfo helper here: %v", sb.sysinfoErr)
+	}
+	proc, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Argv: []string{"/bin/echo", "hi"}, Limits: Limits{Procs: 1, MemoryMB: 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Release()
+	out, err := proc.Cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "hi" {
+		t.Errorf("a one-process sandbox: %v: %.300q", err, out)
+	}
+	if sb.cgroups != nil {
+		if cpu, ok := proc.CPU(); !ok || cpu == 0 {
+			t.Errorf("the sandbox's cgroup counted no CPU (%v, %v): its processes ran outside", cpu, ok)
+		}
+	}
+}
