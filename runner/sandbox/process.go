@@ -159,9 +159,8 @@ func (p *Process) releaseCgroup() {
 // Release frees what the sandbox holds for the process: it kills whatever is left of the
 // sandbox and removes its cgroup (its CPU time and OOM count stay readable), closes the
 // files handed to bwrap, ends the sysinfo supervisor and gives the bot directory's uid
-// back to the pool. Call it once
-// the process has been waited for (or was never started) and its exit classified; later
-// calls do nothing.
+// back to the pool. Call it once the process has been waited for (or was never started)
+// and its exit classified; later calls do nothing.
 func (p *Process) Release() {
 	if p == nil {
 		return
