@@ -34,10 +34,11 @@ import (
 // listener, and a listener can only be had by the process that installs the filter. The
 // daemon cannot install one on the thread that starts bwrap (whoever holds the
 // exec.Cmd starts it, on any thread; and a filter on a daemon thread stays there). So the
-// sandbox's command starts with the daemon's own binary (/proc/self/exe, the test binary
-// in tests) in a helper mode (notifyexec.go): it installs the filter with
+// sandbox's command starts with the daemon's own binary (the test binary in tests) in a
+// helper mode (notifyexec.go): it installs the filter with
 // SECCOMP_FILTER_FLAG_NEW_LISTENER, passes the listener over a Unix socket to the daemon
-// (SCM_RIGHTS) and executes the real command (bwrap, or nsenter then bwrap). Every
+// (SCM_RIGHTS), joins the sandbox's cgroup and executes the real command (bwrap, or
+// nsenter then bwrap). Every
 // process of the sandbox inherits the filter, whatever runs in it: pyclass harnesses,
 // kothd's launcher and the bots it starts, one-shot argv launches, builds. The daemon
 // answers in one goroutine per sandbox, waiting on the listener through Go's poller (no
@@ -52,8 +53,8 @@ import (
 // caller whose memory the daemon cannot open or write (an address it has not mapped, a
 // host whose security module forbids it) gets EFAULT, never the real figures.
 //
-// A bot could call sysinfo in a loop to spend the daemon's CPU (each answer costs a few
-// microseconds of it, outside the bot's cgroup): each sandbox is answered at most
+// A bot could call sysinfo in a loop to spend the daemon's CPU (each answer costs some
+// 25 µs of it, outside the bot's cgroup): each sandbox is answered at most
 // sysinfoRate times a second after a burst of sysinfoBurst; a faster caller waits.
 
 // Bounds on what one sandbox's sysinfo calls cost the daemon.
