@@ -61,6 +61,11 @@ type Bwrap struct {
 	// seccomp is the bots' filter program, launcherSeccomp the launcher's (seccomp.go);
 	// nil on an architecture without a system call table.
 	seccomp, launcherSeccomp []byte
+	// sysinfo puts every sandbox under the helper's filter, whose sysinfo calls the daemon
+	// answers with constants (sysinfo.go, notifyexec.go); sysinfoErr says why not when
+	// the host cannot.
+	sysinfo    bool
+	sysinfoErr error
 	// masked are the files of maskedProc this host has, maskedDirs the directories of
 	// maskedProcDirs; fakes are the constant copies of fakeProcs (procfake.go).
 	masked, maskedDirs []string
@@ -188,6 +193,9 @@ func NewBwrap() (*Bwrap, error) {
 	if err != nil && !errors.Is(err, errSeccompArch) {
 		return nil, err
 	}
+	if b.sysinfoErr = b.sysinfoUsable(); b.sysinfoErr == nil {
+		b.sysinfo = true
+	}
 	for tool, dst := range tools {
 		p, err := exec.LookPath(tool)
 		if err != nil {
@@ -292,11 +300,29 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 		}
 		files = append(files, f)
 	}
-	sealInheritedFDs()
 	bw := append([]string{b.Path, "--args", "4", "--"}, command...)
 	if enter != nil {
 		bw = append(enter, bw...)
 	}
+	// The helper that puts the sandbox under the sysinfo filter comes first, with its
+	// end of the socket to the daemon and its own binary as the last descriptors
+	// (notifyexec.go).
+	var supervisor *os.File
+	if b.sysinfo {
+		d, h, exe, err := notifyFiles()
+		if err != nil {
+			for _, f := range files {
+				f.Close()
+			}
+			return nil, fmt.Errorf("sandbox bwrap: %w", err)
+		}
+		files = append(files, h, exe)
+		helperFD, exeFD := strconv.Itoa(1+len(files)), strconv.Itoa(2+len(files))
+		// "0": no cgroup to join, unless the sandbox gets one below.
+		bw = append([]string{"/proc/self/fd/" + exeFD, notifyExecArg, helperFD, exeFD, "0"}, bw...)
+		supervisor = d
+	}
+	sealInheritedFDs()
 	cmd := exec.Command(bw[0], bw[1:]...)
 	cmd.Dir = "/"
 	cmd.Env = append(BaseEnv(mountPoint(spec)), spec.Env...)
@@ -316,7 +342,16 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 	if b.cgroups != nil {
 		cg, err := b.cgroups.newSandbox(spec.Limits.withDefaults(), spec.Share)
 		if err == nil {
-			if err = cg.enter(cmd); err != nil {
+			if supervisor != nil {
+				// The helper joins the cgroup itself once its work is done, just before
+				// it becomes bwrap: started inside, its Go runtime's threads would count
+				// against the sandbox's task limit (a Procs of 1 allows three tasks).
+				var procs []string
+				for _, d := range cg.dirs {
+					procs = append(procs, filepath.Join(d, "cgroup.procs"))
+				}
+				cmd.Args = slices.Concat(cmd.Args[:4], []string{strconv.Itoa(len(procs))}, procs, cmd.Args[5:])
+			} else if err = cg.enter(cmd); err != nil {
 				cg.release()
 			}
 		}
@@ -324,9 +359,17 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 			for _, f := range files {
 				f.Close()
 			}
+			if supervisor != nil {
+				supervisor.Close()
+			}
 			return nil, fmt.Errorf("sandbox bwrap: %w", err)
 		}
 		p.cg = cg
+	}
+	if supervisor != nil {
+		// Ends when the last process under the filter is gone, or at Release.
+		p.sysinfo = newSysinfoSupervisor(supervisor, spec.Limits.withDefaults().MemoryBytes())
+		go p.sysinfo.run()
 	}
 	if b.root && b.uids != nil {
 		pool := b.uids

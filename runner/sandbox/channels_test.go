@@ -279,8 +279,13 @@ func TestSandboxFilterActive(t *testing.T) {
 	if f != nil {
 		t.Fatalf("launcher: %v", f)
 	}
-	if !strings.Contains(got, "Seccomp_filters: 2") || !strings.Contains(got, "unshare=1 clone3=38 clone=1") {
-		t.Errorf("a launcher's bot: %q, want two filters and no user namespace", got)
+	// The sandbox's, the launcher's, and the sysinfo helper's (sysinfo.go).
+	filters := 2
+	if sb.sysinfo {
+		filters = 3
+	}
+	if !strings.Contains(got, fmt.Sprintf("Seccomp_filters: %d", filters)) || !strings.Contains(got, "unshare=1 clone3=38 clone=1") {
+		t.Errorf("a launcher's bot: %q, want %d filters and no user namespace", got, filters)
 	}
 	lp, err := l.get(context.Background())
 	if err != nil {
@@ -675,66 +680,101 @@ func BenchmarkTimingChannel(b *testing.B) {
 	if os.Getenv("KOTHD_TIMING_UNSANDBOXED") != "" {
 		sb = Unsandboxed{}
 	}
-	bin := needChan(b)
-	const nbits = 128
 	for _, slot := range []time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
-		b.Run(slot.String(), func(b *testing.B) {
-			var errs, total int
-			for b.Loop() {
-				bits := make([]byte, 16+nbits)
-				for i := range bits {
-					bits[i] = '0' + byte(i&1^1)
-					if i >= 16 {
-						bits[i] = '0' + byte(rand.IntN(2))
-					}
-				}
-				// Both ends start on the same slot boundary, far enough ahead for two
-				// sandboxes to start on a loaded machine.
-				us, start := strconv.FormatInt(slot.Microseconds(), 10), strconv.FormatInt(monotonicNow()+int64(3*time.Second), 10)
-				recv := startChanB(b, sb, bin, "timing", "recv", us, start, strconv.Itoa(len(bits)))
-				send := startChanB(b, sb, bin, "timing", "send", us, start, string(bits))
-				counts := make([]float64, 0, len(bits))
-				for range bits {
-					l, err := recv.out.ReadString('\n')
-					if err != nil {
-						b.Fatalf("receiver: %v", err)
-					}
-					c, _ := strconv.ParseFloat(strings.TrimSpace(l), 64)
-					counts = append(counts, c)
-				}
-				_ = send.cmd.Wait()
-				_ = recv.cmd.Wait()
-				var one, zero float64
-				for i := range 16 {
-					if bits[i] == '1' {
-						one += counts[i] / 8
-					} else {
-						zero += counts[i] / 8
-					}
-				}
-				threshold := (one + zero) / 2
-				for i := 16; i < len(bits); i++ {
-					got := byte('0')
-					if (counts[i] < threshold) == (one < zero) {
-						got = '1'
-					}
-					if got != bits[i] {
-						errs++
-					}
-					total++
-				}
-			}
-			p := float64(errs) / float64(total)
-			rate := 1 / slot.Seconds()
-			h := 0.0
-			if p > 0 && p < 1 {
-				h = -p*math.Log2(p) - (1-p)*math.Log2(1-p)
-			}
-			b.ReportMetric(rate, "raw-bits/s")
-			b.ReportMetric(p, "bit-error-rate")
-			b.ReportMetric(rate*(1-h), "capacity-bits/s")
+		b.Run(slot.String(), func(b *testing.B) { benchSlotChannel(b, sb, "timing", slot, 128) })
+	}
+}
+
+// BenchmarkSysinfoChannel is the channel sysinfo.go closes, run as BenchmarkTimingChannel
+// is: for a 1 the sender starts 20 processes for part of the slot, the receiver reads the
+// change of sysinfo's procs over that part. "kernel" is the sandbox without the sysinfo
+// helper (the channel open), "answered" the real one.
+func BenchmarkSysinfoChannel(b *testing.B) {
+	sb := NeedBwrap(b)
+	for _, c := range []struct {
+		name string
+		sb   *Bwrap
+	}{{"kernel", withoutSysinfo(sb)}, {"answered", sb}} {
+		b.Run(c.name, func(b *testing.B) { benchSlotChannel(b, c.sb, "sysinfo", 50*time.Millisecond, 128) })
+	}
+}
+
+// BenchmarkPipeInodeChannel measures another channel that remains: the inode numbers of
+// new pipes (and sockets) come from one counter of the whole machine. For a 1 the sender
+// makes N pipes; at the end of each slot the receiver makes 1100 and reads how far the
+// numbers moved beyond its own.
+func BenchmarkPipeInodeChannel(b *testing.B) {
+	sb := NeedBwrap(b)
+	for _, c := range []struct {
+		slot  time.Duration
+		pipes int
+	}{{20 * time.Millisecond, 2048}, {50 * time.Millisecond, 2048}, {50 * time.Millisecond, 8192}} {
+		b.Run(fmt.Sprintf("%v-N%d", c.slot, c.pipes), func(b *testing.B) {
+			benchSlotChannel(b, sb, "pipeino", c.slot, 128, strconv.Itoa(c.pipes))
 		})
 	}
+}
+
+// benchSlotChannel runs one of chan.c's slot channels between two sandboxes: nbits random
+// bits after a 16-bit preamble of alternating bits, which sets the receiver's threshold.
+func benchSlotChannel(b *testing.B, sb Sandbox, channel string, slot time.Duration, nbits int, sendArgs ...string) {
+	bin := needChan(b)
+	var errs, total int
+	for b.Loop() {
+		bits := make([]byte, 16+nbits)
+		for i := range bits {
+			bits[i] = '0' + byte(i&1^1)
+			if i >= 16 {
+				bits[i] = '0' + byte(rand.IntN(2))
+			}
+		}
+		// Both ends start on the same slot boundary, far enough ahead for two
+		// sandboxes to start on a loaded machine.
+		us, start := strconv.FormatInt(slot.Microseconds(), 10), strconv.FormatInt(monotonicNow()+int64(3*time.Second), 10)
+		recv := startChanB(b, sb, bin, channel, "recv", us, start, strconv.Itoa(len(bits)))
+		send := startChanB(b, sb, bin, append([]string{channel, "send", us, start, string(bits)}, sendArgs...)...)
+		counts := make([]float64, 0, len(bits))
+		for range bits {
+			l, err := recv.out.ReadString('\n')
+			if err != nil {
+				b.Fatalf("receiver: %v", err)
+			}
+			c, _ := strconv.ParseFloat(strings.TrimSpace(l), 64)
+			counts = append(counts, c)
+		}
+		_ = send.cmd.Wait()
+		_ = recv.cmd.Wait()
+		var one, zero float64
+		for i := range 16 {
+			if bits[i] == '1' {
+				one += counts[i] / 8
+			} else {
+				zero += counts[i] / 8
+			}
+		}
+		threshold := (one + zero) / 2
+		for i := 16; i < len(bits); i++ {
+			got := byte('0')
+			if (counts[i] < threshold) == (one < zero) {
+				got = '1'
+			}
+			if got != bits[i] {
+				errs++
+			}
+			total++
+		}
+	}
+	p := float64(errs) / float64(total)
+	rate := 1 / slot.Seconds()
+	h := 0.0
+	if p > 0 && p < 1 {
+		h = -p*math.Log2(p) - (1-p)*math.Log2(1-p)
+	}
+	b.ReportMetric(rate, "raw-bits/s")
+	b.ReportMetric(p, "bit-error-rate")
+	b.ReportMetric(float64(total-errs), "bits-right")
+	b.ReportMetric(float64(total), "bits-sent")
+	b.ReportMetric(rate*(1-h), "capacity-bits/s")
 }
 
 // monotonicNow is CLOCK_MONOTONIC in nanoseconds, the clock the channel bots share.

@@ -22,6 +22,9 @@ type Process struct {
 	uid     int            // the pooled uid the bot runs as; valid when pooled
 	pooled  bool
 	freeUID func() // ends the uid hold; nil when not pooled
+	// sysinfo is the supervisor answering the sandbox's sysinfo calls (sysinfo.go); nil
+	// when the host cannot.
+	sysinfo *sysinfoSupervisor
 
 	once sync.Once
 
@@ -154,9 +157,9 @@ func (p *Process) releaseCgroup() {
 
 // Release frees what the sandbox holds for the process: it kills whatever is left of the
 // sandbox and removes its cgroup (its CPU time and OOM count stay readable), closes the
-// files handed to bwrap and gives the bot directory's uid back to the pool. Call it once
-// the process has been waited for (or was never started) and its exit classified; later
-// calls do nothing.
+// files handed to bwrap, ends the sysinfo supervisor and gives the bot directory's uid
+// back to the pool. Call it once the process has been waited for (or was never started)
+// and its exit classified; later calls do nothing.
 func (p *Process) Release() {
 	if p == nil {
 		return
@@ -174,6 +177,7 @@ func (p *Process) Release() {
 		if p.freeUID != nil {
 			p.freeUID()
 		}
+		p.sysinfo.stop()
 	})
 }
 

@@ -104,6 +104,10 @@ func NewSandboxCgroups(kind, cgroups string, log *slog.Logger) (Sandbox, error) 
 			log.Error("NO SECCOMP FILTER: " + errSeccompArch.Error() + "; sandboxes can pass each other data through " +
 				"file locks, the page cache and keyrings, and bots may create user namespaces")
 		}
+		if b.seccomp != nil && b.sysinfoErr != nil {
+			log.Error("SYSINFO NOT ANSWERED: sandboxes see the machine's sysinfo(2) (its process count, free memory "+
+				"and load), through which two of them can pass each other data", "reason", b.sysinfoErr)
+		}
 		if b.root && b.uids == nil {
 			log.Error("BOT UIDS SHARED: the daemon's user namespace lacks the uids bot_uid_first/bot_uid_count name; every "+
 				"bot runs as one uid, so one bot's processes count against the others' process limit", "uid", b.UID)

@@ -90,6 +90,14 @@ var seccompRules = []seccompRule{
 	always("io_uring_register", syscall.ENOSYS),
 	always("io_setup", syscall.ENOSYS),
 	always("io_submit", syscall.ENOSYS),
+	// Filesystems' free counts: statfs of a path bound from the host (/usr/bin,
+	// /etc/alternatives, a bot directory on the host's disk) reads that filesystem's free
+	// blocks and inodes, which every write to it moves: 8 MB written in one sandbox moved
+	// f_bfree by 2,048 in another. ENOSYS: glibc's pathconf then answers its defaults, and
+	// statvfs and disk-usage calls fail plainly. ustat is the old form of the same.
+	always("statfs", syscall.ENOSYS),
+	always("fstatfs", syscall.ENOSYS),
+	always("ustat", syscall.ENOSYS), // not on arm64
 	// Kernel keyrings are per host uid: shared by every sandbox of that uid.
 	always("add_key", syscall.EPERM),
 	always("request_key", syscall.EPERM),
@@ -319,17 +327,7 @@ func compileSeccomp(rules []seccompRule) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := bpf.Assemble(prog)
-	if err != nil {
-		return nil, fmt.Errorf("seccomp: %w", err)
-	}
-	out := make([]byte, 0, 8*len(raw))
-	for _, ins := range raw {
-		out = binary.NativeEndian.AppendUint16(out, ins.Op)
-		out = append(out, ins.Jt, ins.Jf)
-		out = binary.NativeEndian.AppendUint32(out, ins.K)
-	}
-	return out, nil
+	return assembleRaw(prog)
 }
 
 // errSeccompArch says the filter is not available on this architecture.

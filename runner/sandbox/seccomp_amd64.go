@@ -1,7 +1,7 @@
 package sandbox
 
 // System call numbers of x86-64 (arch/x86/entry/syscalls/syscall_64.tbl) for the calls
-// seccompRules names.
+// seccompRules names, and sysinfo (sysinfo.go).
 var nativeSeccomp = seccompArch{
 	audit:  0xc000003e, // AUDIT_ARCH_X86_64
 	x32Bit: 0x40000000, // __X32_SYSCALL_BIT: x32 calls carry AUDIT_ARCH_X86_64 too
@@ -24,6 +24,7 @@ var nativeSeccomp = seccompArch{
 		"fsmount":            432,
 		"fsopen":             430,
 		"fspick":             433,
+		"fstatfs":            138,
 		"init_module":        175,
 		"inotify_add_watch":  254,
 		"inotify_init":       253,
@@ -65,11 +66,14 @@ var nativeSeccomp = seccompArch{
 		"setns":              308,
 		"setpriority":        141,
 		"socket":             41,
+		"statfs":             137,
 		"swapoff":            168,
 		"swapon":             167,
+		"sysinfo":            99,
 		"syslog":             103,
 		"umount2":            166,
 		"unshare":            272,
 		"userfaultfd":        323,
+		"ustat":              136,
 	},
 }

@@ -1,7 +1,7 @@
 package sandbox
 
 // System call numbers of arm64 (include/uapi/asm-generic/unistd.h) for the calls
-// seccompRules names.
+// seccompRules names, and sysinfo (sysinfo.go).
 var nativeSeccomp = seccompArch{
 	audit: 0xc00000b7, // AUDIT_ARCH_AARCH64
 	numbers: map[string]uint32{
@@ -23,6 +23,7 @@ var nativeSeccomp = seccompArch{
 		"fsmount":            432,
 		"fsopen":             430,
 		"fspick":             433,
+		"fstatfs":            44,
 		"init_module":        105,
 		"inotify_add_watch":  27,
 		"inotify_init1":      26,
@@ -63,8 +64,10 @@ var nativeSeccomp = seccompArch{
 		"setns":              268,
 		"setpriority":        140,
 		"socket":             198,
+		"statfs":             43,
 		"swapoff":            225,
 		"swapon":             224,
+		"sysinfo":            179,
 		"syslog":             116,
 		"umount2":            39,
 		"unshare":            97,

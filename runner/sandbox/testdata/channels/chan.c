@@ -5,8 +5,10 @@
  *                                      the first errno a system call returned, 0 if none)
  * A sender of a lasting channel (locks, keys) prints "ready" once set and holds its
  * state until its stdin closes. A receiver of inotify prints "ready" once it watches.
- * Also: chan userns|ptrace probe 0;  chan loop N (CPU ns per system call);  the timing channel:
- *   chan timing send SLOT_US START_NS BITS      chan timing recv SLOT_US START_NS NBITS
+ * Also: chan userns|ptrace probe 0;  chan loop N (CPU ns per system call);  the slot
+ * channels (timing: CPU contention; sysinfo: its process count; pipeino: the inode numbers
+ * of new pipes), where the receiver prints one figure per slot:
+ *   chan CHANNEL send SLOT_US START_NS BITS [PIPES]      chan CHANNEL recv SLOT_US START_NS NBITS
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +24,8 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -77,6 +81,83 @@ static int timing(const char *role, long slot_us, int64_t start, const char *arg
 	return 0;
 }
 
+static void sleep_until(int64_t t) {
+	int64_t left = t - now_ns();
+	if (left > 0) {
+		struct timespec ts = {left / 1000000000, left % 1000000000};
+		nanosleep(&ts, 0);
+	}
+}
+
+/* sysinfo's procs: for a 1 the sender starts 20 processes at 20% of the slot that end at
+ * 70%; the receiver prints procs at 50% minus procs at 10%. */
+static int sysinfo_chan(const char *role, long slot_us, int64_t start, const char *arg) {
+	int64_t slot = (int64_t)slot_us * 1000;
+	if (!strcmp(role, "send")) {
+		int n = strlen(arg);
+		for (int i = 0; i < n; i++) {
+			int64_t from = start + i * slot;
+			sleep_until(from + slot / 5);
+			if (arg[i] != '1') continue;
+			for (int k = 0; k < 20; k++) {
+				if (fork() == 0) { sleep_until(from + slot * 7 / 10); _exit(0); }
+			}
+			while (waitpid(-1, 0, 0) > 0) {}
+		}
+		return 0;
+	}
+	int n = atoi(arg);
+	for (int i = 0; i < n; i++) {
+		int64_t from = start + i * slot;
+		struct sysinfo a, b;
+		sleep_until(from + slot / 10);
+		note(sysinfo(&a) ? errno : 0);
+		sleep_until(from + slot / 2);
+		note(sysinfo(&b) ? errno : 0);
+		printf("%d\n", (int)b.procs - (int)a.procs);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+/* A new pipe's inode number comes from a counter of the whole machine (get_next_ino,
+ * handed out to each CPU in batches of 1024). For a 1 the sender makes PIPES pipes (an
+ * optional last argument, 2048 by default) at the start of the slot; at its end the receiver makes 1100 (past the end of its CPU's batch)
+ * and prints how far the highest inode number it saw moved beyond its own pipes. */
+static unsigned long new_pipe_ino(void) {
+	int p[2];
+	struct stat st = {0};
+	if (pipe(p)) { note(errno); return 0; }
+	fstat(p[0], &st);
+	close(p[0]);
+	close(p[1]);
+	return st.st_ino;
+}
+
+static int pipeino_chan(const char *role, long slot_us, int64_t start, const char *arg, int pipes) {
+	int64_t slot = (int64_t)slot_us * 1000;
+	if (!strcmp(role, "send")) {
+		int n = strlen(arg);
+		for (int i = 0; i < n; i++) {
+			sleep_until(start + i * slot + slot / 10);
+			if (arg[i] == '1')
+				for (int k = 0; k < pipes; k++) new_pipe_ino();
+		}
+		return 0;
+	}
+	int n = atoi(arg);
+	unsigned long high = 0;
+	for (int k = 0; k < 1100; k++) { unsigned long x = new_pipe_ino(); if (x > high) high = x; }
+	for (int i = 0; i < n; i++) {
+		sleep_until(start + i * slot + slot * 7 / 10);
+		unsigned long prev = high;
+		for (int k = 0; k < 1100; k++) { unsigned long x = new_pipe_ino(); if (x > high) high = x; }
+		printf("%ld\n", (long)(high - prev) - 1100);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv) {
 	if (argc < 4) return 2;
 	const char *ch = argv[1], *role = argv[2];
@@ -86,6 +167,8 @@ int main(int argc, char **argv) {
 	int send = !strcmp(role, "send");
 
 	if (!strcmp(ch, "timing")) return timing(role, atol(argv[3]), atoll(argv[4]), argv[5]);
+	if (!strcmp(ch, "sysinfo")) return sysinfo_chan(role, atol(argv[3]), atoll(argv[4]), argv[5]);
+	if (!strcmp(ch, "pipeino")) return pipeino_chan(role, atol(argv[3]), atoll(argv[4]), argv[5], argc > 6 ? atoi(argv[6]) : 2048);
 	if (!strcmp(ch, "loop")) {
 		/* VALUE system calls (getppid, never cached by libc; then 1-byte preads): the CPU
 		 * time per call, in ns, for the filter's cost. */
