@@ -287,10 +287,25 @@ func TestQuestionTableAPIFailures(t *testing.T) {
 		t.Errorf("state %+v", st)
 	}
 	w.cy.Question.Token = "" // the variable was not set at all
+	n0 := w.api.Requests()
 	w.cycle(false)
-	if st := w.state(); !strings.Contains(st.Detail, "set SE_API_KEY and SE_ACCESS_TOKEN") {
+	if st := w.state(); !strings.Contains(st.Detail, "SE_ACCESS_TOKEN) not set: set SE_ACCESS_TOKEN in") || strings.Contains(st.Detail, "SE_API_KEY") {
 		t.Errorf("state %+v", st)
 	}
+	if got := strings.Join(w.api.Log()[n0:], "\n"); strings.Contains(got, "filters/create") || strings.Contains(got, "kothdFakeBodyMarkdown") {
+		t.Errorf("requests spent on a write that cannot be made:\n%s", got)
+	}
+	// The key missing instead: named, and still no request for the question.
+	w.cy.Question.Token, w.client.Key = "write-token", ""
+	n0 = w.api.Requests()
+	w.cycle(false)
+	if st := w.state(); !strings.Contains(st.Detail, "the application key (SE_API_KEY, or api_key in the config) not set: set SE_API_KEY in") || strings.Contains(st.Detail, "SE_ACCESS_TOKEN)") {
+		t.Errorf("state %+v", st)
+	}
+	if got := strings.Join(w.api.Log()[n0:], "\n"); strings.Contains(got, "filters/create") || strings.Contains(got, "kothdFakeBodyMarkdown") {
+		t.Errorf("requests spent on a write that cannot be made:\n%s", got)
+	}
+	w.client.Key = "app-key"
 	// The host fixes the token, and the API throttles the edit: every call waits the ban out.
 	w.cy.Question.Token = "write-token"
 	w.api.Fail(fakeapi.Fault{Method: "edit", ErrorID: 502, ErrorName: "throttle_violation", ErrorMessage: "too many requests from this IP, more requests available in 7200 seconds"})
@@ -314,11 +329,11 @@ func TestQuestionTableAPIFailures(t *testing.T) {
 		t.Errorf("body %q", w.api.Body(qbQuestion))
 	}
 	// The metrics count the question as a target: its failures (expired token, missing
-	// token, throttle) and its last successful publication.
+	// token, missing key, throttle) and its last successful publication.
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	label := `{challenge="forty",target="` + cron.QuestionTarget("codegolf", qbQuestion) + `"}`
-	if got := rec.Body.String(); !strings.Contains(got, "kothd_publication_failures_total"+label+" 3") ||
+	if got := rec.Body.String(); !strings.Contains(got, "kothd_publication_failures_total"+label+" 4") ||
 		!strings.Contains(got, "kothd_last_publication_success_timestamp_seconds"+label+" ") {
 		t.Errorf("metrics of the question target:\n%s", got)
 	}

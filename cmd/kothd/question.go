@@ -13,14 +13,15 @@ import (
 	"github.com/kothd/kothd/store"
 )
 
-// questionEditor is what edits the questions of challenges with question_board enabled: the
-// same API client as the fetches (one backoff and throttle state for both), and the access
-// token from the environment. nil when no challenge has a question table, or the answers
-// come from a snapshot (an offline run edits no live question; each such challenge says so).
+// questionEditor is what writes to the site for challenges with question_board or
+// answer_comments enabled: the same API client as the fetches (one backoff and throttle
+// state for both), and the access token from the environment. nil when no challenge writes,
+// or the answers come from a snapshot (an offline run writes nothing; each such challenge
+// says so).
 func questionEditor(cfg *config.Config, src scraper.Source, log *slog.Logger) *cron.QuestionEditor {
 	var names []string
 	for _, ch := range cfg.Challenges {
-		if ch.QuestionBoard != nil && ch.QuestionBoard.Enabled {
+		if ch.QuestionBoard != nil && ch.QuestionBoard.Enabled || ch.AnswerComments != nil && ch.AnswerComments.Enabled {
 			names = append(names, ch.Name)
 		}
 	}
@@ -29,12 +30,12 @@ func questionEditor(cfg *config.Config, src scraper.Source, log *slog.Logger) *c
 	}
 	api, ok := src.(*scraper.Client)
 	if !ok {
-		log.Warn("question_board: answers come from a snapshot, so no question is edited", "challenges", names)
+		log.Warn("question_board, answer_comments: answers come from a snapshot, so nothing is written to the site", "challenges", names)
 		return nil
 	}
 	token := os.Getenv("SE_ACCESS_TOKEN")
-	if token == "" || cfg.APIKey == "" {
-		log.Error("question_board is enabled but SE_ACCESS_TOKEN or SE_API_KEY is not set: the question's table is not kept until both are in the daemon's environment (docs/deploy.md)", "challenges", names)
+	if err := api.CanWrite(token); err != nil {
+		log.Error("question_board or answer_comments is enabled but "+err.Error()+": nothing is written to the site until it is in the daemon's environment (docs/deploy.md)", "challenges", names)
 	}
 	return &cron.QuestionEditor{API: api, Token: token}
 }

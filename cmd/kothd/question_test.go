@@ -35,7 +35,7 @@ func TestStatusShowsTheQuestionTable(t *testing.T) {
 		t.Errorf("before any look: %q", got)
 	}
 	t0 := time.Date(2026, 11, 26, 4, 0, 0, 0, time.UTC)
-	if err := st.RecordQuestionEdit(ctx, "forty", t0, 7, []byte(`{}`), "wrote"); err != nil {
+	if err := st.RecordQuestionEdit(ctx, "forty", t0, 7, []byte(`{}`), "wrote", 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.RecordQuestionCheck(ctx, "forty", t0.Add(24*time.Hour), "failed", "stack exchange API questions/{id}/edit: error 402 invalid_access_token: x: SE_ACCESS_TOKEN is missing, expired, revoked or compromised: obtain a new token", 8); err != nil {
