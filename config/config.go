@@ -24,9 +24,9 @@ type Config struct {
 	// the question's table and answer comments link <board_url>/<challenge>.md. Empty: the
 	// GitHub sink's page when there is one, else no link.
 	BoardURL string `yaml:"board_url"`
-	Site      string `yaml:"site"`       // Stack Exchange site, "codegolf"
-	APIKey    string `yaml:"api_key"`    // optional; SE_API_KEY in the environment wins
-	APIBase   string `yaml:"api_base"`   // default https://api.stackexchange.com/2.3
+	Site     string `yaml:"site"`     // Stack Exchange site, "codegolf"
+	APIKey   string `yaml:"api_key"`  // optional; SE_API_KEY in the environment wins
+	APIBase  string `yaml:"api_base"` // default https://api.stackexchange.com/2.3
 	// MinQuota: below this many remaining requests the client stops for the day and the
 	// last good data stays (default 10).
 	MinQuota int    `yaml:"min_quota"`
