@@ -68,7 +68,7 @@ func (c *Cycle) commentOnAnswers(ctx context.Context, b *publisher.Board) {
 			c.Log.Error("comments: read", "challenge", ch.Name, "answer", t.answerID, "err", err)
 			return
 		}
-		if prev != nil && prev.State != store.CommentOwed {
+		if prev != nil && prev.State != store.CommentOwed && prev.State != store.CommentQueued {
 			continue // told (or refused for good, or said already) for this revision
 		}
 		row := store.AnswerComment{AnswerID: t.answerID, Revision: rev.ID, Reason: t.reason}
@@ -92,7 +92,7 @@ func (c *Cycle) commentOnAnswers(ctx context.Context, b *publisher.Board) {
 			record()
 			continue
 		case posted >= ch.AnswerComments.PerCycle():
-			row.State, row.Detail = store.CommentOwed, fmt.Sprintf("answer_comments.max_per_cycle (%d) reached; a later cycle posts it", ch.AnswerComments.PerCycle())
+			row.State, row.Detail = store.CommentQueued, fmt.Sprintf("answer_comments.max_per_cycle (%d) reached; a later cycle posts it", ch.AnswerComments.PerCycle())
 			record()
 			continue
 		}
@@ -223,7 +223,8 @@ func inertFit(s string, n int) string {
 }
 
 // CommentInert makes text inert in the sites' comment mini-markdown: the characters that
-// make code, bold, italic and links are escaped with a backslash; no URL can form (the colon
+// make code, bold, italic and links are escaped with a backslash (a link needs its [text]:
+// parentheses alone do nothing); no URL can form (the colon
 // of "://" and the dot after "www" become their full-width forms) and no @name pings anyone
 // (the at sign too). The text still reads as it was written.
 func CommentInert(s string) string {
@@ -231,7 +232,7 @@ func CommentInert(s string) string {
 	r := []rune(s)
 	for i, c := range r {
 		switch {
-		case c == '\\' || c == '`' || c == '*' || c == '_' || c == '[' || c == ']' || c == '(' || c == ')':
+		case c == '\\' || c == '`' || c == '*' || c == '_' || c == '[' || c == ']':
 			w.WriteRune('\\')
 			w.WriteRune(c)
 		case c == '@':
@@ -247,4 +248,18 @@ func CommentInert(s string) string {
 		}
 	}
 	return w.String()
+}
+
+// commentsQueued says why a cycle must run for the comments although the question shows
+// no activity: comments held by max_per_cycle.
+func (c *Cycle) commentsQueued(ctx context.Context, challenge string) string {
+	ch, err := c.Config.Challenge(challenge)
+	if err != nil || ch.AnswerComments == nil || !ch.AnswerComments.Enabled {
+		return ""
+	}
+	n, err := c.Store.CommentsQueued(ctx, challenge)
+	if err != nil || n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d comments on answers wait for answer_comments.max_per_cycle", n)
 }

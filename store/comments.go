@@ -15,7 +15,7 @@ const commentsSchema = `CREATE TABLE answer_comments (
 	answer_id  INTEGER NOT NULL,
 	revision   INTEGER NOT NULL,            -- revisions.id of the answer's content
 	reason     TEXT NOT NULL,               -- status and reason the comment says (the same one is never said twice)
-	state      TEXT NOT NULL,               -- posted, owed (to a later cycle), refused (for good), same (said already)
+	state      TEXT NOT NULL,               -- posted, queued (max_per_cycle), owed (the API or token refused), refused (for good), same (said already)
 	comment_id INTEGER NOT NULL DEFAULT 0,  -- the site's, when posted
 	at         INTEGER NOT NULL,            -- last change (Unix seconds)
 	detail     TEXT NOT NULL DEFAULT '',    -- why refused or owed, in words
@@ -25,7 +25,8 @@ const commentsSchema = `CREATE TABLE answer_comments (
 // Comment states.
 const (
 	CommentPosted  = "posted"
-	CommentOwed    = "owed"
+	CommentQueued  = "queued" // held by max_per_cycle: the next cycle runs for it
+	CommentOwed    = "owed"   // held by a refusal of the token, the account or a throttle
 	CommentRefused = "refused"
 	CommentSame    = "same" // not posted: the answer's last comment said the same
 )
@@ -82,7 +83,7 @@ func (s *Store) RecordAnswerComment(ctx context.Context, challenge string, c Ans
 
 // CommentCounts is how many answer revisions are in each state, for status.
 type CommentCounts struct {
-	Posted, Owed, Refused, Same int
+	Posted, Queued, Owed, Refused, Same int
 	LastRefusal                 string // the detail of the last refusal or owed comment, "" when none
 }
 
@@ -103,6 +104,8 @@ func (s *Store) CommentCounts(ctx context.Context, challenge string) (CommentCou
 		switch st {
 		case CommentPosted:
 			c.Posted = n
+		case CommentQueued:
+			c.Queued = n
 		case CommentOwed:
 			c.Owed = n
 		case CommentRefused:
@@ -119,4 +122,17 @@ func (s *Store) CommentCounts(ctx context.Context, challenge string) (CommentCou
 		return c, fmt.Errorf("comments of %s: %w", challenge, err)
 	}
 	return c, nil
+}
+
+// CommentsQueued counts the comments held by max_per_cycle on answers' current revisions:
+// work a cycle must do although the question shows no activity.
+func (s *Store) CommentsQueued(ctx context.Context, challenge string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM answer_comments c JOIN answers a
+		ON a.challenge = c.challenge AND a.answer_id = c.answer_id AND a.revision_id = c.revision
+		WHERE c.challenge = ? AND c.state = 'queued'`, challenge).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("comments of %s: %w", challenge, err)
+	}
+	return n, nil
 }
