@@ -84,7 +84,7 @@ func (s *Store) RecordAnswerComment(ctx context.Context, challenge string, c Ans
 // CommentCounts is how many answer revisions are in each state, for status.
 type CommentCounts struct {
 	Posted, Queued, Owed, Refused, Same int
-	LastRefusal                 string // the detail of the last refusal or owed comment, "" when none
+	LastRefusal                         string // the detail of the last refusal or owed comment, "" when none
 }
 
 // CommentCounts counts a challenge's comments by state.
