@@ -195,3 +195,103 @@ func TestCommentsOnAnswersNotEntered(t *testing.T) {
 		t.Errorf("metrics:\n%s", rec.Body)
 	}
 }
+
+// The API's refusals are said clearly, hold the cycle's other comments without a request
+// each, never stop play or the boards, and the comments go out once the host fixed it.
+func TestCommentsRefused(t *testing.T) {
+	t.Parallel()
+	w := newCMWorld(t, 10)
+	m := metrics.New("test", "", "")
+	w.cy.Watch = m
+	for n, body := range []string{cmGood, cmGood2, cmNoCode, cmSleeper} {
+		w.put(int64(n+1), body)
+	}
+	comments := func() int {
+		n := 0
+		for _, u := range w.api.Log() {
+			if strings.Contains(u, "/comments/add") {
+				n++
+			}
+		}
+		return n
+	}
+	detail := func(answer int64) (string, string) {
+		var state, d string
+		if err := w.cy.Store.DB().QueryRow(`SELECT state, detail FROM answer_comments WHERE answer_id = ?`, cmQuestion+answer).Scan(&state, &d); err != nil {
+			t.Fatal(err)
+		}
+		return state, d
+	}
+	// No token: named, and no request at all.
+	w.cy.Question.Token = ""
+	rep := w.cycle()
+	if rep.RunID == 0 || comments() != 0 {
+		t.Fatalf("run %d, %d comment requests without a token", rep.RunID, comments())
+	}
+	if st, d := detail(3); st != store.CommentOwed || !strings.Contains(d, "SE_ACCESS_TOKEN) not set") {
+		t.Errorf("without a token: %s %s", st, d)
+	}
+	// The account lacks the privilege: one request, refused; the other comment is held.
+	w.cy.Question.Token = "write-token"
+	w.api.SetReputation(1)
+	w.put(1, cmGood+"<p>edit</p>")
+	w.cycle()
+	if comments() != 1 || len(w.api.Comments()) != 0 {
+		t.Fatalf("%d requests, %d comments with an account of 1 reputation", comments(), len(w.api.Comments()))
+	}
+	if !strings.Contains(w.out.String(), "the account behind SE_ACCESS_TOKEN cannot comment on others' posts: it needs 50 reputation on the site") {
+		t.Errorf("the privilege is not named:\n%s", w.out)
+	}
+	if st, d := detail(4); st != store.CommentOwed || !strings.Contains(d, "50 reputation") {
+		t.Errorf("the held comment: %s %s", st, d)
+	}
+	// A token without write_access.
+	w.api.SetReputation(1000)
+	w.api.SetReadOnlyToken("read-token")
+	w.cy.Question.Token = "read-token"
+	w.put(1, cmGood+"<p>edit 2</p>")
+	w.cycle()
+	if !strings.Contains(w.out.String(), "lacks the write_access scope") || len(w.api.Comments()) != 0 {
+		t.Errorf("read-only token:\n%s", w.out)
+	}
+	// The site takes a comment for a duplicate (or one too soon): held, tried again later.
+	w.cy.Question.Token = "write-token"
+	w.api.Fail(fakeapi.Fault{Method: "comment", ErrorID: 409, ErrorName: "duplicate_request", ErrorMessage: "A duplicate request was detected"})
+	w.put(1, cmGood+"<p>edit 3</p>")
+	w.cycle()
+	if len(w.api.Comments()) != 0 || !strings.Contains(w.out.String(), "duplicate_request") {
+		t.Errorf("after a 409: %d comments\n%s", len(w.api.Comments()), w.out)
+	}
+	// Fixed: both go out, once.
+	w.put(1, cmGood+"<p>edit 4</p>")
+	w.cycle()
+	w.put(1, cmGood+"<p>edit 5</p>")
+	w.cycle()
+	if n := len(w.api.Comments()); n != 2 {
+		t.Fatalf("%d comments once the host fixed it, want 2\n%s", n, w.out)
+	}
+	counts, err := w.cy.Store.CommentCounts(context.Background(), "bankheist")
+	if err != nil || counts.Posted != 2 || counts.Owed != 0 {
+		t.Errorf("counts %+v %v", counts, err)
+	}
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if got := rec.Body.String(); !strings.Contains(got, `kothd_answer_comments_total{challenge="bankheist",outcome="posted"} 2`) ||
+		!strings.Contains(got, `kothd_answer_comments_total{challenge="bankheist",outcome="refused"} 3`) {
+		t.Errorf("metrics:\n%s", got)
+	}
+}
+
+// The comment's text: hostile words stay words in the site's mini-markdown, and a long
+// reason is cut so that the comment keeps its link within 600 characters.
+func TestCommentInert(t *testing.T) {
+	hostile := "**b** __b__ *i* _i_ `c` [l](https://evil.example) https://bare.example www.evil.example @Shog9 \\` \\*x\\* <b>x</b> ftp://f.example"
+	out := cron.CommentInert(hostile)
+	html, pings := fakeapi.RenderComment(out)
+	if strings.Contains(html, "<a ") || strings.Contains(html, "<b>") || strings.Contains(html, "<i>") || strings.Contains(html, "<code>") || len(pings) != 0 {
+		t.Errorf("inert text does something:\n%s\n%s\n%v", out, html, pings)
+	}
+	if !strings.Contains(html, "**b** __b__ *i* _i_ `c` [l](https") {
+		t.Errorf("the text does not read as written: %s", html)
+	}
+}
