@@ -85,3 +85,29 @@ func questionPublication(ctx context.Context, st *store.Store, ch *config.Challe
 	}
 	return p, nil
 }
+
+// commentCounts is what status says of the comments on answers not entered: nil when the
+// challenge never commented and does not now.
+func commentCounts(ctx context.Context, st *store.Store, ch *config.Challenge) (*store.CommentCounts, error) {
+	c, err := st.CommentCounts(ctx, ch.Name)
+	if err != nil {
+		return nil, err
+	}
+	enabled := ch.AnswerComments != nil && ch.AnswerComments.Enabled
+	if !enabled && c.Posted+c.Queued+c.Owed+c.Refused+c.Same == 0 {
+		return nil, nil
+	}
+	return &c, nil
+}
+
+// printComments is status's line about the comments on answers not entered.
+func printComments(w io.Writer, c *store.CommentCounts) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(w, "  comments:     %d posted, %d refused, %d waiting (%d held by max_per_cycle), %d not repeated (same reason)", c.Posted, c.Refused, c.Queued+c.Owed, c.Queued, c.Same)
+	if c.LastRefusal != "" {
+		fmt.Fprintf(w, "; last refusal: %s", c.LastRefusal)
+	}
+	fmt.Fprintln(w)
+}
