@@ -146,11 +146,25 @@ func (c *Cycle) lookAtQuestion(ctx context.Context, ch *config.Challenge, b *pub
 		return questionLook{outcome: QuestionUnchanged, detail: fmt.Sprintf("the ranking of run %d is the one the question shows (run %d) within the noise", b.Run.ID, held.Run)}
 	}
 	now := c.questionNow()
-	if prev != nil && prev.EditedAt != 0 {
+	// wait is the look while min_interval has not passed since kothd's last edit: it holds
+	// repairs too (every edit bumps the question, whatever its reason, and a person who
+	// removes the table again and again must not start an edit war with a daemon).
+	wait := func() (questionLook, bool) {
+		if prev == nil || prev.EditedAt == 0 {
+			return questionLook{}, false
+		}
 		next := time.Unix(prev.EditedAt, 0).Add(qb.Interval())
-		if now.Before(next) {
-			return questionLook{outcome: QuestionWaiting, owed: b.Run.ID,
-				detail: fmt.Sprintf("%s; the next edit is allowed after %s (min_interval %s)", why, next.UTC().Format(time.RFC3339), qb.Interval())}
+		if !now.Before(next) {
+			return questionLook{}, false
+		}
+		return questionLook{outcome: QuestionWaiting, owed: b.Run.ID,
+			detail: fmt.Sprintf("%s; the next edit is allowed after %s (min_interval %s)", why, next.UTC().Format(time.RFC3339), qb.Interval())}, true
+	}
+	if !foreign {
+		// Reading the question is for an edit that may be made now. After someone else's
+		// edit it is read at once: it may still show the table, and then nothing waits.
+		if l, ok := wait(); ok {
+			return l
 		}
 	}
 	failed := func(err error) questionLook {
@@ -185,6 +199,11 @@ func (c *Cycle) lookAtQuestion(ctx context.Context, ch *config.Challenge, b *pub
 			detail: fmt.Sprintf("with the table the question would have %d characters, more than the site's %d: lower question_board.top or shorten the question; nothing was edited", n, scraper.MaxBodyChars)}
 	}
 	ranking, _ := json.Marshal(cur)
+	if body != q.BodyMarkdown && foreign {
+		if l, ok := wait(); ok {
+			return l
+		}
+	}
 	if body == q.BodyMarkdown {
 		// Already there (written by hand, or by an edit whose answer was lost): no edit.
 		detail := "the question already shows the table of run " + fmt.Sprint(b.Run.ID)

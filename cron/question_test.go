@@ -338,3 +338,74 @@ func TestQuestionTableAPIFailures(t *testing.T) {
 		t.Errorf("metrics of the question target:\n%s", got)
 	}
 }
+
+// Someone else rolls the question back to an old table: the next probe sees the question's
+// last_edit_date move past kothd's own edit, and the table is restored once min_interval
+// has passed since kothd's last edit (a repair bumps the question like any edit). Before,
+// the cycle said "unchanged: the question shows run 1" for ever.
+func TestQuestionTableRestoredAfterAnotherEdit(t *testing.T) {
+	t.Parallel()
+	w := newQBWorld(t)
+	w.cycle(false)
+	if len(w.api.Edits()) != 1 {
+		t.Fatalf("%d edits", len(w.api.Edits()))
+	}
+	old := qbHead + "\r\n\r\n| # | Bot | Score |\r\n|---|---|---|\r\n| 1 | OldLeader | 99 |\r\n\r\n" + qbTail
+	w.api.EditByOther(qbQuestion, old, time.Now().Unix()+60)
+	// Within min_interval: the question is read (the table is gone), and the repair waits.
+	w.now = w.now.Add(time.Hour)
+	w.cycle(false)
+	st := w.state()
+	if len(w.api.Edits()) != 1 || st.Outcome != cron.QuestionWaiting || !strings.Contains(st.Detail, "someone else edited the question") || st.OwedRun == 0 {
+		t.Fatalf("%d edits, state %+v\n%s", len(w.api.Edits()), st, w.out)
+	}
+	// Past it: a quiet question, yet the cycle runs for the table and restores it.
+	w.now = w.now.Add(24 * time.Hour)
+	w.out.Reset()
+	w.cycle(false)
+	if len(w.api.Edits()) != 2 {
+		t.Fatalf("%d edits after min_interval\n%s", len(w.api.Edits()), w.out)
+	}
+	body := w.api.Body(qbQuestion)
+	if strings.Contains(body, "OldLeader") || !strings.Contains(body, "Skill200Top") || !strings.HasPrefix(body, qbHead) || !strings.HasSuffix(body, qbTail) {
+		t.Errorf("not restored:\n%s", body)
+	}
+	if c := w.api.Edits()[1].Form.Get("comment"); !strings.Contains(c, "restored the leaderboard") {
+		t.Errorf("edit comment %q", c)
+	}
+	if st := w.state(); st.Outcome != cron.QuestionEdited || st.OwedRun != 0 || st.SiteEditDate > st.OwnEditDate {
+		t.Errorf("state %+v", st)
+	}
+	// Our own edit is not someone else's: the next quiet cycle does nothing.
+	w.now = w.now.Add(48 * time.Hour)
+	w.out.Reset()
+	if r := w.cycle(false); r.Skipped == "" || len(w.api.Edits()) != 2 {
+		t.Errorf("a quiet cycle after our own edit ran or edited: %+v\n%s", r, w.out)
+	}
+	// An edit elsewhere in the question that keeps the table: read, found intact, no edit.
+	w.api.EditByOther(qbQuestion, strings.Replace(w.api.Body(qbQuestion), "questions in the comments", "questions in chat", 1), time.Now().Unix()+120)
+	w.out.Reset()
+	w.cycle(false)
+	if len(w.api.Edits()) != 2 || !strings.Contains(w.state().Detail, "still shows the table") {
+		t.Errorf("%d edits after an edit that kept the table; state %+v\n%s", len(w.api.Edits()), w.state(), w.out)
+	}
+}
+
+// Enabling question_board on a quiet question: the first cycle after it looks at the
+// question, without waiting for someone to post.
+func TestQuestionTableEnabledOnAQuietQuestion(t *testing.T) {
+	t.Parallel()
+	w := newQBWorld(t)
+	w.ch.QuestionBoard.Enabled = false
+	w.cycle(false)
+	w.out.Reset()
+	if r := w.cycle(false); r.Skipped == "" {
+		t.Fatalf("the question is not quiet: %+v", r)
+	}
+	w.ch.QuestionBoard.Enabled = true
+	w.out.Reset()
+	w.cycle(false)
+	if len(w.api.Edits()) != 1 || !strings.Contains(w.out.String(), "never looked at") {
+		t.Fatalf("%d edits after enabling the table\n%s", len(w.api.Edits()), w.out)
+	}
+}

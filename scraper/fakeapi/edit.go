@@ -120,6 +120,9 @@ func (s *Server) edit(id int64, f url.Values) (map[string]any, *errorEnvelope) {
 		return nil, &errorEnvelope{400, "bad_parameter", "tags is required"}
 	}
 	now := time.Now()
+	if now.Unix() <= q.lastEdit {
+		now = time.Unix(q.lastEdit+1, 0) // the site's dates never go back: an edit comes after the last one
+	}
 	q.body, q.title, q.tags = body, title, strings.Split(f.Get("tags"), ";")
 	q.lastEdit, q.lastActivity = now.Unix(), now.Unix()
 	s.edits = append(s.edits, Edit{QuestionID: id, Form: f, At: now})
