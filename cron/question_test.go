@@ -409,3 +409,16 @@ func TestQuestionTableEnabledOnAQuietQuestion(t *testing.T) {
 		t.Fatalf("%d edits after enabling the table\n%s", len(w.api.Edits()), w.out)
 	}
 }
+
+// board_url gives the table its link to the full board without GitHub (a web server over
+// output_dir); before, only the GitHub sink made one.
+func TestQuestionTableLinksBoardURL(t *testing.T) {
+	t.Parallel()
+	w := newQBWorld(t)
+	w.cy.Sinks = w.cy.Sinks[:1] // the output directory only
+	w.cy.Config.BoardURL = "https://koth.example.org/boards/"
+	w.cycle(false)
+	if body := w.api.Body(qbQuestion); !strings.Contains(body, "[full leaderboard](https://koth.example.org/boards/forty.md)") {
+		t.Errorf("no link to board_url:\n%s", body)
+	}
+}
