@@ -148,7 +148,7 @@ func TestQuestionTableReplacesOnlyTheMarkedText(t *testing.T) {
 		t.Fatalf("%d edits, want 1\n%s", len(edits), w.out)
 	}
 	body := w.api.Body(qbQuestion)
-	if !strings.HasPrefix(body, qbHead+"\r\n\r\n| # | Bot | Author | Score |\r\n") || !strings.HasSuffix(body, "\r\n\r\n"+qbTail) {
+	if !strings.HasPrefix(body, qbHead+"\r\n\r\n| # | Bot | Author | Points |\r\n") || !strings.HasSuffix(body, "\r\n\r\n"+qbTail) {
 		t.Fatalf("the text around the markers changed:\n%q", body)
 	}
 	table := strings.TrimSuffix(strings.TrimPrefix(body, qbHead), qbTail)
