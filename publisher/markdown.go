@@ -48,6 +48,9 @@ func Markdown(b *Board) []byte {
 		w.WriteString("\n")
 	}
 	table(&w, b)
+	if t := separationText(b); t != "" {
+		w.WriteString("\n" + t)
+	}
 	legend(&w, b)
 	details(&w, b)
 	if len(b.History) > 1 {
