@@ -27,6 +27,7 @@ type notEntered struct {
 	answerID int64
 	reason   string // status and reason: what "the same reason" compares
 	fault    string // the first fault's input, when there is one
+	benched  bool   // only benched bots: the answer is on the board, but sat out
 }
 
 // commentOnAnswers posts the comments b's challenge owes its participants.
@@ -128,16 +129,17 @@ func (c *Cycle) commentOnAnswers(ctx context.Context, b *publisher.Board) {
 func answersToTell(b *publisher.Board) []notEntered {
 	by := map[int64]*notEntered{}
 	var order []int64
-	add := func(id int64, reason, fault string) {
+	add := func(id int64, reason, fault string, benched bool) {
 		if id == 0 {
 			return
 		}
 		t := by[id]
 		if t == nil {
-			t = &notEntered{answerID: id}
+			t = &notEntered{answerID: id, benched: benched}
 			by[id] = t
 			order = append(order, id)
 		}
+		t.benched = t.benched && benched
 		if t.reason != "" {
 			t.reason += "; "
 		}
@@ -151,11 +153,11 @@ func answersToTell(b *publisher.Board) []notEntered {
 		if r.Name != "" {
 			who = r.Name + ": "
 		}
-		add(r.AnswerID, who+r.Status+": "+r.Reason, "")
+		add(r.AnswerID, who+r.Status+": "+r.Reason, "", false)
 	}
 	for _, r := range b.Rows {
 		if r.Benched != nil && !r.Baseline {
-			add(r.AnswerID, r.Bot+": benched for faults: "+r.Benched.Text(), firstInput(r.FirstFault))
+			add(r.AnswerID, r.Bot+": "+r.Benched.Text(), firstInput(r.FirstFault), true)
 		}
 	}
 	slices.Sort(order)
@@ -168,7 +170,7 @@ func answersToTell(b *publisher.Board) []notEntered {
 
 // firstInput is the first fault as the board holds it ("timeout: …\ninput: …"), on one line.
 func firstInput(f string) string {
-	return strings.Join(strings.Fields(f), " ")
+	return strings.Join(strings.Fields(strings.Replace(f, "\ninput: ", "; input: ", 1)), " ")
 }
 
 // commentText is the comment: why the revision is not entered, the first fault when there
@@ -180,6 +182,9 @@ func commentText(t notEntered, rev store.Revision, board string) string {
 		which = fmt.Sprintf("Revision %d of this answer", rev.Site)
 	}
 	head := "kothd: " + which + " is not entered in the leaderboard. "
+	if t.benched {
+		head = "kothd: " + which + " was benched for faults in the last run. "
+	}
 	tail := ""
 	if board != "" {
 		tail = " Leaderboard: " + board
@@ -187,15 +192,16 @@ func commentText(t notEntered, rev store.Revision, board string) string {
 	room := scraper.MaxCommentChars - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail) - 1
 	reason, fault := t.reason, t.fault
 	// The fault gets what the reason leaves, at least a third when both are long.
+	const faultHead = ". First fault: "
 	rs := inertFit(reason, room)
 	if fault != "" {
-		fr := room - utf8.RuneCountInString(rs) - len(" First fault: ")
+		fr := room - utf8.RuneCountInString(rs) - len(faultHead)
 		if fr < room/3 {
 			rs = inertFit(reason, room-room/3)
-			fr = room - utf8.RuneCountInString(rs) - len(" First fault: ")
+			fr = room - utf8.RuneCountInString(rs) - len(faultHead)
 		}
 		if fr > 20 {
-			rs += " First fault: " + inertFit(fault, fr)
+			rs = strings.TrimSuffix(rs, ".") + faultHead + inertFit(fault, fr)
 		}
 	}
 	if !strings.HasSuffix(rs, ".") {

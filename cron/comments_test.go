@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/cron/crontest"
@@ -55,6 +57,12 @@ func (w *cmWorld) put(n int64, body string) {
 
 func newCMWorld(t *testing.T, perCycle int) *cmWorld {
 	t.Helper()
+	return newCMWorldOf(t, perCycle, true)
+}
+
+// newCMWorldOf: the fake game when fake, else the challenge's real engine (Bank Heist).
+func newCMWorldOf(t *testing.T, perCycle int, fake bool) *cmWorld {
+	t.Helper()
 	w := &cmWorld{t: t, api: fakeapi.New(), out: &bytes.Buffer{}, now: time.Date(2026, 11, 26, 4, 0, 0, 0, time.UTC), when: 1600000000, posted: map[int64]bool{}}
 	t.Cleanup(w.api.Close)
 	w.api.AddQuestion(cmQuestion, "Bank Heist")
@@ -62,7 +70,10 @@ func newCMWorld(t *testing.T, perCycle int) *cmWorld {
 	w.client = scraper.New(w.api.BaseURL(), "codegolf", "app-key")
 	w.client.Clock = cmClock{w}
 	dir := t.TempDir()
-	w.cy = withFakeGame(t, crontest.NewCycle(t, dir))
+	w.cy = crontest.NewCycle(t, dir)
+	if fake {
+		w.cy = withFakeGame(t, w.cy)
+	}
 	w.cy.Source = w.client
 	w.cy.Out = w.out
 	w.cy.Log = slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))
@@ -84,8 +95,13 @@ func (c cmClock) Sleep(ctx context.Context, d time.Duration) error {
 
 func (w *cmWorld) cycle() *cron.Report {
 	w.t.Helper()
+	return w.cycleOf(10)
+}
+
+func (w *cmWorld) cycleOf(games int) *cron.Report {
+	w.t.Helper()
 	w.out.Reset()
-	reps, err := w.cy.RunSome(context.Background(), []string{"bankheist"}, cron.Options{Games: 10})
+	reps, err := w.cy.RunSome(context.Background(), []string{"bankheist"}, cron.Options{Games: games})
 	if err != nil && !cron.IsPublishOnly(err) {
 		w.t.Fatalf("cycle: %v\n%s", err, w.out)
 	}
@@ -294,4 +310,29 @@ func TestCommentInert(t *testing.T) {
 	if !strings.Contains(html, "**b** __b__ *i* _i_ `c` [l](https") {
 		t.Errorf("the text does not read as written: %s", html)
 	}
+}
+
+// A bot benched for faults (real Bank Heist, real bash bots in the sandbox: it answers its
+// first calls, which validation makes, then only garbage) gets one comment with the first
+// fault's input.
+func TestCommentOnABenchedBot(t *testing.T) {
+	t.Parallel()
+	w := newCMWorldOf(t, 5, false)
+	ch := &w.cy.Config.Challenges[0]
+	if err := yaml.Unmarshal([]byte("games_per_tournament: 30\n"), &ch.Options); err != nil {
+		t.Fatal(err)
+	}
+	crontest.Patient(ch)
+	w.put(1, "<h1>Steady, Bash</h1><pre><code>echo 1\n</code></pre>")
+	w.put(2, "<h1>Flaky, Bash</h1><pre><code>n=$(cat count 2>/dev/null || echo 0)\necho $((n+1)) > count\nif [ \"$n\" -lt 3 ]; then echo 1; else echo 'a lot'; fi\n</code></pre>")
+	rep := w.cycleOf(0)
+	if rep.RunID == 0 || len(rep.Rejected) != 0 {
+		t.Fatalf("run %d, rejected %+v\n%s", rep.RunID, rep.Rejected, w.out)
+	}
+	cs := w.api.Comments()
+	if len(cs) != 1 || cs[0].PostID != cmQuestion+2 || !strings.HasPrefix(cs[0].Body, "kothd: Revision 1 of this answer was benched for faults in the last run. Flaky: benched from game") ||
+		!strings.Contains(cs[0].Body, "without being sent). First fault: bad output") || !strings.Contains(cs[0].Body, "is not an integer; input: {") {
+		t.Fatalf("comments %+v\n%s", cs, w.out)
+	}
+	t.Logf("comment on answer %d (%d chars):\n%s", cs[0].PostID, len([]rune(cs[0].Body)), cs[0].Body)
 }
