@@ -248,6 +248,11 @@ func (c *Cycle) questionOwed(ctx context.Context, ch *config.Challenge) string {
 		return ""
 	}
 	if st == nil || st.CheckedAt == 0 {
+		// Only with a board to show: a challenge that never played has nothing to write,
+		// and must not be fetched every tick for it.
+		if run, err := c.Store.LastRun(ctx, ch.Name); err != nil || run == nil {
+			return ""
+		}
 		return "the question's table is enabled and was never looked at"
 	}
 	foreign := st.EditedAt != 0 && st.SiteEditDate > st.OwnEditDate
