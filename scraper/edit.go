@@ -161,9 +161,9 @@ func questionFrom(id int64, p *Page) (*Question, error) {
 	return nil, fmt.Errorf("question %d not found by the API (deleted, or on another site?)", id)
 }
 
-// bodyFilter is a filter adding question.body_markdown to the default fields, created once
-// through /filters/create once for the host when the client has a State (filters never
-// change or expire), else once per client.
+// bodyFilter is a filter adding question.body_markdown to the default fields, made with
+// /filters/create once for the host when the client has a State (filters never change or
+// expire: the store keeps it), else once per client.
 func (c *Client) bodyFilter(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	f := c.filter
