@@ -192,6 +192,7 @@ func TestCommentsOnAnswersNotEntered(t *testing.T) {
 	if len(cs) != 7 || cs[6].PostID != cmQuestion+5 || !strings.Contains(cs[6].Body, "other\\_undeclared") || !strings.HasPrefix(cs[6].Body, "kothd: Revision 2 of this answer") {
 		t.Fatalf("after the edits: %d comments, the last %+v\n%s", len(cs), cs[len(cs)-1], w.out)
 	}
+	t.Logf("comment after the edit of answer %d (%d chars):\n%s", cs[6].PostID, len([]rune(cs[6].Body)), cs[6].Body)
 	var status string
 	if err := w.cy.Store.DB().QueryRow(`SELECT state FROM answer_comments WHERE answer_id = ? ORDER BY revision DESC LIMIT 1`, cmQuestion+6).Scan(&status); err != nil || status != store.CommentSame {
 		t.Errorf("the sleeper's second revision: %q %v", status, err)
