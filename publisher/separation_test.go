@@ -1,6 +1,8 @@
 package publisher
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -39,5 +41,25 @@ func TestSeparationEstimate(t *testing.T) {
 	b.Rows = []Row{row(20, 19, 21, 1, 1), row(10, 9, 11, 2, 2)}
 	if s := separations(b); len(s) != 0 {
 		t.Errorf("settled: %+v", s)
+	}
+}
+
+// The page and the JSON carry the estimate of a board whose ranks stay wide.
+func TestSeparationOnTheBoard(t *testing.T) {
+	b := Build(sampleInput()) // ranks 2–3 overlap
+	if len(b.Separation) == 0 || b.Separation[0].Ranks != [2]int{2, 3} {
+		t.Fatalf("separation %+v", b.Separation)
+	}
+	if md := string(Markdown(b)); !strings.Contains(md, "**Wide ranks**: ranks 2–3 ") {
+		t.Errorf("no wide ranks line:\n%s", md)
+	}
+	var j struct {
+		Separation []map[string]any `json:"separation"`
+	}
+	if err := json.Unmarshal(JSON(b), &j); err != nil || len(j.Separation) != 1 || fmt.Sprint(j.Separation[0]["ranks"]) != "[2 3]" {
+		t.Errorf("JSON separation %+v %v", j.Separation, err)
+	}
+	if _, ok := j.Separation[0]["more_games_first_split"]; !ok {
+		t.Errorf("JSON separation without more_games_first_split: %+v", j.Separation)
 	}
 }
