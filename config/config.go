@@ -20,9 +20,13 @@ import (
 type Config struct {
 	DataDir   string `yaml:"data_dir"`   // SQLite file, bot directories, build cache
 	OutputDir string `yaml:"output_dir"` // where leaderboards are written
-	Site      string `yaml:"site"`       // Stack Exchange site, "codegolf"
-	APIKey    string `yaml:"api_key"`    // optional; SE_API_KEY in the environment wins
-	APIBase   string `yaml:"api_base"`   // default https://api.stackexchange.com/2.3
+	// BoardURL is where the public reads output_dir (a web server over it, GitHub Pages):
+	// the question's table and answer comments link <board_url>/<challenge>.md. Empty: the
+	// GitHub sink's page when there is one, else no link.
+	BoardURL string `yaml:"board_url"`
+	Site     string `yaml:"site"`     // Stack Exchange site, "codegolf"
+	APIKey   string `yaml:"api_key"`  // optional; SE_API_KEY in the environment wins
+	APIBase  string `yaml:"api_base"` // default https://api.stackexchange.com/2.3
 	// MinQuota: below this many remaining requests the client stops for the day and the
 	// last good data stays (default 10).
 	MinQuota int    `yaml:"min_quota"`
@@ -100,6 +104,9 @@ type Challenge struct {
 	Adaptive *Adaptive `yaml:"adaptive"`
 	// QuestionBoard, when enabled, keeps a table of the leaders in the question itself.
 	QuestionBoard *QuestionBoard `yaml:"question_board"`
+	// AnswerComments, when enabled, tells an answer's author in a comment on it why its
+	// current revision is not entered (answer_comments.go).
+	AnswerComments *AnswerComments `yaml:"answer_comments"`
 
 	lines map[string]int // key → line in the file, for messages about values checked later
 }

@@ -153,6 +153,9 @@ func (c *Config) check() error {
 			bad(c.lines[key], "%s must not be negative", key)
 		}
 	}
+	if msg := checkBoardURL(c.BoardURL); msg != "" {
+		bad(c.lines["board_url"], "%s", msg)
+	}
 	if c.Listen != "" {
 		if _, port, err := net.SplitHostPort(c.Listen); err != nil || port == "" {
 			bad(c.lines["listen"], "listen must be host:port (127.0.0.1:9464, :9464), not %q", c.Listen)
@@ -212,6 +215,7 @@ func (c *Config) check() error {
 		c.checkExtract(ch, at)
 		c.checkAdaptive(ch, at)
 		c.checkQuestionBoard(ch, at)
+		c.checkAnswerComments(ch, at)
 	}
 	return errors.Join(errs...)
 }

@@ -128,6 +128,7 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 	}
 	opts.down = c.checkTargets(ctx)
 	probed, unchanged := c.probe(ctx, chs, opts.Force || opts.Seed != nil)
+	c.noteQuestionEdits(ctx, chs, probed)
 	var reports []*Report
 	var firstErr error
 	for _, ch := range chs {

@@ -23,5 +23,8 @@ func (c *Cycle) pending(ctx context.Context, ch *config.Challenge) string {
 	if why == "" {
 		why = c.questionOwed(ctx, ch)
 	}
+	if why == "" {
+		why = c.commentsQueued(ctx, ch.Name)
+	}
 	return why
 }

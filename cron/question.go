@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/kothd/kothd/config"
@@ -19,13 +21,17 @@ import (
 // here stops play or the other publications: every outcome is a log line and a row in the
 // store that `kothd status` shows, and what was not done is owed to the next cycle.
 
-// QuestionAPI reads and edits a question (scraper.Client).
+// QuestionAPI reads and edits a question, and comments on answers (scraper.Client).
 type QuestionAPI interface {
+	// CanWrite says, without a request, whether a write with the token has its credentials.
+	CanWrite(accessToken string) error
 	QuestionMarkdown(ctx context.Context, id int64) (*scraper.Question, error)
 	EditQuestion(ctx context.Context, id int64, e scraper.QuestionEdit, accessToken string) (*scraper.Question, error)
+	AddComment(ctx context.Context, postID int64, body, accessToken string) (*scraper.Comment, error)
 }
 
-// QuestionEditor is what the cycle needs to keep questions' tables.
+// QuestionEditor is what the cycle needs to keep questions' tables and to comment on
+// answers (comments.go).
 type QuestionEditor struct {
 	API QuestionAPI
 	// Token is the access token (SE_ACCESS_TOKEN) with write_access; "" makes every edit
@@ -129,15 +135,36 @@ func (c *Cycle) lookAtQuestion(ctx context.Context, ch *config.Challenge, b *pub
 		}
 	}
 	why := cur.ChangedFrom(held)
+	// Someone else edited the question since kothd's table went in (a rollback to an old
+	// table, a rewrite): the ranking kothd holds says nothing of what the question shows,
+	// so the body is read again and the table restored if it is gone.
+	foreign := prev != nil && prev.EditedAt != 0 && prev.SiteEditDate > prev.OwnEditDate
+	if foreign {
+		why = fmt.Sprintf("someone else edited the question at %s, after kothd's table went in", time.Unix(prev.SiteEditDate, 0).UTC().Format(time.RFC3339))
+	}
 	if why == "" {
 		return questionLook{outcome: QuestionUnchanged, detail: fmt.Sprintf("the ranking of run %d is the one the question shows (run %d) within the noise", b.Run.ID, held.Run)}
 	}
 	now := c.questionNow()
-	if prev != nil && prev.EditedAt != 0 {
+	// wait is the look while min_interval has not passed since kothd's last edit: it holds
+	// repairs too (every edit bumps the question, whatever its reason, and a person who
+	// removes the table again and again must not start an edit war with a daemon).
+	wait := func() (questionLook, bool) {
+		if prev == nil || prev.EditedAt == 0 {
+			return questionLook{}, false
+		}
 		next := time.Unix(prev.EditedAt, 0).Add(qb.Interval())
-		if now.Before(next) {
-			return questionLook{outcome: QuestionWaiting, owed: b.Run.ID,
-				detail: fmt.Sprintf("%s; the next edit is allowed after %s (min_interval %s)", why, next.UTC().Format(time.RFC3339), qb.Interval())}
+		if !now.Before(next) {
+			return questionLook{}, false
+		}
+		return questionLook{outcome: QuestionWaiting, owed: b.Run.ID,
+			detail: fmt.Sprintf("%s; the next edit is allowed after %s (min_interval %s)", why, next.UTC().Format(time.RFC3339), qb.Interval())}, true
+	}
+	if !foreign {
+		// Reading the question is for an edit that may be made now. After someone else's
+		// edit it is read at once: it may still show the table, and then nothing waits.
+		if l, ok := wait(); ok {
+			return l
 		}
 	}
 	failed := func(err error) questionLook {
@@ -151,12 +178,15 @@ func (c *Cycle) lookAtQuestion(ctx context.Context, ch *config.Challenge, b *pub
 	if ed == nil || ed.API == nil {
 		return failed(errors.New("no Stack Exchange API client for edits (a snapshot run edits no question)"))
 	}
-	if ed.Token == "" {
-		return failed(scraper.ErrNoWriteCredentials)
+	if err := ed.API.CanWrite(ed.Token); err != nil {
+		return failed(err) // before any request: nothing is spent on a write that cannot be made
 	}
 	q, err := ed.API.QuestionMarkdown(ctx, ch.QuestionID)
 	if err != nil {
 		return failed(err)
+	}
+	if foreign && q.LastEditDate <= prev.OwnEditDate && q.LastEditDate != 0 {
+		foreign = false // the probe's date was stale: nothing new
 	}
 	table := publisher.QuestionTable(b, qb.TopRows(), c.boardURL(b.Challenge))
 	body, err := publisher.ReplaceMarked(q.BodyMarkdown, table)
@@ -169,44 +199,95 @@ func (c *Cycle) lookAtQuestion(ctx context.Context, ch *config.Challenge, b *pub
 			detail: fmt.Sprintf("with the table the question would have %d characters, more than the site's %d: lower question_board.top or shorten the question; nothing was edited", n, scraper.MaxBodyChars)}
 	}
 	ranking, _ := json.Marshal(cur)
+	if body != q.BodyMarkdown && foreign {
+		if l, ok := wait(); ok {
+			return l
+		}
+	}
 	if body == q.BodyMarkdown {
 		// Already there (written by hand, or by an edit whose answer was lost): no edit.
-		if err := c.Store.RecordQuestionEdit(ctx, ch.Name, now, b.Run.ID, ranking, "the question already shows this table"); err != nil {
+		detail := "the question already shows the table of run " + fmt.Sprint(b.Run.ID)
+		if foreign {
+			detail = "someone else edited the question, and it still shows the table of run " + fmt.Sprint(b.Run.ID)
+		}
+		if err := c.Store.RecordQuestionEdit(ctx, ch.Name, now, b.Run.ID, ranking, detail, q.LastEditDate); err != nil {
 			return failed(err)
 		}
-		return questionLook{outcome: QuestionEdited, detail: "the question already shows the table of run " + fmt.Sprint(b.Run.ID)}
+		return questionLook{outcome: QuestionEdited, detail: detail}
 	}
 	comment := fmt.Sprintf("kothd: leaderboard of run %d (seed %d, %d games): %s", b.Run.ID, b.Run.Seed, b.Run.Games, why)
-	if _, err := ed.API.EditQuestion(ctx, ch.QuestionID, scraper.QuestionEdit{Body: body, Title: q.Title, Tags: q.Tags, Comment: clipChars(comment, 300)}, ed.Token); err != nil {
+	if foreign {
+		comment = fmt.Sprintf("kothd: restored the leaderboard of run %d (seed %d, %d games) that an edit removed or changed", b.Run.ID, b.Run.Seed, b.Run.Games)
+	}
+	edited, err := ed.API.EditQuestion(ctx, ch.QuestionID, scraper.QuestionEdit{Body: body, Title: q.Title, Tags: q.Tags, Comment: clipChars(comment, 300)}, ed.Token)
+	if err != nil {
 		return failed(err)
 	}
+	siteEdit := int64(0) // not known: the next probe's date looks foreign once, and the body read then settles it
+	if edited != nil {
+		siteEdit = edited.LastEditDate
+	}
 	detail := fmt.Sprintf("wrote the table of run %d (%s)", b.Run.ID, why)
-	if err := c.Store.RecordQuestionEdit(ctx, ch.Name, now, b.Run.ID, ranking, detail); err != nil {
+	if err := c.Store.RecordQuestionEdit(ctx, ch.Name, now, b.Run.ID, ranking, detail, siteEdit); err != nil {
 		c.Log.Error("question table: record the edit", "challenge", ch.Name, "err", err)
 	}
 	return questionLook{outcome: QuestionEdited, detail: detail}
 }
 
 // questionOwed says why a cycle must run for the question's table although the question
-// shows no activity: a table still owed whose min_interval has passed.
+// shows no activity: a table still owed, or an edit by someone else to look at, once
+// min_interval has passed; or a table enabled and never looked at (enabling it on a quiet
+// question must not wait for someone to post).
 func (c *Cycle) questionOwed(ctx context.Context, ch *config.Challenge) string {
 	qb := ch.QuestionBoard
 	if qb == nil || !qb.Enabled {
 		return ""
 	}
 	st, err := c.Store.QuestionBoard(ctx, ch.Name)
-	if err != nil || st == nil || st.OwedRun == 0 {
+	if err != nil {
+		return ""
+	}
+	if st == nil || st.CheckedAt == 0 {
+		// Only with a board to show: a challenge that never played has nothing to write,
+		// and must not be fetched every tick for it.
+		if run, err := c.Store.LastRun(ctx, ch.Name); err != nil || run == nil {
+			return ""
+		}
+		return "the question's table is enabled and was never looked at"
+	}
+	foreign := st.EditedAt != 0 && st.SiteEditDate > st.OwnEditDate
+	if st.OwedRun == 0 && !foreign {
 		return ""
 	}
 	if st.EditedAt != 0 && c.questionNow().Before(time.Unix(st.EditedAt, 0).Add(qb.Interval())) {
 		return ""
 	}
+	if st.OwedRun == 0 {
+		return fmt.Sprintf("someone else edited the question at %s: its table is checked", time.Unix(st.SiteEditDate, 0).UTC().Format(time.RFC3339))
+	}
 	return fmt.Sprintf("the question's table still owes run %d (last look: %s)", st.OwedRun, st.Outcome)
 }
 
-// boardURL is where the full board can be read, for the table's link: the first sink that
-// has a web page for it.
+// noteQuestionEdits records, for the challenges that keep a question table, the question's
+// last edit as the probe saw it, so an edit by someone else is noticed.
+func (c *Cycle) noteQuestionEdits(ctx context.Context, chs []*config.Challenge, probed map[int64]scraper.QuestionInfo) {
+	for _, ch := range chs {
+		in, ok := probed[ch.QuestionID]
+		if qb := ch.QuestionBoard; !ok || qb == nil || !qb.Enabled || in.LastEditDate == 0 {
+			continue
+		}
+		if err := c.Store.SetQuestionSiteEdit(ctx, ch.Name, in.LastEditDate); err != nil {
+			c.Log.Error("question table: record the question's last edit", "challenge", ch.Name, "err", err)
+		}
+	}
+}
+
+// boardURL is where the full board can be read, for the table's and the comments' links:
+// board_url when the host set it, else the first sink that has a web page for it.
 func (c *Cycle) boardURL(challenge string) string {
+	if u := c.Config.BoardURL; u != "" {
+		return strings.TrimRight(u, "/") + "/" + url.PathEscape(challenge) + ".md"
+	}
 	for _, s := range c.Sinks {
 		if p, ok := s.(interface{ PageURL(string) string }); ok {
 			return p.PageURL(challenge + ".md")

@@ -148,7 +148,7 @@ func TestQuestionTableReplacesOnlyTheMarkedText(t *testing.T) {
 		t.Fatalf("%d edits, want 1\n%s", len(edits), w.out)
 	}
 	body := w.api.Body(qbQuestion)
-	if !strings.HasPrefix(body, qbHead+"\r\n\r\n| # | Bot | Author | Score |\r\n") || !strings.HasSuffix(body, "\r\n\r\n"+qbTail) {
+	if !strings.HasPrefix(body, qbHead+"\r\n\r\n| # | Bot | Author | Points |\r\n") || !strings.HasSuffix(body, "\r\n\r\n"+qbTail) {
 		t.Fatalf("the text around the markers changed:\n%q", body)
 	}
 	table := strings.TrimSuffix(strings.TrimPrefix(body, qbHead), qbTail)
@@ -287,10 +287,25 @@ func TestQuestionTableAPIFailures(t *testing.T) {
 		t.Errorf("state %+v", st)
 	}
 	w.cy.Question.Token = "" // the variable was not set at all
+	n0 := w.api.Requests()
 	w.cycle(false)
-	if st := w.state(); !strings.Contains(st.Detail, "set SE_API_KEY and SE_ACCESS_TOKEN") {
+	if st := w.state(); !strings.Contains(st.Detail, "SE_ACCESS_TOKEN) not set: set SE_ACCESS_TOKEN in") || strings.Contains(st.Detail, "SE_API_KEY") {
 		t.Errorf("state %+v", st)
 	}
+	if got := strings.Join(w.api.Log()[n0:], "\n"); strings.Contains(got, "filters/create") || strings.Contains(got, "kothdFakeBodyMarkdown") {
+		t.Errorf("requests spent on a write that cannot be made:\n%s", got)
+	}
+	// The key missing instead: named, and still no request for the question.
+	w.cy.Question.Token, w.client.Key = "write-token", ""
+	n0 = w.api.Requests()
+	w.cycle(false)
+	if st := w.state(); !strings.Contains(st.Detail, "the application key (SE_API_KEY, or api_key in the config) not set: set SE_API_KEY in") || strings.Contains(st.Detail, "SE_ACCESS_TOKEN)") {
+		t.Errorf("state %+v", st)
+	}
+	if got := strings.Join(w.api.Log()[n0:], "\n"); strings.Contains(got, "filters/create") || strings.Contains(got, "kothdFakeBodyMarkdown") {
+		t.Errorf("requests spent on a write that cannot be made:\n%s", got)
+	}
+	w.client.Key = "app-key"
 	// The host fixes the token, and the API throttles the edit: every call waits the ban out.
 	w.cy.Question.Token = "write-token"
 	w.api.Fail(fakeapi.Fault{Method: "edit", ErrorID: 502, ErrorName: "throttle_violation", ErrorMessage: "too many requests from this IP, more requests available in 7200 seconds"})
@@ -314,12 +329,96 @@ func TestQuestionTableAPIFailures(t *testing.T) {
 		t.Errorf("body %q", w.api.Body(qbQuestion))
 	}
 	// The metrics count the question as a target: its failures (expired token, missing
-	// token, throttle) and its last successful publication.
+	// token, missing key, throttle) and its last successful publication.
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	label := `{challenge="forty",target="` + cron.QuestionTarget("codegolf", qbQuestion) + `"}`
-	if got := rec.Body.String(); !strings.Contains(got, "kothd_publication_failures_total"+label+" 3") ||
+	if got := rec.Body.String(); !strings.Contains(got, "kothd_publication_failures_total"+label+" 4") ||
 		!strings.Contains(got, "kothd_last_publication_success_timestamp_seconds"+label+" ") {
 		t.Errorf("metrics of the question target:\n%s", got)
+	}
+}
+
+// Someone else rolls the question back to an old table: the next probe sees the question's
+// last_edit_date move past kothd's own edit, and the table is restored once min_interval
+// has passed since kothd's last edit (a repair bumps the question like any edit). Before,
+// the cycle said "unchanged: the question shows run 1" for ever.
+func TestQuestionTableRestoredAfterAnotherEdit(t *testing.T) {
+	t.Parallel()
+	w := newQBWorld(t)
+	w.cycle(false)
+	if len(w.api.Edits()) != 1 {
+		t.Fatalf("%d edits", len(w.api.Edits()))
+	}
+	old := qbHead + "\r\n\r\n| # | Bot | Score |\r\n|---|---|---|\r\n| 1 | OldLeader | 99 |\r\n\r\n" + qbTail
+	w.api.EditByOther(qbQuestion, old, time.Now().Unix()+60)
+	// Within min_interval: the question is read (the table is gone), and the repair waits.
+	w.now = w.now.Add(time.Hour)
+	w.cycle(false)
+	st := w.state()
+	if len(w.api.Edits()) != 1 || st.Outcome != cron.QuestionWaiting || !strings.Contains(st.Detail, "someone else edited the question") || st.OwedRun == 0 {
+		t.Fatalf("%d edits, state %+v\n%s", len(w.api.Edits()), st, w.out)
+	}
+	// Past it: a quiet question, yet the cycle runs for the table and restores it.
+	w.now = w.now.Add(24 * time.Hour)
+	w.out.Reset()
+	w.cycle(false)
+	if len(w.api.Edits()) != 2 {
+		t.Fatalf("%d edits after min_interval\n%s", len(w.api.Edits()), w.out)
+	}
+	body := w.api.Body(qbQuestion)
+	if strings.Contains(body, "OldLeader") || !strings.Contains(body, "Skill200Top") || !strings.HasPrefix(body, qbHead) || !strings.HasSuffix(body, qbTail) {
+		t.Errorf("not restored:\n%s", body)
+	}
+	if c := w.api.Edits()[1].Form.Get("comment"); !strings.Contains(c, "restored the leaderboard") {
+		t.Errorf("edit comment %q", c)
+	}
+	if st := w.state(); st.Outcome != cron.QuestionEdited || st.OwedRun != 0 || st.SiteEditDate > st.OwnEditDate {
+		t.Errorf("state %+v", st)
+	}
+	// Our own edit is not someone else's: the next quiet cycle does nothing.
+	w.now = w.now.Add(48 * time.Hour)
+	w.out.Reset()
+	if r := w.cycle(false); r.Skipped == "" || len(w.api.Edits()) != 2 {
+		t.Errorf("a quiet cycle after our own edit ran or edited: %+v\n%s", r, w.out)
+	}
+	// An edit elsewhere in the question that keeps the table: read, found intact, no edit.
+	w.api.EditByOther(qbQuestion, strings.Replace(w.api.Body(qbQuestion), "questions in the comments", "questions in chat", 1), time.Now().Unix()+120)
+	w.out.Reset()
+	w.cycle(false)
+	if len(w.api.Edits()) != 2 || !strings.Contains(w.state().Detail, "still shows the table") {
+		t.Errorf("%d edits after an edit that kept the table; state %+v\n%s", len(w.api.Edits()), w.state(), w.out)
+	}
+}
+
+// Enabling question_board on a quiet question: the first cycle after it looks at the
+// question, without waiting for someone to post.
+func TestQuestionTableEnabledOnAQuietQuestion(t *testing.T) {
+	t.Parallel()
+	w := newQBWorld(t)
+	w.ch.QuestionBoard.Enabled = false
+	w.cycle(false)
+	w.out.Reset()
+	if r := w.cycle(false); r.Skipped == "" {
+		t.Fatalf("the question is not quiet: %+v", r)
+	}
+	w.ch.QuestionBoard.Enabled = true
+	w.out.Reset()
+	w.cycle(false)
+	if len(w.api.Edits()) != 1 || !strings.Contains(w.out.String(), "never looked at") {
+		t.Fatalf("%d edits after enabling the table\n%s", len(w.api.Edits()), w.out)
+	}
+}
+
+// board_url gives the table its link to the full board without GitHub (a web server over
+// output_dir); before, only the GitHub sink made one.
+func TestQuestionTableLinksBoardURL(t *testing.T) {
+	t.Parallel()
+	w := newQBWorld(t)
+	w.cy.Sinks = w.cy.Sinks[:1] // the output directory only
+	w.cy.Config.BoardURL = "https://koth.example.org/boards/"
+	w.cycle(false)
+	if body := w.api.Body(qbQuestion); !strings.Contains(body, "[full leaderboard](https://koth.example.org/boards/forty.md)") {
+		t.Errorf("no link to board_url:\n%s", body)
 	}
 }

@@ -370,6 +370,8 @@ func (c *Cycle) publish(ctx context.Context, b *publisher.Board, rep *Report, do
 			rep.Published = append(rep.Published, out.Target)
 		}
 	}
+	// Then the participants whose answers are not entered (cron/comments.go).
+	c.commentOnAnswers(ctx, b)
 	return nil
 }
 

@@ -13,6 +13,7 @@ type Watcher interface {
 	Decisions(challenge string, counts map[string]int)                    // by outcome ("ok" for the good ones)
 	Progress(challenge string, done int)                                  // games done in the run in play
 	Published(challenge, target string, ok bool)
+	Commented(challenge string, posted bool)    // a comment on an answer: posted, or refused by the API
 	CycleEnded(err error, publicationOnly bool) // a daemon tick
 }
 
@@ -23,6 +24,7 @@ func (nobody) RunEnded(string, string, int, time.Duration) {}
 func (nobody) Decisions(string, map[string]int)            {}
 func (nobody) Progress(string, int)                        {}
 func (nobody) Published(string, string, bool)              {}
+func (nobody) Commented(string, bool)                      {}
 func (nobody) CycleEnded(error, bool)                      {}
 
 func (c *Cycle) watch() Watcher {

@@ -36,6 +36,9 @@ type Board struct {
 	Changes    []Change          `json:"changes"`
 	Since      *Since            `json:"since,omitempty"` // what this run is compared with
 	History    []HistoryRun      `json:"history"`         // earlier runs and this one, oldest first
+	// Separation estimates, for each group of bots whose ranks stay wide, how many more
+	// games would separate them (separation.go); absent when every rank is settled.
+	Separation []Separation `json:"separation,omitempty"`
 }
 
 // RunInfo identifies the run and what it takes to reproduce it.
@@ -276,6 +279,7 @@ func Build(in Input) *Board {
 	}
 	b.Changes = boundChanges(compare(b, in))
 	b.History = history(in.History, b, in.Previous)
+	b.Separation = separations(b)
 	// Empty lists are [] in the JSON, not null: the schema says arrays.
 	b.Columns, b.Rows, b.Summary = nonNil(b.Columns), nonNil(b.Rows), nonNil(b.Summary)
 	b.NotEntered, b.Changes = nonNil(b.NotEntered), nonNil(b.Changes)

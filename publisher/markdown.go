@@ -48,6 +48,9 @@ func Markdown(b *Board) []byte {
 		w.WriteString("\n")
 	}
 	table(&w, b)
+	if t := separationText(b); t != "" {
+		w.WriteString("\n" + t)
+	}
 	legend(&w, b)
 	details(&w, b)
 	charts(&w, b)
@@ -122,14 +125,18 @@ func botCell(r Row) string {
 	return name
 }
 
+// scoreValue is the headline score as the engine wrote it (the board's and the question
+// table's one way of showing it).
+func scoreValue(r Row) string {
+	if len(r.Cells) > 0 {
+		return cell(r.Cells[0])
+	}
+	return fmt.Sprintf("%.*f", decimals(1), r.Score)
+}
+
 // scoreCell is the headline score as the engine wrote it, with its interval in brackets.
 func scoreCell(r Row) string {
-	v := ""
-	if len(r.Cells) > 0 {
-		v = cell(r.Cells[0])
-	} else {
-		v = fmt.Sprintf("%.*f", decimals(1), r.Score)
-	}
+	v := scoreValue(r)
 	if r.Interval != nil {
 		v += " (" + intervalCell(r.Interval) + ")"
 	}

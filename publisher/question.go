@@ -23,13 +23,15 @@ const (
 var ErrNoMarkers = errors.New("the question has no " + MarkerOpen + " … " + MarkerClose + " pair")
 
 // QuestionTable is the markdown kothd puts between the markers: the top rows of the board
-// (rank, bot, author, score), then the run, the time and a link to the full board
+// (rank, bot, author, the headline score as the board shows it), then the run, the time and a link to the full board
 // (fullURL, when the board is published somewhere public). Participants' words are made
 // inert as on the page.
 func QuestionTable(b *Board, top int, fullURL string) string {
 	rows := b.Rows[:min(top, len(b.Rows))]
 	var w strings.Builder
-	w.WriteString("| # | Bot | Author | Score |\n|---|---|---|---|\n")
+	// The board's column name and numbers, to the board's precision: a participant who
+	// follows the link finds the same figures.
+	fmt.Fprintf(&w, "| # | Bot | Author | %s |\n|---|---|---|---|\n", text(headline(b)))
 	ties := false
 	for _, r := range rows {
 		name, author := noMarker(cell(r.Bot)), noMarker(cell(r.Author))
@@ -42,7 +44,7 @@ func QuestionTable(b *Board, top int, fullURL string) string {
 		}
 		g := rangeOf(r)
 		ties = ties || g[0] != g[1]
-		fmt.Fprintf(&w, "| %s | %s | %s | %s |\n", rankCell(r), name, author, scoreText(r))
+		fmt.Fprintf(&w, "| %s | %s | %s | %s |\n", rankCell(r), name, author, noMarker(scoreValue(r)))
 	}
 	w.WriteString("\n")
 	if ties {
@@ -59,15 +61,6 @@ func QuestionTable(b *Board, top int, fullURL string) string {
 	}
 	w.WriteString("\n")
 	return w.String()
-}
-
-// scoreText is the headline score to the precision its interval allows.
-func scoreText(r Row) string {
-	if r.Interval != nil {
-		return fmt.Sprintf("%.*f", decimals(r.Interval.High-r.Interval.Low), r.Score)
-	}
-	s := strconv.FormatFloat(r.Score, 'f', 3, 64)
-	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
 }
 
 // ReplaceMarked returns body with the text between the markers replaced by section, every

@@ -2,6 +2,7 @@ package publisher
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -129,5 +130,27 @@ func TestRankingChangedFrom(t *testing.T) {
 	}
 	if base.ChangedFrom(nil) == "" {
 		t.Error("no previous table: unchanged")
+	}
+}
+
+// The question's table shows the board's numbers, to the board's precision, under the
+// board's column name: a participant who follows the link finds the same figures.
+func TestQuestionTableScoresAreTheBoards(t *testing.T) {
+	in := sampleInput()
+	in.Result.Columns[0] = "Win%"
+	for i := range in.Result.Rows {
+		in.Result.Rows[i].Cells[0] = fmt.Sprintf("%.1f", in.Result.Rows[i].Score+0.4)
+	}
+	b := Build(in)
+	md := QuestionTable(b, 10, "")
+	board := string(Markdown(b))
+	if !strings.HasPrefix(md, "| # | Bot | Author | Win% |\n") {
+		t.Errorf("heading:\n%s", md)
+	}
+	for _, r := range b.Rows {
+		want := r.Cells[0]
+		if !strings.Contains(md, "| "+want+" |\n") || !strings.Contains(board, want) {
+			t.Errorf("%s: the board says %s; table:\n%s", r.Bot, want, md)
+		}
 	}
 }

@@ -62,6 +62,9 @@ type QuestionInfo struct {
 	Title            string `json:"title"` // HTML-escaped, as the API returns it
 	AnswerCount      int    `json:"answer_count"`
 	LastActivityDate int64  `json:"last_activity_date"`
+	// LastEditDate is the question's last edit (by anyone; 0 when never edited): the
+	// question's own table notices edits by others with it (cron/question.go).
+	LastEditDate int64 `json:"last_edit_date"`
 }
 
 // Page is one page of an API response: the common wrapper around items.

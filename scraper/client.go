@@ -73,6 +73,9 @@ type Client struct {
 	Timeout time.Duration
 	// PageSize of answer pages. Default (and API maximum) 100.
 	PageSize int
+	// State, when set, keeps bans, backoffs and the body filter across processes
+	// (state.go); nil: this process only.
+	State State
 
 	reqMu sync.Mutex // one request at a time
 
@@ -83,6 +86,7 @@ type Client struct {
 	requests     int
 	counts       map[int64]counted // question → its answer_count from the last Probe
 	filter       string            // the body_markdown filter, once created (edit.go)
+	stateLoaded  bool              // State's pauses read (state.go)
 }
 
 type counted struct {

@@ -54,8 +54,41 @@ type QuestionEdit struct {
 	Comment string
 }
 
-// ErrNoWriteCredentials: an edit needs both the application key and a user's access token.
-var ErrNoWriteCredentials = errors.New("an edit needs the application key (SE_API_KEY) and an access token with write_access (SE_ACCESS_TOKEN)")
+// ErrNoWriteCredentials: a write (an edit, a comment) needs both the application key and a
+// user's access token. The errors returned are *CredentialsError, naming what is missing.
+var ErrNoWriteCredentials = errors.New("a write needs the application key (SE_API_KEY) and an access token with write_access (SE_ACCESS_TOKEN)")
+
+// CredentialsError names the credentials a write lacks; errors.Is(err, ErrNoWriteCredentials).
+type CredentialsError struct {
+	Missing []string // "SE_API_KEY", "SE_ACCESS_TOKEN"
+}
+
+func (e *CredentialsError) Error() string {
+	what := map[string]string{"SE_API_KEY": "the application key (SE_API_KEY, or api_key in the config)", "SE_ACCESS_TOKEN": "an access token with write_access (SE_ACCESS_TOKEN)"}
+	var parts []string
+	for _, m := range e.Missing {
+		parts = append(parts, what[m])
+	}
+	return "no request made: " + strings.Join(parts, " and ") + " not set"
+}
+
+func (e *CredentialsError) Is(target error) bool { return target == ErrNoWriteCredentials }
+
+// CanWrite says, without a request, whether the client has what a write with accessToken
+// needs: nil, or a *CredentialsError naming what is missing.
+func (c *Client) CanWrite(accessToken string) error {
+	var missing []string
+	if c.Key == "" {
+		missing = append(missing, "SE_API_KEY")
+	}
+	if accessToken == "" {
+		missing = append(missing, "SE_ACCESS_TOKEN")
+	}
+	if len(missing) > 0 {
+		return &CredentialsError{Missing: missing}
+	}
+	return nil
+}
 
 // QuestionMarkdown fetches one question with its body_markdown.
 func (c *Client) QuestionMarkdown(ctx context.Context, id int64) (*Question, error) {
@@ -76,8 +109,8 @@ func (c *Client) QuestionMarkdown(ctx context.Context, id int64) (*Question, err
 // EditQuestion replaces the question's body (and sends its title and tags) on behalf of the
 // user whose access token is given, and returns the question as the API now has it.
 func (c *Client) EditQuestion(ctx context.Context, id int64, e QuestionEdit, accessToken string) (*Question, error) {
-	if c.Key == "" || accessToken == "" {
-		return nil, ErrNoWriteCredentials
+	if err := c.CanWrite(accessToken); err != nil {
+		return nil, fmt.Errorf("edit question %d: %w", id, err)
 	}
 	filter, err := c.bodyFilter(ctx)
 	if err != nil {
@@ -128,14 +161,24 @@ func questionFrom(id int64, p *Page) (*Question, error) {
 	return nil, fmt.Errorf("question %d not found by the API (deleted, or on another site?)", id)
 }
 
-// bodyFilter is a filter adding question.body_markdown to the default fields, created once
-// per client through /filters/create (filters never expire; one request per process).
+// bodyFilter is a filter adding question.body_markdown to the default fields, made with
+// /filters/create once for the host when the client has a State (filters never change or
+// expire: the store keeps it), else once per client.
 func (c *Client) bodyFilter(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	f := c.filter
 	c.mu.Unlock()
 	if f != "" {
 		return f, nil
+	}
+	key := "filter:" + c.stateBase() + "|question.body_markdown"
+	if c.State != nil {
+		if f, err := c.State.APIValue(ctx, key); err == nil && f != "" {
+			c.mu.Lock()
+			c.filter = f
+			c.mu.Unlock()
+			return f, nil
+		}
 	}
 	q := url.Values{}
 	if c.Key != "" {
@@ -157,6 +200,12 @@ func (c *Client) bodyFilter(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	c.filter = items[0].Filter
 	c.mu.Unlock()
+	if c.State != nil {
+		// Filters never change or expire: made once for the host, not once per process.
+		if err := c.State.SetAPIValue(ctx, key, items[0].Filter); err != nil {
+			c.log().Warn("stack exchange API: the filter was not recorded; the next process makes it again", "err", err)
+		}
+	}
 	return items[0].Filter, nil
 }
 
@@ -176,6 +225,10 @@ func (c *Client) post(ctx context.Context, method, path string, form url.Values)
 // WriteAdvice says what the host must do about an error of a write call, or "" when
 // nothing but waiting helps (the next cycle tries again).
 func WriteAdvice(err error) string {
+	var ce *CredentialsError
+	if errors.As(err, &ce) {
+		return "set " + strings.Join(ce.Missing, " and ") + " in the daemon's environment (/etc/kothd/env; docs/deploy.md) and restart it"
+	}
 	if errors.Is(err, ErrNoWriteCredentials) {
 		return "set SE_API_KEY and SE_ACCESS_TOKEN in the daemon's environment (/etc/kothd/env; docs/deploy.md) and restart it"
 	}

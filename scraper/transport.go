@@ -1,6 +1,7 @@
 package scraper
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -133,6 +134,15 @@ func (c *Client) attempt(ctx context.Context, method, u string, form url.Values)
 		return nil, nil, fmt.Errorf("response larger than %d bytes", maxBody)
 	}
 	body, err := decodeBody(raw, resp.Header.Get("Content-Encoding"))
+	if page := htmlPage(raw, body, err, resp.Header.Get("Content-Type")); page {
+		// A proxy's or the site's error page, not the API: say so, not what inflating it
+		// or parsing it as JSON said.
+		err = fmt.Errorf("the API answered HTTP %d with an HTML page (%s)", resp.StatusCode, htmlMeaning(resp.StatusCode))
+		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
+			return nil, nil, &transientError{err}
+		}
+		return nil, nil, err
+	}
 	if err != nil {
 		err = fmt.Errorf("HTTP %d: %w", resp.StatusCode, err)
 		if resp.StatusCode >= 500 {
@@ -171,6 +181,7 @@ func (c *Client) observe(method string, p *Page) {
 			c.next = map[string]time.Time{}
 		}
 		c.next[method] = now.Add(c.told("backoff", int64(p.Backoff)))
+		c.savePause("pause:"+c.stateBase()+"|"+method, c.next[method])
 		c.log().Info("stack exchange API asked to back off", "method", method, "seconds", p.Backoff)
 	}
 	if p.QuotaMax > 0 {
@@ -198,6 +209,7 @@ func (c *Client) throttled(msg string) {
 		}
 	}
 	c.blockedUntil = until
+	c.savePause("ban:"+c.stateBase(), until)
 }
 
 // maxTold is the longest pause the API may impose with one backoff or throttle: longer
@@ -221,6 +233,7 @@ func (c *Client) told(what string, seconds int64) time.Duration {
 // wait blocks until method may be called, or says why it may not be called now.
 func (c *Client) wait(ctx context.Context, method string) error {
 	c.mu.Lock()
+	c.loadState()
 	now := c.clock().Now()
 	blocked := c.blockedUntil
 	q := c.quota
@@ -291,4 +304,30 @@ func redactKey(u string) string {
 		p.RawQuery = q.Encode()
 	}
 	return p.String()
+}
+
+// htmlPage says whether a response is an HTML page rather than the API's JSON: its decoded
+// body (or, when it would not decode, its raw bytes) starts with '<', or it says text/html
+// and is not JSON.
+func htmlPage(raw, decoded []byte, decodeErr error, contentType string) bool {
+	b := decoded
+	if decodeErr != nil {
+		b = raw
+	}
+	t := bytes.TrimLeft(b, " \t\r\n\ufeff")
+	if len(t) > 0 && t[0] == '<' {
+		return true
+	}
+	return strings.HasPrefix(strings.ToLower(contentType), "text/html") && !looksLikeJSON(b)
+}
+
+// htmlMeaning is what an HTML answer with this status means for kothd.
+func htmlMeaning(status int) string {
+	switch {
+	case status >= 500 || status == http.StatusTooManyRequests:
+		return "temporarily unavailable"
+	case status == http.StatusOK:
+		return "not the API: a proxy or captive portal in the way, or api_base is wrong"
+	}
+	return "not the API's answer: check api_base"
 }

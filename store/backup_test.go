@@ -70,9 +70,11 @@ func TestMigrationBackupAndNewerSchema(t *testing.T) {
 	if st.Migrated != "" {
 		t.Errorf("a new database was backed up: %s", st.Migrated)
 	}
-	// As the previous schema had it: without the last migration's column (revisions'
-	// site_revision; a new migration at the end must change this line).
-	for _, q := range []string{`ALTER TABLE revisions DROP COLUMN site_revision`, fmt.Sprintf(`PRAGMA user_version = %d`, len(migrations)-1)} {
+	// As the previous schema had it: without the last migration's tables and columns
+	// (answer_comments, api_state, question_boards' edit dates; a new migration at the end
+	// must change these lines).
+	for _, q := range []string{`DROP TABLE answer_comments`, `DROP TABLE api_state`, `ALTER TABLE question_boards DROP COLUMN own_edit_date`,
+		`ALTER TABLE question_boards DROP COLUMN site_edit_date`, fmt.Sprintf(`PRAGMA user_version = %d`, len(migrations)-1)} {
 		if _, err := st.DB().Exec(q); err != nil {
 			t.Fatal(err)
 		}

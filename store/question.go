@@ -30,6 +30,10 @@ type QuestionBoard struct {
 	Outcome   string // edited, unchanged, waiting, failed, no-markers, too-long
 	Detail    string
 	OwedRun   int64
+	// OwnEditDate is the question's last_edit_date (the site's clock) after kothd's last
+	// edit, or when kothd last found its table there; SiteEditDate the last_edit_date the
+	// probe last saw. SiteEditDate > OwnEditDate: someone else edited the question since.
+	OwnEditDate, SiteEditDate int64
 }
 
 // QuestionBoard returns the state of a challenge's question table, nil when kothd never
@@ -37,8 +41,8 @@ type QuestionBoard struct {
 func (s *Store) QuestionBoard(ctx context.Context, challenge string) (*QuestionBoard, error) {
 	var q QuestionBoard
 	var ranking string
-	err := s.db.QueryRowContext(ctx, `SELECT edited_at, edited_run, ranking, checked_at, outcome, detail, owed_run FROM question_boards WHERE challenge = ?`, challenge).
-		Scan(&q.EditedAt, &q.EditedRun, &ranking, &q.CheckedAt, &q.Outcome, &q.Detail, &q.OwedRun)
+	err := s.db.QueryRowContext(ctx, `SELECT edited_at, edited_run, ranking, checked_at, outcome, detail, owed_run, own_edit_date, site_edit_date FROM question_boards WHERE challenge = ?`, challenge).
+		Scan(&q.EditedAt, &q.EditedRun, &ranking, &q.CheckedAt, &q.Outcome, &q.Detail, &q.OwedRun, &q.OwnEditDate, &q.SiteEditDate)
 	if err == sql.ErrNoRows {
 		return nil, nil
 	}
@@ -52,14 +56,16 @@ func (s *Store) QuestionBoard(ctx context.Context, challenge string) (*QuestionB
 }
 
 // RecordQuestionEdit notes a successful edit: the table the question now holds, of run.
-// at is the caller's clock (the one min_interval is measured by).
-func (s *Store) RecordQuestionEdit(ctx context.Context, challenge string, at time.Time, run int64, ranking []byte, detail string) error {
+// at is the caller's clock (the one min_interval is measured by); siteEdit the question's
+// last_edit_date as the API gave it with the body that holds the table (0: not known).
+func (s *Store) RecordQuestionEdit(ctx context.Context, challenge string, at time.Time, run int64, ranking []byte, detail string, siteEdit int64) error {
 	now := at.Unix()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO question_boards (challenge, edited_at, edited_run, ranking, checked_at, outcome, detail, owed_run)
-		VALUES (?, ?, ?, ?, ?, 'edited', ?, 0)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO question_boards (challenge, edited_at, edited_run, ranking, checked_at, outcome, detail, owed_run, own_edit_date, site_edit_date)
+		VALUES (?, ?, ?, ?, ?, 'edited', ?, 0, ?, ?)
 		ON CONFLICT (challenge) DO UPDATE SET edited_at = excluded.edited_at, edited_run = excluded.edited_run, ranking = excluded.ranking,
-			checked_at = excluded.checked_at, outcome = 'edited', detail = excluded.detail, owed_run = 0`,
-		challenge, now, run, string(ranking), now, detail)
+			checked_at = excluded.checked_at, outcome = 'edited', detail = excluded.detail, owed_run = 0,
+			own_edit_date = excluded.own_edit_date, site_edit_date = MAX(site_edit_date, excluded.own_edit_date)`,
+		challenge, now, run, string(ranking), now, detail, siteEdit, siteEdit)
 	if err != nil {
 		return fmt.Errorf("record the question table of %s: %w", challenge, err)
 	}
@@ -74,6 +80,16 @@ func (s *Store) RecordQuestionCheck(ctx context.Context, challenge string, at ti
 		challenge, at.Unix(), outcome, detail, owedRun)
 	if err != nil {
 		return fmt.Errorf("record the question table of %s: %w", challenge, err)
+	}
+	return nil
+}
+
+// SetQuestionSiteEdit records the question's last_edit_date as the probe saw it.
+func (s *Store) SetQuestionSiteEdit(ctx context.Context, challenge string, date int64) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO question_boards (challenge, site_edit_date) VALUES (?, ?)
+		ON CONFLICT (challenge) DO UPDATE SET site_edit_date = excluded.site_edit_date`, challenge, date)
+	if err != nil {
+		return fmt.Errorf("record the question's last edit of %s: %w", challenge, err)
 	}
 	return nil
 }

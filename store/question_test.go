@@ -15,7 +15,7 @@ func TestQuestionBoardState(t *testing.T) {
 	if q, err := s.QuestionBoard(ctx, "forty"); err != nil || q != nil {
 		t.Fatalf("before any look: %v %v", q, err)
 	}
-	if err := s.RecordQuestionEdit(ctx, "forty", now, 3, []byte(`{"top":10}`), "first table"); err != nil {
+	if err := s.RecordQuestionEdit(ctx, "forty", now, 3, []byte(`{"top":10}`), "first table", 0); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(time.Hour)
@@ -30,7 +30,7 @@ func TestQuestionBoardState(t *testing.T) {
 		q.Outcome != "no-markers" || q.Detail != "put the markers back" || q.OwedRun != 4 {
 		t.Fatalf("after a failed look: %+v", q)
 	}
-	if err := s.RecordQuestionEdit(ctx, "forty", now, 4, []byte(`{"top":5}`), "x moved"); err != nil {
+	if err := s.RecordQuestionEdit(ctx, "forty", now, 4, []byte(`{"top":5}`), "x moved", 0); err != nil {
 		t.Fatal(err)
 	}
 	if q, _ = s.QuestionBoard(ctx, "forty"); q.OwedRun != 0 || q.Outcome != "edited" || q.EditedRun != 4 {

@@ -267,6 +267,12 @@ var migrations = []string{
 	// A revision's number on the site (its answer's edit history) when kothd recorded it;
 	// 0 when not known (a snapshot, or the API did not say).
 	`ALTER TABLE revisions ADD COLUMN site_revision INTEGER NOT NULL DEFAULT 0;`,
+	// Comments on answers not entered (comments.go); what the API said that outlives a
+	// process (apistate.go); the question's edit dates as the site counts them, so an edit
+	// by someone else is noticed (question.go).
+	commentsSchema + apiStateSchema + `
+	ALTER TABLE question_boards ADD COLUMN own_edit_date INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE question_boards ADD COLUMN site_edit_date INTEGER NOT NULL DEFAULT 0;`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

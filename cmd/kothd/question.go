@@ -13,14 +13,15 @@ import (
 	"github.com/kothd/kothd/store"
 )
 
-// questionEditor is what edits the questions of challenges with question_board enabled: the
-// same API client as the fetches (one backoff and throttle state for both), and the access
-// token from the environment. nil when no challenge has a question table, or the answers
-// come from a snapshot (an offline run edits no live question; each such challenge says so).
+// questionEditor is what writes to the site for challenges with question_board or
+// answer_comments enabled: the same API client as the fetches (one backoff and throttle
+// state for both), and the access token from the environment. nil when no challenge writes,
+// or the answers come from a snapshot (an offline run writes nothing; each such challenge
+// says so).
 func questionEditor(cfg *config.Config, src scraper.Source, log *slog.Logger) *cron.QuestionEditor {
 	var names []string
 	for _, ch := range cfg.Challenges {
-		if ch.QuestionBoard != nil && ch.QuestionBoard.Enabled {
+		if ch.QuestionBoard != nil && ch.QuestionBoard.Enabled || ch.AnswerComments != nil && ch.AnswerComments.Enabled {
 			names = append(names, ch.Name)
 		}
 	}
@@ -29,12 +30,12 @@ func questionEditor(cfg *config.Config, src scraper.Source, log *slog.Logger) *c
 	}
 	api, ok := src.(*scraper.Client)
 	if !ok {
-		log.Warn("question_board: answers come from a snapshot, so no question is edited", "challenges", names)
+		log.Warn("question_board, answer_comments: answers come from a snapshot, so nothing is written to the site", "challenges", names)
 		return nil
 	}
 	token := os.Getenv("SE_ACCESS_TOKEN")
-	if token == "" || cfg.APIKey == "" {
-		log.Error("question_board is enabled but SE_ACCESS_TOKEN or SE_API_KEY is not set: the question's table is not kept until both are in the daemon's environment (docs/deploy.md)", "challenges", names)
+	if err := api.CanWrite(token); err != nil {
+		log.Error("question_board or answer_comments is enabled but "+err.Error()+": nothing is written to the site until it is in the daemon's environment (docs/deploy.md)", "challenges", names)
 	}
 	return &cron.QuestionEditor{API: api, Token: token}
 }
@@ -83,4 +84,30 @@ func questionPublication(ctx context.Context, st *store.Store, ch *config.Challe
 		p.At = max(p.At, q.CheckedAt)
 	}
 	return p, nil
+}
+
+// commentCounts is what status says of the comments on answers not entered: nil when the
+// challenge never commented and does not now.
+func commentCounts(ctx context.Context, st *store.Store, ch *config.Challenge) (*store.CommentCounts, error) {
+	c, err := st.CommentCounts(ctx, ch.Name)
+	if err != nil {
+		return nil, err
+	}
+	enabled := ch.AnswerComments != nil && ch.AnswerComments.Enabled
+	if !enabled && c.Posted+c.Queued+c.Owed+c.Refused+c.Same == 0 {
+		return nil, nil
+	}
+	return &c, nil
+}
+
+// printComments is status's line about the comments on answers not entered.
+func printComments(w io.Writer, c *store.CommentCounts) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(w, "  comments:     %d posted, %d refused, %d waiting (%d held by max_per_cycle), %d not repeated (same reason)", c.Posted, c.Refused, c.Queued+c.Owed, c.Queued, c.Same)
+	if c.LastRefusal != "" {
+		fmt.Fprintf(w, "; last refusal: %s", c.LastRefusal)
+	}
+	fmt.Fprintln(w)
 }

@@ -35,7 +35,7 @@ func TestStatusShowsTheQuestionTable(t *testing.T) {
 		t.Errorf("before any look: %q", got)
 	}
 	t0 := time.Date(2026, 11, 26, 4, 0, 0, 0, time.UTC)
-	if err := st.RecordQuestionEdit(ctx, "forty", t0, 7, []byte(`{}`), "wrote"); err != nil {
+	if err := st.RecordQuestionEdit(ctx, "forty", t0, 7, []byte(`{}`), "wrote", 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.RecordQuestionCheck(ctx, "forty", t0.Add(24*time.Hour), "failed", "stack exchange API questions/{id}/edit: error 402 invalid_access_token: x: SE_ACCESS_TOKEN is missing, expired, revoked or compromised: obtain a new token", 8); err != nil {
@@ -116,5 +116,39 @@ func TestQuestionTableIsAPublicationTarget(t *testing.T) {
 	code, out, _ = kothd(t, "status", "--config", cfg, "--challenge", "forty")
 	if code != 0 || !strings.Contains(out, "published:    "+target+": ok at") {
 		t.Errorf("status after the edit: exit %d\n%s", code, out)
+	}
+}
+
+// status counts the comments on answers not entered, with the last refusal's reason.
+func TestStatusShowsComments(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "kothd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ch := &config.Challenge{Name: "forty", AnswerComments: &config.AnswerComments{Enabled: true}}
+	t0 := time.Date(2026, 11, 26, 4, 0, 0, 0, time.UTC)
+	for i, c := range []store.AnswerComment{
+		{AnswerID: 1, Revision: 1, Reason: "a", State: store.CommentPosted, CommentID: 9},
+		{AnswerID: 2, Revision: 2, Reason: "b", State: store.CommentPosted, CommentID: 10},
+		{AnswerID: 3, Revision: 3, Reason: "c", State: store.CommentOwed, Detail: "the account behind SE_ACCESS_TOKEN cannot comment on others' posts: it needs 50 reputation on the site"},
+		{AnswerID: 4, Revision: 4, Reason: "d", State: store.CommentQueued, Detail: "answer_comments.max_per_cycle (5) reached"},
+	} {
+		if err := st.RecordAnswerComment(ctx, "forty", c, t0.Add(time.Duration(i)*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := commentCounts(ctx, st, ch)
+	if err != nil || c == nil {
+		t.Fatal(c, err)
+	}
+	var w bytes.Buffer
+	printComments(&w, c)
+	if got := w.String(); got != "  comments:     2 posted, 0 refused, 2 waiting (1 held by max_per_cycle), 0 not repeated (same reason); last refusal: the account behind SE_ACCESS_TOKEN cannot comment on others' posts: it needs 50 reputation on the site\n" {
+		t.Errorf("%q", got)
+	}
+	if c, err := commentCounts(ctx, st, &config.Challenge{Name: "other"}); c != nil || err != nil {
+		t.Errorf("a challenge without comments: %+v %v", c, err)
 	}
 }

@@ -39,7 +39,8 @@ func TestQuickStartWithStandIns(t *testing.T) {
 		"  owner: \"\"":             "  owner: o",
 		"  repo: \"\"":              "  repo: r",
 		"  path: leaderboards\n":    "  path: leaderboards\n  base_url: " + gh.BaseURL() + "\n",
-		"    games: 10000\n":        "    games: 20\n",
+		"    games: 20000\n":        "    games: 20\n",
+		"    adaptive: {batch: 5000, min_games: 5000}\n": "    adaptive: {batch: 10, min_games: 10}\n",
 	} {
 		if !strings.Contains(cfg, old) {
 			t.Fatalf("config.yaml no longer contains %q", old)

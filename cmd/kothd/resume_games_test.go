@@ -86,7 +86,7 @@ func challengeConfig(t *testing.T, name, lines string) string {
 	}
 	var block []string
 	for _, l := range strings.SplitAfter(s[k:end], "\n") {
-		if !strings.HasPrefix(l, "    games: ") {
+		if !strings.HasPrefix(l, "    games: ") && l != fortyAdaptive {
 			block = append(block, l)
 		}
 	}

@@ -95,7 +95,7 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 // to another directory only (a run still going may be publishing to the one it had).
 func (c *common) configParts(cfg *config.Config, log *slog.Logger, out io.Writer, st *store.Store, sb sandbox.Sandbox, repair bool) (*cron.Cycle, error) {
 	if c.noTargets {
-		return &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Log: log, Out: out}, nil
+		return &cron.Cycle{Config: cfg, Store: st, Source: c.stateful(c.source(cfg, log), st), Sandbox: sb, Log: log, Out: out}, nil
 	}
 	outDir := publisher.Dir{Path: cfg.OutputDir}
 	if repair {
@@ -112,7 +112,7 @@ func (c *common) configParts(cfg *config.Config, log *slog.Logger, out io.Writer
 		g.Deadline, g.Log = gh.Deadline.D(publisher.DefaultGitHubDeadline), log
 		sinks = append(sinks, g)
 	}
-	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.source(cfg, log), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
+	cy := &cron.Cycle{Config: cfg, Store: st, Source: c.stateful(c.source(cfg, log), st), Sandbox: sb, Sinks: sinks, Log: log, Out: out}
 	cy.Question = questionEditor(cfg, cy.Source, log)
 	return cy, nil
 }
@@ -139,6 +139,15 @@ func (c *common) source(cfg *config.Config, log *slog.Logger) scraper.Source {
 		return scraper.Snapshot{Dir: c.snapshot, Site: cfg.Site}
 	}
 	return apiClient(cfg, log)
+}
+
+// stateful gives a live API client the store to keep the API's bans, backoffs and filter
+// in across processes (scraper/state.go).
+func (c *common) stateful(src scraper.Source, st *store.Store) scraper.Source {
+	if cl, ok := src.(*scraper.Client); ok && st != nil {
+		cl.State = st
+	}
+	return src
 }
 
 // apiClient is the live Stack Exchange API client the config describes.

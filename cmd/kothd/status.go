@@ -109,11 +109,13 @@ type challengeStatus struct {
 	Changes      []store.Event `json:"-"`
 	ChangeList   []changeState `json:"changes"`
 	// Question is what kothd last did about the question's own table (question_board).
-	Question     string         `json:"question,omitempty"`
-	questionLine string         // the same, as the text's line
-	state        *store.Status  // for the text
-	loc          *time.Location // for the text
-	pubs         []store.PublicationState
+	Question     string `json:"question,omitempty"`
+	questionLine string // the same, as the text's line
+	// Comments counts the comments on answers not entered (answer_comments).
+	Comments *store.CommentCounts `json:"comments,omitempty"`
+	state    *store.Status        // for the text
+	loc      *time.Location       // for the text
+	pubs     []store.PublicationState
 }
 
 type runState struct {
@@ -262,6 +264,9 @@ func challengeState(ctx context.Context, st *store.Store, cfg *config.Config, ch
 		return cs, err
 	}
 	cs.questionLine = q.String()
+	if cs.Comments, err = commentCounts(ctx, st, ch); err != nil {
+		return cs, err
+	}
 	cs.Question = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(q.String()), "question:"))
 	cs.Changes = s.SinceLastRun
 	cs.ChangeList = []changeState{}
@@ -370,6 +375,7 @@ func (cs *challengeStatus) printText(w io.Writer) {
 		}
 	}
 	io.WriteString(w, cs.questionLine)
+	printComments(w, cs.Comments)
 	n := cs.Answers
 	fmt.Fprintf(w, "  answers:      %d active, %d deleted; %d bots entered, %d not entered", n.Active, n.Deleted, n.Entered, n.NotEntered)
 	if n.Pending > 0 {

@@ -24,6 +24,7 @@ type Metrics struct {
 	gamesDone   *prometheus.GaugeVec
 	published   *prometheus.GaugeVec
 	pubFailures *prometheus.CounterVec
+	comments    *prometheus.CounterVec // answer_comments: posted, refused
 	cycles      *prometheus.CounterVec
 	shards      *prometheus.GaugeVec
 
@@ -58,11 +59,12 @@ func New(version, revision, goVersion string) *Metrics {
 		}
 		return -1
 	})
+	m.comments = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kothd_answer_comments_total", Help: "Comments on answers not entered (answer_comments), by challenge and outcome (posted, refused)."}, []string{"challenge", "outcome"})
 	m.cycles = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kothd_cycles_total", Help: "Daemon ticks ended, by result (ok, failed, publication_failed)."}, []string{"result"})
 	m.shards = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kothd_shards", Help: "Shards of the run a cluster plays, by challenge and state (queued, in_flight, done)."}, []string{"challenge", "state"})
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kothd_build_info", Help: "kothd's build (always 1)."}, []string{"version", "revision", "goversion"})
 	build.WithLabelValues(version, revision, goVersion).Set(1)
-	for _, c := range []prometheus.Collector{m.runs, m.games, m.decisions, m.faults, m.duration, m.gamesDone, m.published, m.pubFailures, quota, m.cycles, m.shards, build} {
+	for _, c := range []prometheus.Collector{m.runs, m.games, m.decisions, m.faults, m.duration, m.gamesDone, m.published, m.pubFailures, quota, m.cycles, m.shards, m.comments, build} {
 		f(c)
 	}
 	return m
@@ -105,6 +107,15 @@ func (m *Metrics) Published(challenge, target string, ok bool) {
 		return
 	}
 	m.pubFailures.WithLabelValues(challenge, target).Inc()
+}
+
+// Commented records a comment on an answer: posted, or refused by the API.
+func (m *Metrics) Commented(challenge string, posted bool) {
+	outcome := "refused"
+	if posted {
+		outcome = "posted"
+	}
+	m.comments.WithLabelValues(challenge, outcome).Inc()
 }
 
 // SetQuota names where the Stack Exchange API's requests left are read at each scrape.

@@ -32,6 +32,15 @@ func (s *Server) SetQuestion(id int64, title, body string, tags ...string) {
 	q.title, q.body, q.tags = title, body, tags
 }
 
+// EditByOther replaces a question's body as a person editing it on the site would (a
+// rollback to an old table, a rewrite), at Unix time when.
+func (s *Server) EditByOther(id int64, body string, when int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.q(id)
+	q.body, q.lastEdit, q.lastActivity = body, when, max(q.lastActivity, when)
+}
+
 // Body returns a question's body as the site now holds it (not encoded).
 func (s *Server) Body(id int64) string {
 	s.mu.Lock()
@@ -111,6 +120,9 @@ func (s *Server) edit(id int64, f url.Values) (map[string]any, *errorEnvelope) {
 		return nil, &errorEnvelope{400, "bad_parameter", "tags is required"}
 	}
 	now := time.Now()
+	if now.Unix() <= q.lastEdit {
+		now = time.Unix(q.lastEdit+1, 0) // the site's dates never go back: an edit comes after the last one
+	}
 	q.body, q.title, q.tags = body, title, strings.Split(f.Get("tags"), ";")
 	q.lastEdit, q.lastActivity = now.Unix(), now.Unix()
 	s.edits = append(s.edits, Edit{QuestionID: id, Form: f, At: now})

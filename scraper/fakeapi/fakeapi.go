@@ -1,7 +1,7 @@
 // Package fakeapi is a stand-in for the Stack Exchange API 2.3 in tests: an httptest server
 // that speaks the real wire format for the methods kothd uses: /questions/{ids}/answers,
 // /questions/{ids}, and for the question's own leaderboard /filters/create and the write
-// method POST /questions/{id}/edit (edit.go). It pages (pagesize, page, has_more),
+// methods POST /questions/{id}/edit (edit.go) and POST /posts/{id}/comments/add (comment.go). It pages (pagesize, page, has_more),
 // sorts by creation, compresses its bodies (gzip like the real API, or deflate, or
 // nothing, with or without a Content-Encoding header), counts requests, spends a daily
 // quota and answers throttle_violation when it is gone, and plays scripted faults: error
@@ -68,6 +68,10 @@ type Server struct {
 	endless        string
 	accessToken    string // the one valid access token of edits ("" accepts none)
 	edits          []Edit
+	reputation     int    // of the account behind the access token (comments need 50)
+	readOnlyToken  string // a valid token without write_access
+	comments       []Comment
+	nextComment    int64
 }
 
 // Ways SetEndless makes has_more lie.
@@ -104,7 +108,7 @@ type revision struct {
 
 // New starts a fake API for site "codegolf" with gzip bodies and a quota of 10000.
 func New() *Server {
-	s := &Server{site: "codegolf", questions: map[int64]*question{}, encoding: Gzip, quotaMax: 10000, quotaRemaining: 10000}
+	s := &Server{site: "codegolf", questions: map[int64]*question{}, encoding: Gzip, quotaMax: 10000, quotaRemaining: 10000, reputation: 101}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }

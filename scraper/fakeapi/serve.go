@@ -86,7 +86,7 @@ func (s *Server) respond(r *http.Request) (any, int, time.Duration) {
 		return []byte(f.Body), cmp.Or(f.Status, 200), f.Delay
 	}
 	q := r.URL.Query()
-	if method == "edit" {
+	if method == "edit" || method == "comment" {
 		if r.Method != http.MethodPost {
 			return apiError(404, "no_method", "this method must be called with POST"), 400, 0
 		}
@@ -108,6 +108,11 @@ func (s *Server) respond(r *http.Request) (any, int, time.Duration) {
 	case "edit":
 		var e *errorEnvelope
 		if env, e = s.edit(ids[0], q); e != nil {
+			return apiError(e.id, e.name, e.msg), 400, 0
+		}
+	case "comment":
+		var e *errorEnvelope
+		if env, e = s.addComment(ids[0], q); e != nil {
 			return apiError(e.id, e.name, e.msg), 400, 0
 		}
 	case "revisions":
@@ -134,6 +139,10 @@ func route(path string) (method string, ids []int64, ok bool) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	if len(parts) == 2 && parts[0] == "filters" && parts[1] == "create" {
 		return "filter", nil, true
+	}
+	if len(parts) == 4 && parts[0] == "posts" && parts[2] == "comments" && parts[3] == "add" {
+		id, err := strconv.ParseInt(parts[1], 10, 64)
+		return "comment", []int64{id}, err == nil
 	}
 	if len(parts) < 2 || len(parts) > 3 || parts[0] != "questions" && !(parts[0] == "posts" && len(parts) == 3 && parts[2] == "revisions") {
 		return "", nil, false
@@ -282,6 +291,9 @@ func (s *Server) questionsInfo(ids []int64, filter string) (map[string]any, erro
 			"question_id": id, "title": q.title, "answer_count": len(q.answers),
 			"last_activity_date": last, "is_answered": len(q.answers) > 0,
 			"link": fmt.Sprintf("https://codegolf.stackexchange.com/questions/%d", id),
+		}
+		if q.lastEdit != 0 {
+			item["last_edit_date"] = q.lastEdit // in the default filter, as on the real API
 		}
 		if filter == BodyFilter {
 			s.withMarkdown(item, q)
