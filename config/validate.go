@@ -22,7 +22,7 @@ import (
 var challengeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
 // Protocols are the ways bots talk to the runner.
-var Protocols = []string{"pyclass", "argv", "dirfiles"}
+var Protocols = []string{"pyclass", "argv", "dirfiles", "stdio"}
 
 // ExtractModes are the ways an answer becomes bot files (see Extract.Mode).
 var ExtractModes = []string{"class-blocks", "first-block", "multi-file"}

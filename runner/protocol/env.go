@@ -64,9 +64,10 @@ type Protocol interface {
 }
 
 // ValidationRun is the engine's view of a validation of env.Bots: seed 0, nothing else
-// set (the game's validation fixes its own length).
+// set (the game's validation fixes its own length) but the host's referee, for a game
+// whose rules are one (Referees).
 func ValidationRun(env *Env) engine.Run {
-	return engine.Run{Bots: engine.Entrants(env.Bots)}
+	return engine.Run{Bots: engine.Entrants(env.Bots), Options: env.Options, Referee: Referees(env)}
 }
 
 // Limits turns a challenge's configured limits into the sandbox's.
