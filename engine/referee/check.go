@@ -57,7 +57,7 @@ func Check(ctx context.Context, r engine.Run, games int, report func(string), tr
 	broken := 0
 	for g := range games {
 		seats := o.seating(len(r.Bots), r.Seed, g)
-		p := &player{r: r, o: o}
+		p := &player{r: r, o: o, strict: true}
 		if g == 0 {
 			p.trace = trace
 		}

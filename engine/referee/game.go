@@ -28,6 +28,7 @@ type player struct {
 	o          Options
 	validation bool // every seat is r.Bots[0], each in a unit of its own
 	trace      func(string)
+	strict     bool // name unknown keys beside a request's own (kothd referee), not only requests of no known kind
 	// ok and first are the validation's: decisions that ended well, the first fault.
 	mu    sync.Mutex
 	ok    int
@@ -66,6 +67,7 @@ func (p *player) game(ctx context.Context, g int, seats []int) (out outcome) {
 	line, _ := json.Marshal(start{Game: g, Seed: seed, Seats: len(seats), Names: names, Options: p.o.Settings})
 	timeout := p.o.timeout()
 	turn := 0
+	var buf []byte // the answers' encoding, reused: one per bot request
 	for n := 1; ; n++ {
 		got, err := ref.Exchange(line, timeout)
 		if err != nil {
@@ -74,7 +76,7 @@ func (p *player) game(ctx context.Context, g int, seats []int) (out outcome) {
 			}
 			return void("after its line %d: %v", n-1, err)
 		}
-		q, err := parse(got)
+		q, err := parse(got, p.strict)
 		if err != nil {
 			return void("line %d %s: %v", n, quote(got), err)
 		}
@@ -96,7 +98,8 @@ func (p *player) game(ctx context.Context, g int, seats []int) (out outcome) {
 			if err != nil {
 				return void("line %d %s: %v", n, quote(got), err)
 			}
-			line, _ = json.Marshal(a)
+			buf = a.appendJSON(buf[:0])
+			line = buf
 		default: // asks
 			turn++
 			replies := make([]answer, len(q.Asks))
@@ -150,6 +153,14 @@ func (p *player) endUnit(u int) {
 	}
 }
 
+// askInput describes a decision in the bot's accounting (its first fault shows it).
+type askInput struct {
+	Game int      `json:"game"`
+	Seat int      `json:"seat"`
+	Msg  string   `json:"msg"`
+	Args []string `json:"args,omitempty"`
+}
+
 // errHost marks a request the rules cannot send: the referee's mistake.
 type errHost struct{ msg string }
 
@@ -196,11 +207,10 @@ func (p *player) ask(ctx context.Context, g, turn int, seats []int, units map[in
 		units[unit] = true
 	}
 	at := engine.At{Game: g, Turn: turn}
-	input := map[string]any{"game": g, "seat": s, "msg": msg}
-	if a.Args != nil {
-		input["args"] = a.Args
+	input := &askInput{Game: g, Seat: s, Msg: msg, Args: a.Args}
+	if p.trace != nil { // formatting costs even unused
+		tracef("seat %d (%s) ← %s", s, p.r.Bots[bot].Name, msg)
 	}
-	tracef("seat %d (%s) ← %s", s, p.r.Bots[bot].Name, msg)
 	var reply string
 	var f *engine.Fault
 	switch {
@@ -221,13 +231,17 @@ func (p *player) ask(ctx context.Context, g, turn int, seats []int, units map[in
 	}
 	p.note(f, input)
 	if f != nil {
-		tracef("seat %d → fault: %s", s, f.Error())
+		if p.trace != nil { // formatting costs even unused
+			tracef("seat %d → fault: %s", s, f.Error())
+		}
 		p.mu.Lock()
 		out.Errors[s]++
 		p.mu.Unlock()
 		return answer{Seat: s, Fault: string(f.Outcome)}, nil
 	}
-	tracef("seat %d → %s", s, reply)
+	if p.trace != nil { // formatting costs even unused
+		tracef("seat %d → %s", s, reply)
+	}
 	return answer{Seat: s, Reply: reply}, nil
 }
 

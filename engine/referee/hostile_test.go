@@ -20,10 +20,10 @@ import (
 	"github.com/kothd/kothd/runner/protocol/stdio"
 )
 
-// hostileRun connects stdio bots (name → bot.py, given the host's data directory) and the test referee testdata/hostile
+// hostileRun connects stdio bots (name → bot.py, given the host's data directory) and the referee in refDir
 // with options (YAML after the referee's) through the host's real parts: scratch copies,
 // the bwrap sandbox, the stdio protocol and the host's referee starter.
-func hostileRun(t *testing.T, bots func(dataDir string) map[string]string, options string) (engine.Run, *protocol.Env, []*protocol.Stats) {
+func hostileRun(t testing.TB, refDir string, bots func(dataDir string) map[string]string, options string) (engine.Run, *protocol.Env, []*protocol.Stats) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := crontest.Config(t, dir)
@@ -33,7 +33,7 @@ func hostileRun(t *testing.T, bots func(dataDir string) map[string]string, optio
 		CallTimeout: config.Duration(20 * time.Second), StartTimeout: config.Duration(20 * time.Second),
 		MemoryMB: 512, Procs: 16, OutputKB: 64}}
 	var node yaml.Node
-	if err := yaml.Unmarshal([]byte("referee: {dir: engine/referee/testdata/hostile, language: python3, file: referee.py}\n"+options), &node); err != nil {
+	if err := yaml.Unmarshal([]byte("referee: {dir: "+refDir+", language: python3, file: referee.py}\n"+options), &node); err != nil {
 		t.Fatal(err)
 	}
 	opts, err := referee.Descriptor.DecodeOptions(node.Content[0])
@@ -69,6 +69,9 @@ func hostileRun(t *testing.T, bots func(dataDir string) map[string]string, optio
 	return r, env, stats
 }
 
+// hostileDir is the hostile referee's directory, relative to the repository's config.
+const hostileDir = "engine/referee/testdata/hostile"
+
 const answerR = "import sys\nfor line in sys.stdin:\n    print('R', flush=True)\n"
 
 // A referee that hangs, crashes mid-game, prints garbage, asks for a seat that does not
@@ -77,7 +80,7 @@ const answerR = "import sys\nfor line in sys.stdin:\n    print('R', flush=True)\
 // for any of it. A run whose every game is voided fails as the host's fault.
 func TestHostileReferee(t *testing.T) {
 	ctx := context.Background()
-	r, _, stats := hostileRun(t, func(string) map[string]string { return map[string]string{"A": answerR, "B": answerR} }, "timeout: 2s\n")
+	r, _, stats := hostileRun(t, hostileDir, func(string) map[string]string { return map[string]string{"A": answerR, "B": answerR} }, "timeout: 2s\n")
 	res, err := referee.Descriptor.Play(ctx, r)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +153,7 @@ for line in sys.stdin:
             seen.append("process " + cmd)
     print("; ".join(seen) or "blind", flush=True)
 `
-	r, env, _ := hostileRun(t, func(data string) map[string]string {
+	r, env, _ := hostileRun(t, hostileDir, func(data string) map[string]string {
 		// The host's work directory holds the referee's copy and the bots' scratch copies.
 		src := fmt.Sprintf(spy, []string{filepath.Join(data, "work"), data})
 		return map[string]string{"A": src, "B": src}

@@ -1,11 +1,13 @@
 package referee
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
-	"strings"
+	"strconv"
+	"unicode/utf8"
 )
 
 // The referee's protocol, one JSON object per line (docs/referee.md). kothd writes the
@@ -66,15 +68,21 @@ const (
 var statName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9 %#/_.-]*$`)
 
 // parse reads one of the referee's lines; the error is the protocol mistake, for the host.
-func parse(line []byte) (*request, error) {
+// A run reads a line with json.Unmarshal, which skips keys it does not know (a line of no
+// known kind is still refused); strict, as `kothd referee` reads it, names them too.
+func parse(line []byte, strict bool) (*request, error) {
 	var q request
-	dec := json.NewDecoder(strings.NewReader(string(line)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&q); err != nil {
+	if strict {
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&q); err != nil {
+			return nil, fmt.Errorf("not a JSON request (ask, asks, log, result): %v", err)
+		}
+		if dec.More() {
+			return nil, fmt.Errorf("more than one JSON value on the line")
+		}
+	} else if err := json.Unmarshal(line, &q); err != nil {
 		return nil, fmt.Errorf("not a JSON request (ask, asks, log, result): %v", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("more than one JSON value on the line")
 	}
 	kinds := 0
 	for _, set := range []bool{q.Ask != nil, q.Asks != nil, q.Log != nil, q.Result != nil} {
@@ -145,4 +153,61 @@ func (r *result) scores(seats int) ([]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// appendJSON appends the answer's JSON encoding, as encoding/json writes it (invalid UTF-8
+// as U+FFFD), without reflection: kothd writes one per bot request.
+func (a answer) appendJSON(b []byte) []byte {
+	b = append(b, `{"seat":`...)
+	b = strconv.AppendInt(b, int64(a.Seat), 10)
+	b = append(b, `,"reply":`...)
+	b = appendString(b, a.Reply)
+	if a.Fault != "" {
+		b = append(b, `,"fault":`...)
+		b = appendString(b, a.Fault)
+	}
+	return append(b, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\b':
+				b = append(b, '\\', 'b')
+			case c == '\f':
+				b = append(b, '\\', 'f')
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
 }

@@ -79,7 +79,7 @@ func (rs *referees) Start(ctx context.Context) (engine.Referee, error) {
 	}
 	lim := Limits(rs.env)
 	lim.OutputBytes = max(lim.OutputBytes, 1<<20) // a result line carries the game's log
-	p, err := sandbox.StartLineProc(ctx, rs.env.Sandbox, sandbox.ProcSpec{Dir: dir, Argv: cmd, Limits: lim, ReadOnlyDir: true})
+	p, err := sandbox.StartSyncLineProc(ctx, rs.env.Sandbox, sandbox.ProcSpec{Dir: dir, Argv: cmd, Limits: lim, ReadOnlyDir: true})
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("start the referee: %w", err)
@@ -87,26 +87,22 @@ func (rs *referees) Start(ctx context.Context) (engine.Referee, error) {
 	return &refereeProc{p: p, dir: dir}, nil
 }
 
+// refereeProc is one referee process and its copy of the referee's directory.
 type refereeProc struct {
-	p   *sandbox.LineProc
+	p   *sandbox.SyncLineProc
 	dir string
 }
 
 var errNoLine = errors.New("no line")
 
+// Exchange waits a firm timeout: the referee is the host's program, the host's machine.
 func (r *refereeProc) Exchange(line []byte, timeout time.Duration) ([]byte, error) {
-	var w *sandbox.PendingWrite
-	if line != nil {
-		w = r.p.Send(append(line, '\n'))
-	} else {
-		w = r.p.Send(nil)
-	}
-	got, f := sandbox.Receive(r.p, w, timeout, true)
+	got, f := r.p.Exchange(line, timeout, true)
 	if f != nil {
 		detail := f.Detail
 		switch f.Outcome {
 		case engine.Timeout:
-			detail = fmt.Sprintf("the referee wrote no line within %s", timeout)
+			detail = fmt.Sprintf("the referee wrote no line within %s (options.timeout); killed", timeout)
 		case engine.OutputLimit:
 			detail = "the referee wrote a line longer than its output limit"
 		}

@@ -83,7 +83,7 @@ type lines struct {
 // unit is one unit's processes, per bot (nil until its first decision, or after its
 // process died). A bot's decisions in a unit come one at a time.
 type unit struct {
-	procs   []*sandbox.LineProc
+	procs   []*sandbox.SyncLineProc
 	locks   []sync.Mutex
 	stats   []*protocol.Stats
 	faulted []int
@@ -105,7 +105,7 @@ func (l *lines) unit(k int) *unit {
 	u, ok := l.units[k]
 	if !ok {
 		n := len(l.env.Bots)
-		u = &unit{procs: make([]*sandbox.LineProc, n), locks: make([]sync.Mutex, n), stats: make([]*protocol.Stats, n), faulted: make([]int, n)}
+		u = &unit{procs: make([]*sandbox.SyncLineProc, n), locks: make([]sync.Mutex, n), stats: make([]*protocol.Stats, n), faulted: make([]int, n)}
 		for i := range u.stats {
 			u.stats[i] = protocol.NewStats()
 		}
@@ -150,7 +150,7 @@ func (l *lines) ask(ctx context.Context, u *unit, bot int, line string) (string,
 	p := u.procs[bot]
 	if p == nil {
 		var err error
-		p, err = sandbox.StartLineProc(l.ctx, l.env.Sandbox, sandbox.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: protocol.Limits(l.env),
+		p, err = sandbox.StartSyncLineProc(l.ctx, l.env.Sandbox, sandbox.ProcSpec{Dir: b.Dir, Argv: b.Run, Limits: protocol.Limits(l.env),
 			ReadOnlyDir: true, Share: l.env.Shares.Answer(sandbox.AnswerKey(b.AnswerID, bot))})
 		if err != nil {
 			return "", &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
@@ -158,7 +158,7 @@ func (l *lines) ask(ctx context.Context, u *unit, bot int, line string) (string,
 		u.procs[bot] = p
 		deadline += l.startTime // its first reply includes its start-up
 	}
-	reply, f := p.RoundTrip([]byte(line), deadline)
+	reply, f := p.Exchange([]byte(line), deadline, false)
 	if f != nil {
 		if f.ProcessDied || !p.Alive() {
 			p.Close()
