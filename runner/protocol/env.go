@@ -28,6 +28,10 @@ type Env struct {
 	// share one answer's CPU weight, and all of them limits.total_memory_mb. nil outside a
 	// run (validation, class listing) and without cgroups.
 	Shares *sandbox.Shares
+	// Referee, when set, is the game's referee as resolved elsewhere (a cluster's worker
+	// gets its directory and command with the job, having no languages table of its own);
+	// nil: Referees resolves it from the options and the config.
+	Referee *RefereeProgram
 }
 
 // Submission is an accepted answer materialised into a directory.

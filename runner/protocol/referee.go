@@ -12,6 +12,31 @@ import (
 	"github.com/kothd/kothd/runner/sandbox"
 )
 
+// RefereeProgram is a referee resolved: its directory on this machine and the command
+// that starts it there.
+type RefereeProgram struct {
+	Dir string
+	Run []string
+}
+
+// ResolveReferee is env's referee (nil for a game whose rules are Go): its directory
+// resolved against the config file, its command from the languages table.
+func ResolveReferee(env *Env) (*RefereeProgram, error) {
+	if env.Referee != nil {
+		return env.Referee, nil
+	}
+	hr, ok := env.Options.(engine.HasReferee)
+	if !ok {
+		return nil, nil
+	}
+	rs := &referees{env: env, spec: hr.RefereeProgram()}
+	cmd, err := rs.command()
+	if err != nil {
+		return nil, err
+	}
+	return &RefereeProgram{Dir: env.Config.Resolve(rs.spec.Dir), Run: cmd}, nil
+}
+
 // Referees is how the host starts a challenge's referee (engine.HasReferee), or nil for a
 // game whose rules are its own Go: one sandboxed process per game, in a fresh copy of the
 // referee's directory shown to it read-only. The referee is the host's code, but a bug in
@@ -57,11 +82,11 @@ func (rs *referees) command() ([]string, error) {
 }
 
 func (rs *referees) Start(ctx context.Context) (engine.Referee, error) {
-	cmd, err := rs.command()
+	prog, err := ResolveReferee(rs.env)
 	if err != nil {
 		return nil, err
 	}
-	src := rs.env.Config.Resolve(rs.spec.Dir)
+	cmd, src := prog.Run, prog.Dir
 	if st, err := os.Stat(src); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("the referee's directory %s: not a directory (options.referee.dir, relative to the config file)", src)
 	}
