@@ -20,9 +20,10 @@ import (
 // rules.
 const rpsQuestion = 900001
 
-// rpsChallenge is a challenge hosted by the example referee (examples/rps/referee.py),
-// with the given options after the referee's.
-func rpsChallenge(t *testing.T, cy *cron.Cycle, options string) *config.Challenge {
+// rpsChallenge is a challenge hosted by the referee in refDir (relative to the
+// repository's config: the example, examples/rps), with the given options after the
+// referee's.
+func rpsChallenge(t *testing.T, cy *cron.Cycle, refDir, options string) *config.Challenge {
 	t.Helper()
 	cy.Source = scraper.Snapshot{Dir: filepath.Join(crontest.Root(t), "engine", "referee", "testdata", "snapshot"), Site: "codegolf"}
 	bh, _ := cy.Config.Challenge("bankheist")
@@ -33,7 +34,7 @@ func rpsChallenge(t *testing.T, cy *cron.Cycle, options string) *config.Challeng
 	}}
 	ch := &cy.Config.Challenges[0]
 	crontest.Patient(ch) // its replays are compared
-	opts := "referee: {dir: engine/referee/examples/rps, language: python3, file: referee.py}\n" + options
+	opts := "referee: {dir: " + refDir + ", language: python3, file: referee.py}\n" + options
 	if err := yaml.Unmarshal([]byte(opts), &ch.Options); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestRefereeCycle(t *testing.T) {
 	dir := t.TempDir()
 	cy := crontest.NewCycle(t, dir)
 	crontest.NeedLanguage(t, cy.Config, "python3")
-	ch := rpsChallenge(t, cy, "shape: round-robin\ngames_per_pairing: 2\nsettings: {rounds: 9}\n")
+	ch := rpsChallenge(t, cy, "engine/referee/examples/rps", "shape: round-robin\ngames_per_pairing: 2\nsettings: {rounds: 9}\n")
 	seed := uint64(7)
 	rep, err := cy.Run(ctx, ch, cron.Options{Seed: &seed})
 	if err != nil {
@@ -79,4 +80,39 @@ func TestRefereeCycle(t *testing.T) {
 	crontest.ReplayTwice(t, cy, rep.RunID, 5, "seat 0 (", "← move 1 -", "result: scores")
 	crontest.OutOfRange(t, cy, rep.RunID, 12)
 	crontest.NoCopiesLeft(t, cy)
+}
+
+// Editing the referee is a change of what a run plays: the next cycle plays again, as it
+// does when an answer changes; a cycle with nothing changed plays nothing.
+func TestRefereeEditPlaysAgain(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cy := crontest.NewCycle(t, dir)
+	crontest.NeedLanguage(t, cy.Config, "python3")
+	ref := filepath.Join(dir, "referee")
+	if err := os.MkdirAll(ref, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("examples", "rps", "referee.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ref, "referee.py"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ch := rpsChallenge(t, cy, ref, "shape: round-robin\ngames_per_pairing: 1\nsettings: {rounds: 3}\n")
+	for i, want := range []bool{true, false, true} {
+		if i == 2 {
+			if err := os.WriteFile(filepath.Join(ref, "referee.py"), append(src, "# rules edited\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rep, err := cy.Run(ctx, ch, cron.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if played := rep.RunID != 0; played != want {
+			t.Errorf("cycle %d: played %v, want %v (%+v)", i, played, want, rep)
+		}
+	}
 }
