@@ -17,11 +17,12 @@ import (
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/referee"
 	"github.com/kothd/kothd/runner/protocol"
+	"github.com/kothd/kothd/runner/protocol/argv"
 	"github.com/kothd/kothd/runner/protocol/stdio"
 )
 
 // hostileRun connects stdio bots (name → bot.py, given the host's data directory) and the referee in refDir
-// with options (YAML after the referee's) through the host's real parts: scratch copies,
+// with options (YAML after the referee's; with a comment "# argv", bots of the argv protocol) through the host's real parts: scratch copies,
 // the bwrap sandbox, the stdio protocol and the host's referee starter.
 func hostileRun(t testing.TB, refDir string, bots func(dataDir string) map[string]string, options string) (engine.Run, *protocol.Env, []*protocol.Stats) {
 	t.Helper()
@@ -53,14 +54,18 @@ func hostileRun(t testing.TB, refDir string, bots func(dataDir string) map[strin
 			Run: cfg.Languages["python3"].Run})
 	}
 	env := &protocol.Env{Challenge: ch, Config: cfg, Game: referee.Descriptor, Options: opts, Sandbox: crontest.Sandbox(t)}
-	work, cleanup, err := protocol.Scratch(env, "run", prepared, stdio.Protocol{}.ReadOnlyDirs())
+	work, cleanup, err := protocol.Scratch(env, "run", prepared, !strings.Contains(options, "# argv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cleanup)
 	env.Bots = work
 	r := engine.Run{Bots: engine.Entrants(work), Seed: 11, Games: 7, Concurrency: 2, Options: opts}
-	stats, closeFn, err := stdio.Protocol{}.Open(env, &r)
+	var proto protocol.Protocol = stdio.Protocol{}
+	if strings.Contains(options, "# argv") {
+		proto, env.Game = argv.Protocol{}, referee.ArgvDescriptor
+	}
+	stats, closeFn, err := proto.Open(env, &r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,5 +171,31 @@ for line in sys.stdin:
 	}
 	if strings.Count(trace.String(), "log: bot: blind") != 2 || !strings.Contains(trace.String(), "log: referee: blind") {
 		t.Errorf("the referee and the bots saw each other (or the host's environment):\n%s", trace.String())
+	}
+}
+
+// referee-argv: the same referee plays bots launched once per decision, the message's words
+// their arguments; a bot whose output the referee's pattern refuses has its bad output
+// counted, as any fault of the argv protocol.
+func TestArgvBots(t *testing.T) {
+	bots := map[string]string{
+		// Answers what beats the opponent's last move: move ROUND LAST.
+		"A": "import sys\nprint({'R': 'P', 'P': 'S', 'S': 'R', '-': 'R'}[sys.argv[3]])\n",
+		"B": "print('rock')\n",
+	}
+	r, _, stats := hostileRun(t, "engine/referee/examples/rps", func(string) map[string]string { return bots }, "# argv\nsettings: {rounds: 4}\n")
+	r.Games = 2
+	res, err := referee.ArgvDescriptor.Play(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Games != 2 || res.Rows[0].Bot != "A" || res.Rows[0].Score != 4 || res.Rows[1].Errors != 8 {
+		t.Errorf("table %+v", res.Rows)
+	}
+	if c := stats[1].Counts(); c[engine.BadOutput] != 8 {
+		t.Errorf("B's accounting %v", c)
+	}
+	if f := stats[1].First(); f == nil || !strings.Contains(f.Detail, `reply "rock" does not match [RPS]`) {
+		t.Errorf("B's first fault %+v", f)
 	}
 }
