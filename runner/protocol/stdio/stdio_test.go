@@ -106,3 +106,19 @@ for line in sys.stdin:
 		t.Errorf("Crasher's first fault %+v", f)
 	}
 }
+
+// A bot that never reads its stdin cannot hold the relay: a request larger than the pipe
+// holds is cut off at the bot's deadline like any silence, a timeout of the bot's.
+func TestStdioBotThatNeverReads(t *testing.T) {
+	lim := config.Limits{CallTimeout: config.Duration(time.Second), StartTimeout: config.Duration(time.Second), MemoryMB: 256, Procs: 16, OutputKB: 4}
+	lines, _ := open(t, lim, [2]string{"Deaf", "import time\ntime.sleep(300)\n"})
+	start := time.Now()
+	_, f := lines.Ask(context.Background(), 0, engine.At{}, 0, strings.Repeat("x", 1<<20), "big", nil)
+	if f == nil || f.Outcome != engine.Timeout {
+		t.Fatalf("%v, want a timeout", f)
+	}
+	if d := time.Since(start); d > 2*time.Minute {
+		t.Errorf("the relay waited %s for a bot that never reads", d)
+	}
+	lines.EndUnit(0)
+}
