@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,5 +123,17 @@ func TestBankHeistRefereeAgreesWithTheEngine(t *testing.T) {
 		if z > 4 {
 			t.Errorf("%s: mean final credits %.1f natively, %.1f through the referee (z %.1f)", h[0], mx, my, z)
 		}
+	}
+}
+
+// The referee's resolution and payment give the credits of the spec's worked examples
+// (each verified against the original controller with scripted draws): bank selection,
+// straight wins and the rounding trap, all in, the collapse, double-crosses that succeed
+// and fail, fingers that hit and miss, deposit, intel, guard, withdraw, and the arguments'
+// float text (testdata/bankheist_rules.py, the referee's own Python with scripted draws).
+func TestBankHeistRefereeWorkedExamples(t *testing.T) {
+	out, err := exec.Command("python3", filepath.Join("testdata", "bankheist_rules.py"), filepath.Join("examples", "bankheist", "referee.py")).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Errorf("%v\n%s", err, out)
 	}
 }

@@ -71,7 +71,11 @@ type Protocol interface {
 // set (the game's validation fixes its own length) but the host's referee, for a game
 // whose rules are one (Referees).
 func ValidationRun(env *Env) engine.Run {
-	return engine.Run{Bots: engine.Entrants(env.Bots), Options: env.Options, Referee: Referees(env)}
+	r := engine.Run{Bots: engine.Entrants(env.Bots)}
+	if ref := Referees(env); ref != nil { // the referee's game needs its options (shape, settings)
+		r.Options, r.Referee = env.Options, ref
+	}
+	return r
 }
 
 // Limits turns a challenge's configured limits into the sandbox's.

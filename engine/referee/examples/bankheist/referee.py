@@ -112,7 +112,13 @@ def heist(g, real, order, rabble, rng):
             rs.append(p)
             if r == "double cross":
                 dc.append(p)
-    f = 1 if bettors and stick == bettors else 0
+    settle(parts, b, 1 if bettors and stick == bettors else 0, rs, dc, rng)
+    order.sort(key=lambda p: -p.credits)
+
+
+def settle(parts, b, f, rs, dc, rng):
+    """Resolution and payment of a heist at bank b, survival factor f, real stickers rs and
+    double-crossers dc, every participant's bet and decision made."""
     d = len(dc) == 1 or 1 <= len(dc) <= len(rs) // 10
     pot = 0
     for p in parts:  # resolution
@@ -182,7 +188,6 @@ def heist(g, real, order, rabble, rng):
                 p.prob[k] = (p.prob[k] - 0.01) / 0.99
         p.credits = max(p.credits, 0)
         p.reset()
-    order.sort(key=lambda p: -p.credits)
 
 
 def main():
