@@ -22,6 +22,11 @@ type outcome struct {
 	Void   string               `json:"void,omitempty"`
 }
 
+// maxLines bounds a game's lines from the referee (requests and logs): a referee caught in
+// a loop that logs, or asks, for ever would otherwise hold its run for ever, each line in
+// time.
+const maxLines = 1_000_000
+
 // player plays games of a run through its referee.
 type player struct {
 	r          engine.Run
@@ -69,6 +74,9 @@ func (p *player) game(ctx context.Context, g int, seats []int) (out outcome) {
 	turn := 0
 	var buf []byte // the answers' encoding, reused: one per bot request
 	for n := 1; ; n++ {
+		if n > maxLines {
+			return void("more than %d lines in one game: a referee that never ends its game", maxLines)
+		}
 		got, err := ref.Exchange(line, timeout)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -127,6 +127,12 @@ func TestHostileReferee(t *testing.T) {
 		}
 	}
 
+	r.Options.(*referee.Options).Settings = map[string]any{"only": "chatter"}
+	err = referee.Descriptor.Replay(ctx, r, 0, func(string) {})
+	if f := (*engine.Fault)(nil); !errors.As(err, &f) || !strings.Contains(f.Detail, "more than 1000000 lines in one game") {
+		t.Errorf("a referee that logs for ever: %v", err)
+	}
+
 	r.Options.(*referee.Options).Settings = map[string]any{"only": 3}
 	_, err = referee.Descriptor.Play(ctx, r)
 	var f *engine.Fault

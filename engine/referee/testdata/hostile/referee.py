@@ -14,6 +14,9 @@ def ask(seat, msg):
 game = json.loads(sys.stdin.readline())
 opts = game.get("options") or {}
 way = opts.get("only", game["game"] % 7)
+if way == "chatter":
+    while True:                               # logs for ever, every line in time
+        send({"log": "still thinking"})
 if way == "spy":
     seen = []
     for p in opts.get("paths", []):
