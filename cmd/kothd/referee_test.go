@@ -59,3 +59,22 @@ challenges:
 		t.Errorf("the example referee: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// A referee challenge's options are checked when the config loads: a missing referee or a
+// misspelt shape is an error with its line, before any cycle.
+func TestRefereeOptionsCheckedAtLoad(t *testing.T) {
+	for _, c := range []struct{ options, want string }{
+		{"", "options.referee needs dir and language"},
+		{"    options:\n      referee: {dir: x, language: python3}\n      shape: round-robbin\n", `options.shape "round-robbin"`},
+	} {
+		p := filepath.Join(t.TempDir(), "config.yaml")
+		body := "sandbox: none\nlanguages:\n  python3: {file: bot.py, run: [\"/usr/bin/python3\", \"bot.py\"]}\nchallenges:\n  - name: rps\n    question_id: 900001\n    engine: referee\n" + c.options
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := kothd(t, "status", "--config", p)
+		if code != 1 || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, "config.yaml:") {
+			t.Errorf("options %q: exit %d, %q", c.options, code, errOut)
+		}
+	}
+}

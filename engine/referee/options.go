@@ -90,6 +90,13 @@ func (o *Options) check(bots int) error {
 	return nil
 }
 
+// Validate checks the options as the config gives them (the number of bots is the run's):
+// the host learns of a missing referee or a misspelt shape when the config is loaded.
+func (o *Options) Validate() error {
+	c := *o
+	return c.check(2)
+}
+
 // timeout is the referee's allowance per line.
 func (o *Options) timeout() time.Duration {
 	if d, err := time.ParseDuration(o.Timeout); err == nil && d > 0 {
