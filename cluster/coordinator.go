@@ -149,6 +149,10 @@ func (c *Coordinator) Play(ctx context.Context, run *cron.ShardedRun, fold func(
 	if err != nil {
 		return err
 	}
+	jr, err := c.jobReferee(ctx, env)
+	if err != nil {
+		return err
+	}
 	// Jobs of this challenge's earlier attempts (a daemon killed mid-run) are stale: the
 	// run resumes from its checkpoint under a new token.
 	if err := c.jobs.Purge(ctx, jetstream.WithPurgeSubject(jobSubject+"."+chName+".>")); err != nil {
@@ -188,7 +192,7 @@ func (c *Coordinator) Play(ctx context.Context, run *cron.ShardedRun, fold func(
 	published := time.Now()
 	publish := func(s cron.Shard) error {
 		b, err := json.Marshal(Job{Token: token, Shard: s, Challenge: chYAML, Python: c.python, Seed: env.Run.Seed(), Games: env.RunGames(),
-			Bots: jb, AckWait: c.cfg.Wait()})
+			Bots: jb, Referee: jr, AckWait: c.cfg.Wait()})
 		if err != nil {
 			return err
 		}
@@ -312,6 +316,24 @@ func (c *Coordinator) jobBots(ctx context.Context, bots []engine.Bot) ([]JobBot,
 		out[i].Hash = h
 	}
 	return out, nil
+}
+
+// jobReferee is the run's referee as jobs carry it, its directory put in the object store
+// like a bot's; nil for a game whose rules are Go.
+func (c *Coordinator) jobReferee(ctx context.Context, env *cron.PlayEnv) (*JobReferee, error) {
+	dir, run, ok, err := env.Referee()
+	if !ok || err != nil {
+		return nil, err
+	}
+	archive, hash, err := packDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: the referee: %w", err)
+	}
+	if err := upload(ctx, c.bots, archive, hash); err != nil {
+		return nil, fmt.Errorf("cluster: the referee: %w", err)
+	}
+	c.local.Store(hash, dir)
+	return &JobReferee{Hash: hash, Run: run}, nil
 }
 
 // shardTrack is what the daemon knows of a run's shards.

@@ -11,14 +11,17 @@ import (
 // shard, and nothing secret (no API key, no GitHub or NATS credentials: the challenge's
 // settings and the bots' identities only).
 type Job struct {
-	Token     string        `json:"token"` // the run's attempt (a daemon restarted mid-run publishes under a new one)
-	Shard     cron.Shard    `json:"shard"`
-	Challenge []byte        `json:"challenge"` // the challenge's config block (YAML)
-	Python    string        `json:"python"`    // the daemon's interpreter; a worker may set its own
-	Seed      uint64        `json:"seed,string"`
-	Games     int           `json:"games"` // the run's length
-	Bots      []JobBot      `json:"bots"`
-	AckWait   time.Duration `json:"ack_wait"` // a worker reports progress three times as often
+	Token     string     `json:"token"` // the run's attempt (a daemon restarted mid-run publishes under a new one)
+	Shard     cron.Shard `json:"shard"`
+	Challenge []byte     `json:"challenge"` // the challenge's config block (YAML)
+	Python    string     `json:"python"`    // the daemon's interpreter; a worker may set its own
+	Seed      uint64     `json:"seed,string"`
+	Games     int        `json:"games"` // the run's length
+	Bots      []JobBot   `json:"bots"`
+	// Referee is the run's referee (engine/referee): its directory's content hash in the
+	// object store and its command; nil for a game whose rules are Go.
+	Referee *JobReferee   `json:"referee,omitempty"`
+	AckWait time.Duration `json:"ack_wait"` // a worker reports progress three times as often
 }
 
 // JobBot is a bot of a run: who it is to the engine, and its directory's content hash
@@ -32,6 +35,12 @@ type JobBot struct {
 	AnswerID int64    `json:"answer_id,omitempty"`
 	Hash     string   `json:"hash,omitempty"`
 	Run      []string `json:"run,omitempty"`
+}
+
+// JobReferee is a referee as a job carries it.
+type JobReferee struct {
+	Hash string   `json:"hash"`
+	Run  []string `json:"run"`
 }
 
 // Outcome is what a worker says of a shard it took: its result, or why it could not play

@@ -194,5 +194,17 @@ func (w *Worker) play(ctx context.Context, store jetstream.ObjectStore, job *Job
 		}
 		env.Bots = append(env.Bots, bot)
 	}
+	if r := job.Referee; r != nil {
+		dir := ""
+		if w.Local != nil {
+			dir = w.Local(r.Hash)
+		}
+		if dir == "" {
+			if dir, err = fetch(ctx, store, filepath.Join(cfg.DataDir, "cluster", "referees"), r.Hash); err != nil {
+				return nil, err
+			}
+		}
+		env.UseReferee(dir, r.Run)
+	}
 	return cron.PlayShard(ctx, env, job.Shard)
 }

@@ -22,7 +22,7 @@ import (
 var challengeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
 // Protocols are the ways bots talk to the runner.
-var Protocols = []string{"pyclass", "argv", "dirfiles"}
+var Protocols = []string{"pyclass", "argv", "dirfiles", "stdio"}
 
 // ExtractModes are the ways an answer becomes bot files (see Extract.Mode).
 var ExtractModes = []string{"class-blocks", "first-block", "multi-file"}
@@ -96,6 +96,11 @@ func (c *Config) Validate(k Known) error {
 func (c *Config) checkOptions(ch *Challenge, e Engine) []error {
 	n := &ch.Options
 	if n.Kind == 0 || (n.Kind == yaml.MappingNode && len(n.Content) == 0) {
+		if e.Options != nil { // options an engine cannot do without (a referee's) are named now
+			if err := validateOptions(e.Options()); err != nil {
+				return []error{c.errAt(ch.line("engine"), "challenge %s: options: %v", ch.Name, err)}
+			}
+		}
 		return nil
 	}
 	if e.Options == nil {
@@ -108,6 +113,18 @@ func (c *Config) checkOptions(ch *Challenge, e Engine) []error {
 	}
 	if err := n.Decode(o); err != nil {
 		return []error{c.errAt(ch.line("options"), "challenge %s: options: %v", ch.Name, err)}
+	}
+	if err := validateOptions(o); err != nil {
+		return []error{c.errAt(ch.line("options"), "challenge %s: options: %v", ch.Name, err)}
+	}
+	return nil
+}
+
+// validateOptions runs an engine's own check of its decoded options, when it has one
+// (Validate() error): values the types alone do not rule out.
+func validateOptions(o any) error {
+	if v, ok := o.(interface{ Validate() error }); ok {
+		return v.Validate()
 	}
 	return nil
 }

@@ -37,6 +37,9 @@ func botSetHash(env *PlayEnv) string {
 	if ch.Protocol == "pyclass" {
 		fmt.Fprintf(h, "python %s\x00", env.Config.Python)
 	}
+	if k := refereeKey(env); k != "" { // a challenge whose rules are the host's program
+		fmt.Fprintf(h, "referee %s\x00", k)
+	}
 	for _, b := range env.Bots {
 		where := ""
 		if b.Dir != "" {

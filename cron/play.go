@@ -99,6 +99,7 @@ func connect(a protocol.Protocol, env *PlayEnv) (engine.Run, []*protocol.Stats, 
 		return r, nil, nil, err
 	}
 	r.Fault = func(_ engine.At, bot int, f *engine.Fault, input any) { stats[bot].Record(f, input) }
+	r.Referee = protocol.Referees(&withShares.Env) // a game whose rules are the host's program
 	return r, stats, func() {
 		closeFn()
 		if err := shares.Close(); err != nil {

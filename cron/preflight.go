@@ -164,7 +164,7 @@ var scriptTool = regexp.MustCompile(`(?:^|[\s;&|(])(/[^\s'";&|()]*/bin/[^\s'";&|
 // so a host keeping Bank Heist without, say, a JDK is stopped only when an answer in Java
 // comes, and only for that challenge (it used to be every language of the table, at start).
 func (c *Cycle) checkLanguages(ch *config.Challenge, subs []scraper.Submission) error {
-	if ch.Protocol != "argv" && ch.Protocol != "dirfiles" {
+	if ch.Protocol != "argv" && ch.Protocol != "dirfiles" && ch.Protocol != "stdio" {
 		return nil
 	}
 	inUse := map[string]bool{}

@@ -116,6 +116,10 @@ type Run struct {
 	Calls       Exchanger // PyClass
 	Launch      Launcher  // Argv
 	Files       DirBots   // DirFiles
+	Lines       Lines     // Stdio
+	// Referee starts the host's rules program, for a game whose options name one
+	// (HasReferee); nil otherwise.
+	Referee Referees
 	// Batches, when set (only for a game with Game.Batched), has the run report its games in
 	// batches, folded in game order, so that it can be checkpointed, resumed and ended early.
 	Batches *Batches
@@ -276,7 +280,7 @@ func (g *Game) Check() error {
 		if g.Harness == nil || g.Harness.Module == "" || len(g.Harness.Source) == 0 {
 			return fmt.Errorf("game %s: the pyclass protocol needs a harness module", g.Name)
 		}
-	case Argv, DirFiles:
+	case Argv, DirFiles, Stdio:
 	default:
 		return fmt.Errorf("game %s: unknown protocol %q", g.Name, g.Protocol)
 	}

@@ -27,6 +27,7 @@ var commands = []command{
 	{"daemon", "", "run cycles on each challenge's schedule until interrupted", runDaemon},
 	{"status", "", "per challenge: last run, next run, last publication, answers entered and not, changes", runStatus},
 	{"check", "CHALLENGE ANSWER_ID", "fetch one answer, build and validate it, and print what its author needs (plays nothing)", runCheck},
+	{"referee", "CHALLENGE", "play a referee challenge's referee against dummy bots (an echo, each fault) and name each protocol mistake with its line", runReferee},
 	{"record", "DIR", "write a snapshot of the live API's answers to DIR", runRecord},
 	{"replay", "RUN GAME", "play game GAME (from 0, in play order) of run RUN again and print its trace", runReplay},
 	{"bench", "[CHALLENGE...]", "play challenges (\"all\": every one) in a scratch directory and report games/s, decisions/s, CPU, memory and the yardstick", runBench},

@@ -7,6 +7,7 @@ import (
 	"github.com/kothd/kothd/engine/bankheist"
 	"github.com/kothd/kothd/engine/forty"
 	"github.com/kothd/kothd/engine/mafia"
+	"github.com/kothd/kothd/engine/referee"
 	"github.com/kothd/kothd/engine/ruins"
 	"github.com/kothd/kothd/engine/whiteelephant"
 )
@@ -17,6 +18,8 @@ func Games() *engine.Registry {
 	r.MustRegister(bankheist.Descriptor)
 	r.MustRegister(forty.Descriptor)
 	r.MustRegister(mafia.Descriptor)
+	r.MustRegister(referee.Descriptor)
+	r.MustRegister(referee.ArgvDescriptor)
 	r.MustRegister(ruins.Descriptor)
 	r.MustRegister(whiteelephant.Descriptor)
 	return r

@@ -28,6 +28,10 @@ type Env struct {
 	// share one answer's CPU weight, and all of them limits.total_memory_mb. nil outside a
 	// run (validation, class listing) and without cgroups.
 	Shares *sandbox.Shares
+	// Referee, when set, is the game's referee as resolved elsewhere (a cluster's worker
+	// gets its directory and command with the job, having no languages table of its own);
+	// nil: Referees resolves it from the options and the config.
+	Referee *RefereeProgram
 }
 
 // Submission is an accepted answer materialised into a directory.
@@ -64,9 +68,14 @@ type Protocol interface {
 }
 
 // ValidationRun is the engine's view of a validation of env.Bots: seed 0, nothing else
-// set (the game's validation fixes its own length).
+// set (the game's validation fixes its own length) but the host's referee, for a game
+// whose rules are one (Referees).
 func ValidationRun(env *Env) engine.Run {
-	return engine.Run{Bots: engine.Entrants(env.Bots)}
+	r := engine.Run{Bots: engine.Entrants(env.Bots)}
+	if ref := Referees(env); ref != nil { // the referee's game needs its options (shape, settings)
+		r.Options, r.Referee = env.Options, ref
+	}
+	return r
 }
 
 // Limits turns a challenge's configured limits into the sandbox's.

@@ -10,6 +10,7 @@ import (
 	"github.com/kothd/kothd/runner/protocol/argv"
 	"github.com/kothd/kothd/runner/protocol/dirfiles"
 	"github.com/kothd/kothd/runner/protocol/pyclass"
+	"github.com/kothd/kothd/runner/protocol/stdio"
 )
 
 // protocols is the explicit list: no protocol registers itself.
@@ -17,6 +18,7 @@ var protocols = map[engine.Protocol]protocol.Protocol{
 	engine.PyClass:  pyclass.Protocol{},
 	engine.Argv:     argv.Protocol{},
 	engine.DirFiles: dirfiles.Protocol{},
+	engine.Stdio:    stdio.Protocol{},
 }
 
 // Lookup returns the protocol a game plays by its descriptor's name.
