@@ -36,3 +36,10 @@ func UsageOf(dir string) (DirUsage, error) {
 	})
 	return DirUsage{Bytes: dirBytes(dir, 1<<62), Entries: entries}, nil
 }
+
+// CopyBytes is what a copy of dir (CopyBotDir) writes, stopping once past stop: every
+// file's apparent size, once per file whatever its names. A bounded directory's own use
+// counts blocks, so files of holes (which RLIMIT_FSIZE allows, and which take no block of
+// a tmpfs) fit it while their copy writes zeros: a build kept on the host's disk is
+// checked with this before it is copied out (runner/build).
+func CopyBytes(dir string, stop int64) int64 { return dirBytes(dir, stop) }
