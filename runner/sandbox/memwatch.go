@@ -28,7 +28,7 @@ import (
 // microseconds), and the watcher sleeps in proportion to how far the run is from the
 // trigger: how long the bots could take to fill that room at memWatchFillRate per CPU,
 // between memWatchMin and memWatchMax. At a quarter of a 4 GiB run on 2 CPUs it looks
-// every 250 ms; within 40 MiB of the trigger every 5 ms. A threshold notification would
+// every 250 ms; 40 MiB below the trigger every 10 ms, within 20 MiB of it every 5 ms. A threshold notification would
 // cost less while idle, but differs per version (v1's cgroup.event_control eventfds,
 // v2's memory.high, which throttles every answer's allocations, innocent ones included,
 // and PSI triggers, which need privileges an unprivileged delegated daemon may lack) and
@@ -86,9 +86,18 @@ func (s *Shares) watchMemory() {
 				continue
 			}
 		}
-		room := max(trigger-used, 0)
-		timer.Reset(min(max(time.Duration(room*int64(time.Second)/rate), memWatchMin), memWatchMax))
+		timer.Reset(watchSleep(max(trigger-used, 0), rate))
 	}
+}
+
+// watchSleep is how long the watcher sleeps with room bytes left below its trigger, which
+// the bots fill at rate bytes per second at most: the time they would take, between
+// memWatchMin and memWatchMax. In float64: room times a second in nanoseconds passes int64
+// from 9.2 GiB of room, and the wrapped product made a 16 GiB run's idle watcher look
+// every 5 ms instead of every 250.
+func watchSleep(room, rate int64) time.Duration {
+	d := time.Duration(float64(room) / float64(rate) * float64(time.Second))
+	return min(max(d, memWatchMin), memWatchMax)
 }
 
 // stopOverShare stops the answer furthest above its share of the run's memory, if one
