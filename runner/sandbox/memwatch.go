@@ -34,6 +34,15 @@ import (
 // and PSI triggers, which need privileges an unprivileged delegated daemon may lack) and
 // still needs the per-answer reading done here.
 //
+// What a stop cannot free is no cause to wait: the watcher waits for a stopped answer's
+// memory only until its processes are gone, and passes over an answer with none. The files
+// of a bot directory (a tmpfs) stay when its processes are killed: an answer whose
+// directory held more than its share was stopped, and the watcher waited two seconds for
+// memory that would not go while another answer filled the run and the kernel killed an
+// honest bot. (An answer whose directory alone holds more than its share still leaves the
+// others less than theirs: limits.disk_mb is best kept well under the run's memory over
+// its answers.)
+//
 // Page cache is no cause to stop anyone (the kernel reclaims it before it kills): usage
 // is counted without the file pages memory.stat lists (active_file, inactive_file). The
 // bots' tmpfs files and SysV shared memory are not file pages: they count.
@@ -114,7 +123,10 @@ func (s *Shares) stopOverShare(used, limit int64) bool {
 	var worstHeld int64
 	for _, a := range answers {
 		held, ok := a.held()
-		if ok && held > share && (worst == nil || held > worstHeld) {
+		// An answer with no process running is passed over: a stop would free nothing of
+		// what it holds (the files of its bot directory, a tmpfs; kernel memory its
+		// processes left), and the others must be looked at.
+		if ok && held > share && (worst == nil || held > worstHeld) && a.running() {
 			worst, worstHeld = a, held
 		}
 	}
@@ -125,9 +137,11 @@ func (s *Shares) stopOverShare(used, limit int64) bool {
 		Answers: len(answers), HeldMB: worstHeld >> 20, UsedPct: int(used * 100 / limit)}
 	worst.stop(k)
 	s.stops.Add(1)
+	// Until its memory is under its share, or its processes are gone: what a stop frees is
+	// then freed, and what is left (its bot directory's files) will not go by waiting.
 	deadline := time.Now().Add(memWatchSettle)
 	for time.Now().Before(deadline) {
-		if held, ok := worst.held(); !ok || held <= share {
+		if held, ok := worst.held(); !ok || held <= share || !worst.running() {
 			break
 		}
 		select {
@@ -186,6 +200,14 @@ func (a *Share) stop(k memKill) {
 			cg.stopped.CompareAndSwap(mark, nil)
 		}
 	}
+}
+
+// running reports whether a process runs in one of the answer's sandboxes.
+func (a *Share) running() bool {
+	a.mu.Lock()
+	live := slices.Collect(maps.Keys(a.live))
+	a.mu.Unlock()
+	return slices.ContainsFunc(live, (*sandboxCgroup).populated)
 }
 
 // track and untrack keep the answer's live sandboxes, for stop. A nil Share keeps none.
