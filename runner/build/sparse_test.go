@@ -76,3 +76,18 @@ func TestBuildHardLinksCopiedAsLinks(t *testing.T) {
 		t.Errorf("a and l39 are not one file: %v %v", errA, errL)
 	}
 }
+
+// The copy's measure counts what the copy writes, not a block per entry: a build that
+// leaves 3,000 empty files and 10 MiB of data under a 16 MiB allowance (4,096 inodes) fits
+// its directory and is kept (a block per entry would make it 22 MiB, over).
+func TestBuildManySmallFilesKept(t *testing.T) {
+	sb := sandboxtest.NeedBwrap(t)
+	dir, err, _ := shellBuild(t, sb,
+		"mkdir d && i=0; while [ $i -lt 3000 ]; do : > d/e$i || exit 1; i=$((i+1)); done; head -c 10485760 /dev/zero > data\n", 16)
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	if n := len(entries(t, filepath.Join(dir, "d"))); n != 3000 {
+		t.Errorf("kept %d of the 3000 files", n)
+	}
+}
