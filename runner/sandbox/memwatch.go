@@ -102,7 +102,7 @@ func (s *Shares) watchMemory() {
 // watchSleep is how long the watcher sleeps with room bytes left below its trigger, which
 // the bots fill at rate bytes per second at most: the time they would take, between
 // memWatchMin and memWatchMax. In float64: room times a second in nanoseconds passes int64
-// from 9.2 GiB of room, and the wrapped product made a 16 GiB run's idle watcher look
+// from 8.6 GiB of room, and the wrapped product made a 16 GiB run's idle watcher look
 // every 5 ms instead of every 250.
 func watchSleep(room, rate int64) time.Duration {
 	d := time.Duration(float64(room) / float64(rate) * float64(time.Second))
