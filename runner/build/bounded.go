@@ -165,8 +165,9 @@ func stage(view, dir string, lang config.Language, allowance int64) error {
 // overAllowance says, in a participant's words, which allowance the build ran into, or ""
 // when it ran into none. failed tells whether the build failed: a bounded directory
 // cannot be over its allowance, so only a failure that left it full (or whose compiler
-// said so) is the allowance's; a plain directory (a host without bounded directories) is
-// over whatever the build's outcome.
+// said so) is the allowance's, or a success whose copy out would write more than it (files
+// of holes); a plain directory (a host without bounded directories) is over whatever the
+// build's outcome.
 func overAllowance(view string, mb int, log string, failed bool) (string, error) {
 	u, err := sandbox.UsageOf(view)
 	if err != nil {
@@ -181,6 +182,10 @@ func overAllowance(view string, mb int, log string, failed bool) (string, error)
 	}
 	switch {
 	case !failed:
+		// Its blocks fit, but files of holes hold none: what is copied out must fit too.
+		if limit := int64(mb) << 20; sandbox.CopyBytes(view, limit) > limit {
+			return bytesMsg, nil
+		}
 		return "", nil
 	case u.NoInodes:
 		return fmt.Sprintf("the build made more than its %d files and directories (one per 4 KiB of its %d MiB disk allowance, limits.build_disk_mb)", u.MaxEntries, mb), nil

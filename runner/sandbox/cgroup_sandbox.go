@@ -394,6 +394,26 @@ func (cg *sandboxCgroup) killAll() bool {
 	return len(pids) > 0
 }
 
+// populated reports whether a process (other than the daemon, which enters a sandbox's
+// cgroup for an instant while starting it) is in the sandbox's cgroup.
+func (cg *sandboxCgroup) populated() bool {
+	d := cg.Dir(cg.Tree.Pids)
+	if cg.Tree.V2 {
+		n, err := readCgroupKey(filepath.Join(d, "cgroup.events"), "populated")
+		return err == nil && n != 0
+	}
+	data, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+	if err != nil {
+		return false
+	}
+	for _, s := range strings.Fields(string(data)) {
+		if pid, err := strconv.Atoi(s); err == nil && pid != os.Getpid() {
+			return true
+		}
+	}
+	return false
+}
+
 // killPid kills one process through a pidfd, so that a pid reused since cgroup.procs was
 // read is not hit once the descriptor is open.
 func killPid(pid int) {

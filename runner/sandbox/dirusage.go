@@ -3,6 +3,7 @@ package sandbox
 import (
 	"io/fs"
 	"path/filepath"
+	"syscall"
 )
 
 // DirUsage is what a directory made by BotDir holds against its allowance: bytes and
@@ -35,4 +36,37 @@ func UsageOf(dir string) (DirUsage, error) {
 		return nil
 	})
 	return DirUsage{Bytes: dirBytes(dir, 1<<62), Entries: entries}, nil
+}
+
+// CopyBytes is what a copy of dir (CopyBotDir) writes, stopping once past stop: each
+// regular file's apparent size in whole blocks, once per file whatever its names. A bounded
+// directory's own use counts the blocks a file holds, so files of holes (which
+// RLIMIT_FSIZE allows, and which take no block of a tmpfs) fit it while their copy writes
+// zeros: a build kept on the host's disk is checked with this before it is copied out
+// (runner/build). Entries are not counted a block each as dirBytes counts them: their
+// number is bounded by the directory's inodes already.
+func CopyBytes(dir string, stop int64) int64 {
+	var n int64
+	seen := map[uint64]bool{}
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			if seen[st.Ino] {
+				return nil
+			}
+			seen[st.Ino] = true
+		}
+		n += (info.Size() + inodeBytes - 1) / inodeBytes * inodeBytes
+		if n > stop {
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return n
 }

@@ -240,3 +240,25 @@ func BenchmarkRunMemoryRead(b *testing.B) {
 		}
 	}
 }
+
+// The watcher's sleep over the room left below its trigger, at 2 GiB/s per CPU on 2 CPUs:
+// the time the bots would take to fill it, between 5 and 250 ms, whatever the run's size.
+// A 16 GiB run (14.4 GiB of room while idle) slept 5 ms: room × 10⁹ passed int64.
+func TestWatchSleep(t *testing.T) {
+	rate := int64(memWatchFillRate) * 2
+	for _, c := range []struct {
+		room int64
+		want time.Duration
+	}{
+		{0, memWatchMin},
+		{10 << 20, memWatchMin},
+		{40 << 20, 9765625 * time.Nanosecond},
+		{1 << 30, memWatchMax},
+		{16 << 30 / 10 * 9, memWatchMax}, // a 16 GiB run, idle
+		{1 << 40, memWatchMax},           // a 1 TiB run
+	} {
+		if got := watchSleep(c.room, rate); got != c.want {
+			t.Errorf("room %d MiB: sleep %s, want %s", c.room>>20, got, c.want)
+		}
+	}
+}

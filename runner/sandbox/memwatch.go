@@ -28,11 +28,20 @@ import (
 // microseconds), and the watcher sleeps in proportion to how far the run is from the
 // trigger: how long the bots could take to fill that room at memWatchFillRate per CPU,
 // between memWatchMin and memWatchMax. At a quarter of a 4 GiB run on 2 CPUs it looks
-// every 250 ms; within 40 MiB of the trigger every 5 ms. A threshold notification would
+// every 250 ms; 40 MiB below the trigger every 10 ms, within 20 MiB of it every 5 ms. A threshold notification would
 // cost less while idle, but differs per version (v1's cgroup.event_control eventfds,
 // v2's memory.high, which throttles every answer's allocations, innocent ones included,
 // and PSI triggers, which need privileges an unprivileged delegated daemon may lack) and
 // still needs the per-answer reading done here.
+//
+// What a stop cannot free is no cause to wait: the watcher waits for a stopped answer's
+// memory only until its processes are gone, and passes over an answer with none. The files
+// of a bot directory (a tmpfs) stay when its processes are killed: an answer whose
+// directory held more than its share was stopped, and the watcher waited two seconds for
+// memory that would not go while another answer filled the run and the kernel killed an
+// honest bot. (An answer whose directory alone holds more than its share still leaves the
+// others less than theirs: limits.disk_mb is best kept well under the run's memory over
+// its answers.)
 //
 // Page cache is no cause to stop anyone (the kernel reclaims it before it kills): usage
 // is counted without the file pages memory.stat lists (active_file, inactive_file). The
@@ -86,9 +95,18 @@ func (s *Shares) watchMemory() {
 				continue
 			}
 		}
-		room := max(trigger-used, 0)
-		timer.Reset(min(max(time.Duration(room*int64(time.Second)/rate), memWatchMin), memWatchMax))
+		timer.Reset(watchSleep(max(trigger-used, 0), rate))
 	}
+}
+
+// watchSleep is how long the watcher sleeps with room bytes left below its trigger, which
+// the bots fill at rate bytes per second at most: the time they would take, between
+// memWatchMin and memWatchMax. In float64: room times a second in nanoseconds passes int64
+// from 8.6 GiB of room, and the wrapped product made a 16 GiB run's idle watcher look
+// every 5 ms instead of every 250.
+func watchSleep(room, rate int64) time.Duration {
+	d := time.Duration(float64(room) / float64(rate) * float64(time.Second))
+	return min(max(d, memWatchMin), memWatchMax)
 }
 
 // stopOverShare stops the answer furthest above its share of the run's memory, if one
@@ -105,7 +123,10 @@ func (s *Shares) stopOverShare(used, limit int64) bool {
 	var worstHeld int64
 	for _, a := range answers {
 		held, ok := a.held()
-		if ok && held > share && (worst == nil || held > worstHeld) {
+		// An answer with no process running is passed over: a stop would free nothing of
+		// what it holds (the files of its bot directory, a tmpfs; kernel memory its
+		// processes left), and the others must be looked at.
+		if ok && held > share && (worst == nil || held > worstHeld) && a.running() {
 			worst, worstHeld = a, held
 		}
 	}
@@ -116,9 +137,11 @@ func (s *Shares) stopOverShare(used, limit int64) bool {
 		Answers: len(answers), HeldMB: worstHeld >> 20, UsedPct: int(used * 100 / limit)}
 	worst.stop(k)
 	s.stops.Add(1)
+	// Until its memory is under its share, or its processes are gone: what a stop frees is
+	// then freed, and what is left (its bot directory's files) will not go by waiting.
 	deadline := time.Now().Add(memWatchSettle)
 	for time.Now().Before(deadline) {
-		if held, ok := worst.held(); !ok || held <= share {
+		if held, ok := worst.held(); !ok || held <= share || !worst.running() {
 			break
 		}
 		select {
@@ -177,6 +200,14 @@ func (a *Share) stop(k memKill) {
 			cg.stopped.CompareAndSwap(mark, nil)
 		}
 	}
+}
+
+// running reports whether a process runs in one of the answer's sandboxes.
+func (a *Share) running() bool {
+	a.mu.Lock()
+	live := slices.Collect(maps.Keys(a.live))
+	a.mu.Unlock()
+	return slices.ContainsFunc(live, (*sandboxCgroup).populated)
 }
 
 // track and untrack keep the answer's live sandboxes, for stop. A nil Share keeps none.
