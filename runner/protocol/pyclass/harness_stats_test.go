@@ -12,7 +12,8 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
-// With MeasureHarnesses on, a pool's processes tell at its Close where their time went:
+// With MeasureHarnesses on, a pool's processes tell at its Close where their time went,
+// after the run's context has ended:
 // a bot that spends 30 ms of CPU in its own make_throw on each of four turns shows at
 // least most of that as bot code, inside the time in the game module's calls.
 func TestHarnessStats(t *testing.T) {
@@ -41,11 +42,15 @@ class Busy(Bot):
 	for range 4 {
 		calls = append(calls, engine.Call{Bot: 0, Game: 1, Method: "start", Args: map[string]any{"throws": []int{3}, "scores": []int{0}, "last": false}})
 	}
-	for _, r := range pool.Exchange(context.Background(), calls) {
+	// The run's context ends before the pool closes, as a cycle's does: the stats are
+	// asked for all the same.
+	ctx, cancel := context.WithCancel(context.Background())
+	for _, r := range pool.Exchange(ctx, calls) {
 		if r.Fault != nil {
 			t.Fatalf("fault: %+v", r.Fault)
 		}
 	}
+	cancel()
 	pool.Close()
 	got := HarnessTotals().Sub(before)
 	if got.Processes < 1 || got.BotTimed < 1 || got.Calls < int64(len(calls)) {
