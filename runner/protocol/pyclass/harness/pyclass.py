@@ -627,6 +627,7 @@ def _serve(lines, proto_out, call, stats=None):
     answered with the stats line."""
     global _in_call, _call_cpu0, _call_wall0, _by_wall, _batch_wait0, _in_calls, _n_calls
     monotonic = time.monotonic
+    measure = stats is not None  # the time in calls is summed only when it is asked for
     try:
         for line in lines:
             req = _loads(line.decode("utf-8"))
@@ -637,7 +638,7 @@ def _serve(lines, proto_out, call, stats=None):
             limit, wall = float(req.get("t") or 0), float(req.get("w") or 0)
             if limit != _limit or wall != _wall:
                 _arm(limit, wall)
-            if wall > 0 or stats is not None:
+            if wall > 0 or measure:
                 _batch_wait0 = _sched_wait()
             bot0 = bot_time[0]
             in_calls = 0.0
@@ -665,7 +666,8 @@ def _serve(lines, proto_out, call, stats=None):
                             raise CallTimeout()
                     finally:
                         _in_call = False
-                    in_calls += now - _call_wall0
+                    if measure:
+                        in_calls += now - _call_wall0
                     if r is True:
                         add("1")
                     elif r is False:
@@ -697,9 +699,10 @@ def _serve(lines, proto_out, call, stats=None):
                     add(_fault("crash", _describe(e)))
                 other += 1
                 now = monotonic()
-                in_calls += now - _call_wall0
+                if measure:
+                    in_calls += now - _call_wall0
             _send_replies(proto_out, replies, other)
-            if stats is not None:
+            if measure:
                 _count_batch(len(calls), in_calls, now - batch0, bot0)
     finally:
         _disarm()
