@@ -18,6 +18,7 @@ import (
 	"github.com/kothd/kothd/internal/machine"
 	"github.com/kothd/kothd/publisher"
 	"github.com/kothd/kothd/runner/protocol"
+	"github.com/kothd/kothd/runner/protocol/pyclass"
 )
 
 // benchFlags are kothd bench's choices besides the common flags.
@@ -112,6 +113,8 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	cy.Sinks = []publisher.Sink{publisher.Dir{Path: cfg.OutputDir}}
 	b := &bencher{cy: cy, cfg: cfg, flags: benchFlags{games: int(games), seed: seed.v, sequential: *sequential, yardstick: !*noYard, options: options}}
 	cy.Meter = b.meter
+	// The pyclass harnesses tell where their time went (the split of the bots' CPU).
+	pyclass.MeasureHarnesses(true)
 	var results []*benchResult
 	var errs []error
 	for _, name := range names {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kothd/kothd/runner/protocol"
+	"github.com/kothd/kothd/runner/protocol/pyclass"
 	"github.com/kothd/kothd/runner/sandbox"
 )
 
@@ -26,8 +27,11 @@ type playMeasure struct {
 	// run, in the run's order.
 	ByAnswer     map[string]time.Duration
 	BotDecisions []int64
-	PeakRSS      int64  // bytes: kothd's peak resident set during the games
-	RSSSource    string // how PeakRSS was measured
+	PeakRSS      int64 // bytes: kothd's peak resident set during the games
+	// Harness is what the pyclass harnesses that ended during the games told of their time
+	// (pyclass.HarnessTimes); zero for other protocols.
+	Harness   pyclass.HarnessTimes
+	RSSSource string // how PeakRSS was measured
 }
 
 // How BotsCPU is measured, for the output. Each sandbox's cgroup counts the CPU of every
@@ -47,6 +51,7 @@ func startMeasure() func(stats []*protocol.Stats) playMeasure {
 	self0, child0 := cpuOf(syscall.RUSAGE_SELF), cpuOf(syscall.RUSAGE_CHILDREN)
 	cg0, n0 := sandbox.SandboxesCPU()
 	by0 := sandbox.SandboxesCPUByAnswer()
+	h0 := pyclass.HarnessTotals()
 	// Writing 5 to clear_refs resets the process's peak RSS (VmHWM) to its current RSS
 	// (Linux ≥ 4.0): the peak then belongs to this run, not to an earlier one.
 	resetOK := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
@@ -79,6 +84,7 @@ func startMeasure() func(stats []*protocol.Stats) playMeasure {
 			m.Decisions += m.BotDecisions[i]
 		}
 		m.PeakRSS, m.RSSSource = peakRSS(resetOK)
+		m.Harness = pyclass.HarnessTotals().Sub(h0)
 		return m
 	}
 }

@@ -37,6 +37,9 @@ type benchResult struct {
 	PeakRSS       int64  `json:"peak_rss_bytes"`
 	PeakRSSSource string `json:"peak_rss_source"`
 
+	// Sides splits BotsCPUPerDecision by side (bench_sides.go); absent but for pyclass.
+	Sides *botSides `json:"bots_cpu_sides,omitempty"`
+
 	// Answers is each answer's part of the bots' CPU, largest first (bench_shares.go);
 	// absent without cgroups.
 	Answers []answerCPU `json:"answers_cpu,omitempty"`
@@ -78,6 +81,7 @@ func newBenchResult(r *cron.Report, m playMeasure, sandbox string) *benchResult 
 	res.DecisionsPerSec = per(float64(res.Decisions), res.Seconds)
 	res.KothdCPUPerDecision = per(float64(m.SelfCPU/time.Nanosecond)/1e3, float64(res.Decisions))
 	res.BotsCPUPerDecision = per(float64(m.BotsCPU/time.Nanosecond)/1e3, float64(res.Decisions))
+	res.Sides = newBotSides(m)
 	return res
 }
 
@@ -106,6 +110,7 @@ func (res *benchResult) print(w io.Writer) {
 	fmt.Fprintf(w, "  CPU per decision kothd %.1f µs, bots %.1f µs  (CPU: kothd %.2f s, bots %.2f s; bots by %s)\n",
 		res.KothdCPUPerDecision, res.BotsCPUPerDecision, res.KothdCPU, res.BotsCPU, res.BotsSource)
 	fmt.Fprintf(w, "  CPU per game     kothd %s, bots %s\n", dur(per(res.KothdCPU, float64(res.Games))), dur(per(res.BotsCPU, float64(res.Games))))
+	res.Sides.print(w)
 	fmt.Fprintf(w, "  peak RSS         %.1f MB  (%s)\n", float64(res.PeakRSS)/(1<<20), res.PeakRSSSource)
 	printShares(w, res.Answers)
 	if s := res.Sequential; s != nil {

@@ -171,6 +171,32 @@ func (p *LineProc) RoundTrip(req []byte, deadline time.Duration) ([]byte, *engin
 	return Receive(p, p.Send(append(req, '\n')), deadline, false)
 }
 
+// Ask is a round trip that the end of the starting context does not cut short: a last
+// word from a process whose run is over (pyclass's stats line, asked as its pool closes).
+// ok is false when there is no reply line within the deadline (the process is then killed)
+// or the process ended first.
+func (p *LineProc) Ask(req []byte, deadline time.Duration) (line []byte, ok bool) {
+	w := p.Send(append(req, '\n'))
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case <-w.done:
+		if w.err != nil {
+			return nil, false
+		}
+	case <-timer.C:
+		p.Kill()
+		return nil, false
+	}
+	select {
+	case l := <-p.lines:
+		return l.line, l.err == nil
+	case <-timer.C:
+		p.Kill()
+		return nil, false
+	}
+}
+
 // PendingWrite is a request line being written to the process.
 type PendingWrite struct {
 	done chan struct{}

@@ -124,14 +124,15 @@ func (c PyConfig) argv() []string {
 	return []string{c.Python, "-u", "-B", HarnessDir + "/pyclass.py", c.Harness, "bot.py"}
 }
 
-// setup is the harness's first input line: which class to host (empty: list them) and the
-// seed of its random modules.
-func setup(class string, seed uint64, own bool) []byte {
+// setup is the harness's first input line: which class to host (empty: list them), the
+// seed of its random modules, and whether it writes its stats line at the end (harness.go).
+func setup(class string, seed uint64, own, stats bool) []byte {
 	b, _ := json.Marshal(struct {
 		Class string `json:"class"`
 		Seed  uint64 `json:"seed"`
 		Own   bool   `json:"own,omitempty"`
-	}{class, seed, own})
+		Stats bool   `json:"stats,omitempty"`
+	}{class, seed, own, stats})
 	return b
 }
 
@@ -143,7 +144,7 @@ func listClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir stri
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
 	defer p.Close()
-	classes, f := handshake(p, setup("", 0, false), cfg.StartTimeout, false)
+	classes, f := handshake(p, setup("", 0, false, false), cfg.StartTimeout, false)
 	if f != nil {
 		if err := hostIntact(dir); err != nil {
 			return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
@@ -207,7 +208,10 @@ type pyProc struct {
 	share   *sandbox.Share // its answer's cgroup in the run (nil: none)
 	// live is the bot's process while it runs (set and cleared by the bot's worker), for
 	// the budget watcher; overBudget is set when the watcher killed it for a spent budget.
-	live       atomic.Pointer[sandbox.LineProc]
+	live atomic.Pointer[sandbox.LineProc]
+	// measured: the process was started with the harness's stats on (MeasureHarnesses), so
+	// Close asks it for its stats line.
+	measured   bool
 	overBudget atomic.Bool
 	// cpuMu orders the charging of the bot's processes (pywatch.go settle): the worker and
 	// the watcher both charge.
@@ -254,7 +258,13 @@ func (p *PyPool) Close() {
 	for _, b := range p.bots {
 		if b.proc != nil {
 			wg.Add(1)
-			go func(pr *sandbox.LineProc) { defer wg.Done(); pr.Close() }(b.proc)
+			go func(pr *sandbox.LineProc, measured bool) {
+				defer wg.Done()
+				if measured {
+					askStats(pr)
+				}
+				pr.Close()
+			}(b.proc, b.measured)
 			b.proc = nil
 			b.live.Store(nil)
 		}

@@ -215,7 +215,8 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 		return false
 	}
 	b.live.Store(proc)
-	_, f := handshake(proc, setup(b.Name, b.Seed, pool.cfg.OwnMethods), timeout, cut)
+	measured := measureHarnesses.Load()
+	_, f := handshake(proc, setup(b.Name, b.Seed, pool.cfg.OwnMethods, measured), timeout, cut)
 	if f != nil {
 		proc.Close()
 		b.live.Store(nil)
@@ -234,7 +235,7 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 		return false
 	}
 	b.restarts++
-	b.proc = proc
+	b.proc, b.measured = proc, measured
 	// What the answer's code left running as it was executed goes now.
 	proc.Proc.KillStrays()
 	b.settle(pool, proc, time.Since(began), true)

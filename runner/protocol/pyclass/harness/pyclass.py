@@ -48,6 +48,16 @@ started, so a call always gets its whole limit). ITIMER_REAL fires every wall li
 a call runs it re-arms itself for what that call has left (a call's start is read from the
 cheap monotonic clock), so a call is interrupted once it has taken the wall limit.
 
+Where the process's time goes (when the setup line has "stats": true, as the runner's does):
+asked {"stats": true} (instead of a batch, once the batches are done), the harness answers
+  {"stats": {"ready": s, "cpu": s, "calls": s, "bot": s or null, "n": calls}}
+ready: the process's CPU time when it was ready (interpreter, harness, the answer's import);
+cpu: its CPU time at the end; calls: the time spent inside the game module's Handler.call;
+bot: of that, inside the bot's own methods, when the game module measures it (its Handler
+has a timed_call, served instead of call, which adds to bot_time[0]; else null). Both are monotonic-clock time (a vDSO read, no system call), less the
+thread's wait for a CPU within each batch in proportion (schedstat): CPU time per call
+would cost two system calls per call. They are the bot's word, for kothd bench only.
+
 Protocol I/O goes through the file descriptors directly: at most one read(2) per batch (one
 brings every line already queued; a long line takes one per pipe-full) and one write(2) per
 reply line.
@@ -94,6 +104,9 @@ _last_cpu = 0.0    # the process's CPU time at the last tick (or the batch's sta
 _call_cpu0 = 0.0   # _last_cpu when the running call started: at most one tick before it
 _call_wall0 = 0.0  # monotonic time when the running call started
 _by_wall = False   # the running call was stopped by the wall clock, not its CPU time
+_in_calls = 0.0    # seconds spent inside Handler.call, the batches' waits for a CPU taken out
+bot_time = [0.0]   # of that, inside the bot's own methods (added by the Handler's timed_call,
+                   # if it has one; see the stats line in the module's docstring)
 
 
 def _on_prof(signum, frame):
@@ -507,8 +520,18 @@ def main():
     _open_sched()
     signal.signal(signal.SIGPROF, _on_prof)
     signal.signal(signal.SIGALRM, _on_alarm)
+    ready = time.process_time()
     _send(proto_out, {"ready": True, "classes": [class_name]})
-    return lines, proto_out, handler.call
+    stats, call = None, handler.call
+    if setup.get("stats"):
+        timed = getattr(handler, "timed_call", None)
+        if timed is not None:
+            call = timed
+
+        def stats():
+            bot = bot_time[0] if timed is not None else None
+            return {"stats": {"ready": ready, "cpu": time.process_time(), "calls": _in_calls, "bot": bot, "n": _n_calls}}
+    return lines, proto_out, call, stats
 
 
 def _not_own(mod, cls, name):
@@ -595,24 +618,35 @@ def _calls(req):
     return calls
 
 
-def _serve(lines, proto_out, call):
+_n_calls = 0  # calls served
+
+
+def _serve(lines, proto_out, call, stats=None):
     """The batch loop: one decode and one write per batch, the timers armed for the batch's
-    limits (see Time in the module's docstring)."""
-    global _in_call, _call_cpu0, _call_wall0, _by_wall, _batch_wait0
+    limits (see Time in the module's docstring). With stats, a request {"stats": true} is
+    answered with the stats line."""
+    global _in_call, _call_cpu0, _call_wall0, _by_wall, _batch_wait0, _in_calls, _n_calls
     monotonic = time.monotonic
+    measure = stats is not None  # the time in calls is summed only when it is asked for
     try:
         for line in lines:
             req = _loads(line.decode("utf-8"))
+            if "stats" in req:
+                if stats is not None:
+                    _send(proto_out, stats())
+                continue
             limit, wall = float(req.get("t") or 0), float(req.get("w") or 0)
             if limit != _limit or wall != _wall:
                 _arm(limit, wall)
-            if wall > 0:
+            if wall > 0 or measure:
                 _batch_wait0 = _sched_wait()
+            bot0 = bot_time[0]
+            in_calls = 0.0
             replies = []
             add = replies.append
             other = 0  # replies that are not a boolean result
             calls = _calls(req)
-            now = monotonic()
+            now = batch0 = monotonic()
             for game, method, args in calls:
                 try:
                     try:
@@ -632,6 +666,8 @@ def _serve(lines, proto_out, call):
                             raise CallTimeout()
                     finally:
                         _in_call = False
+                    if measure:
+                        in_calls += now - _call_wall0
                     if r is True:
                         add("1")
                     elif r is False:
@@ -663,9 +699,27 @@ def _serve(lines, proto_out, call):
                     add(_fault("crash", _describe(e)))
                 other += 1
                 now = monotonic()
+                if measure:
+                    in_calls += now - _call_wall0
             _send_replies(proto_out, replies, other)
+            if measure:
+                _count_batch(len(calls), in_calls, now - batch0, bot0)
     finally:
         _disarm()
+
+
+def _count_batch(n, in_calls, span, bot0):
+    """Adds a batch's calls to the stats: the time inside them (and the game module's
+    bot_time since bot0) less their part of the thread's wait for a CPU over the batch,
+    in proportion (a host that kept the harness from a CPU inside a call is not the call's
+    work)."""
+    global _in_calls, _n_calls
+    _n_calls += n
+    waited = (_sched_wait() - _batch_wait0) / 1e9 if _sched_fd >= 0 else 0.0
+    keep = 1.0 - min(max(waited / span, 0.0), 1.0) if span > 0 and waited > 0 else 1.0
+    _in_calls += in_calls * keep
+    if keep != 1.0:
+        bot_time[0] = bot0 + (bot_time[0] - bot0) * keep
 
 
 def _send_replies(out, replies, other):

@@ -1,0 +1,129 @@
+package pyclass
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kothd/kothd/runner/sandbox"
+)
+
+// HarnessTimes is where the harness processes' time went, as they told it in their stats
+// line at the end (harness/pyclass.py): for kothd bench, which splits the bots' CPU into
+// the harness's start-up, the harness's own work per call, the game module's and the bots'
+// own code. The figures are the bot process's word (the harness runs in the bot's
+// interpreter): nothing but the bench reads them, never a budget or a score. A process
+// that died or was killed before the end did not report.
+type HarnessTimes struct {
+	Processes int           // processes that reported
+	Ready     time.Duration // their CPU time when they were ready to serve
+	CPU       time.Duration // their CPU time at the end
+	InCalls   time.Duration // time inside the game module's Handler.call
+	Bot       time.Duration // of that, inside the bot's own methods (BotTimed processes only)
+	BotTimed  int           // processes whose game module measured Bot
+	Calls     int64         // calls they served
+}
+
+// measureHarnesses: the processes started from now on tell their times (kothd bench turns
+// it on; a daemon's runs neither pay for the figures nor wait for them at their end).
+var measureHarnesses atomic.Bool
+
+// MeasureHarnesses turns the harnesses' stats on or off for the processes started after it.
+func MeasureHarnesses(on bool) { measureHarnesses.Store(on) }
+
+var harnessTotals struct {
+	sync.Mutex
+	t HarnessTimes
+}
+
+// HarnessTotals is the sum of every stats line read since kothd started.
+func HarnessTotals() HarnessTimes {
+	harnessTotals.Lock()
+	defer harnessTotals.Unlock()
+	return harnessTotals.t
+}
+
+// Sub is t less an earlier total u.
+func (t HarnessTimes) Sub(u HarnessTimes) HarnessTimes {
+	return HarnessTimes{
+		Processes: t.Processes - u.Processes, Ready: t.Ready - u.Ready, CPU: t.CPU - u.CPU,
+		InCalls: t.InCalls - u.InCalls, Bot: t.Bot - u.Bot, BotTimed: t.BotTimed - u.BotTimed, Calls: t.Calls - u.Calls,
+	}
+}
+
+// maxReportSeconds bounds each figure of a stats line: a bot may write anything there,
+// and a sum must stay a sum (no overflow, no NaN).
+const maxReportSeconds = 1e6
+
+// statsRequest asks a harness for its stats line (harness/pyclass.py): sent by Close, once
+// the run's batches are done. (Read after the process's end, the line would race with the
+// closing of its pipe by the process's wait.)
+var statsRequest = []byte(`{"stats":true}`)
+
+// statsWait bounds the wait for a harness's stats line: a harness that takes longer is
+// killed by Close anyway, and only the bench's figures miss it.
+const statsWait = time.Second
+
+// askStats asks the process for its stats line and counts it.
+func askStats(p *sandbox.LineProc) {
+	if !p.Alive() {
+		return
+	}
+	if line, ok := p.Ask(statsRequest, statsWait); ok {
+		countHarness(line)
+	}
+}
+
+// countHarness adds a process's stats line to the totals; anything else is ignored.
+func countHarness(line []byte) {
+	t, ok := parseStats(line)
+	if !ok {
+		return
+	}
+	harnessTotals.Lock()
+	defer harnessTotals.Unlock()
+	h := &harnessTotals.t
+	h.Processes += t.Processes
+	h.Ready += t.Ready
+	h.CPU += t.CPU
+	h.InCalls += t.InCalls
+	h.Bot += t.Bot
+	h.BotTimed += t.BotTimed
+	h.Calls += t.Calls
+}
+
+// parseStats reads a stats line as one process's HarnessTimes; ok is false for anything
+// but a well-formed line of figures within bounds.
+func parseStats(line []byte) (HarnessTimes, bool) {
+	if !bytes.HasPrefix(line, []byte(`{"stats":`)) {
+		return HarnessTimes{}, false
+	}
+	var v struct {
+		Stats struct {
+			Ready, CPU, Calls float64
+			Bot               *float64
+			N                 int64
+		} `json:"stats"`
+	}
+	if json.Unmarshal(line, &v) != nil {
+		return HarnessTimes{}, false
+	}
+	s := v.Stats
+	for _, x := range []float64{s.Ready, s.CPU, s.Calls} {
+		if !(x >= 0 && x <= maxReportSeconds) {
+			return HarnessTimes{}, false
+		}
+	}
+	if s.Bot != nil && !(*s.Bot >= 0 && *s.Bot <= maxReportSeconds) || s.N < 0 || s.N > math.MaxInt32*int64(1000) {
+		return HarnessTimes{}, false
+	}
+	d := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
+	t := HarnessTimes{Processes: 1, Ready: d(s.Ready), CPU: d(s.CPU), InCalls: d(s.Calls), Calls: s.N}
+	if s.Bot != nil {
+		t.Bot, t.BotTimed = d(*s.Bot), 1
+	}
+	return t, true
+}
