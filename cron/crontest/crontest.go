@@ -105,10 +105,15 @@ func Sandbox(t testing.TB) sandbox.Sandbox {
 // there, and a start-up that times out fails the bot's validation: tests that compare two
 // plays of a seed (a run and its replay, two runs), count faults or entered bots would fail
 // whenever the machine running them is loaded (a 40,000-class answer took over the default
-// 20 s to start at load 10).
+// 20 s to start at load 10). The run's budgets are lifted to an hour for the same reason.
 func Patient(ch *config.Challenge) {
 	ch.Limits.CallTimeout = config.Duration(time.Minute)
 	ch.Limits.StartTimeout = config.Duration(2 * time.Minute)
+	// The run's budgets too: they bound wall time, which a busy test machine stretches (the
+	// Ruins test bots, twelve classes of one answer, reached answer_wall at load 20).
+	for _, b := range []*config.Duration{&ch.Limits.RunBudget, &ch.Limits.AnswerBudget, &ch.Limits.AnswerWall, &ch.Limits.TotalBudget} {
+		*b = max(*b, config.Duration(time.Hour))
+	}
 }
 
 // NeedLanguage skips a test when the interpreter the config names for a language is not
