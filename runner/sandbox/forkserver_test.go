@@ -1,0 +1,145 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// observeBot prints, as JSON, everything of its start a Python bot can look at: what the
+// fork server must give it exactly as a fresh interpreter would.
+const observeBot = `import json, os, sys
+obs = {
+    "argv": sys.argv, "orig_argv": sys.orig_argv, "path": sys.path, "cwd": os.getcwd(),
+    "env": sorted(os.environ.items()), "modules": sorted(sys.modules),
+    "main": sorted(globals()), "file": __file__, "name": __name__, "spec": repr(__spec__),
+    "cached": repr(__cached__), "loader": type(__loader__).__name__ + ":" + getattr(__loader__, "path", ""),
+    "executable": sys.executable, "flags": repr(sys.flags), "stdin": sys.stdin.read(),
+    "fds": sorted(os.listdir("/proc/self/fd")), "session_leader": os.getsid(0) == os.getpid(),
+    "group_leader": os.getpgrp() == os.getpid(), "pid_ns_view": sorted(p for p in os.listdir("/proc") if p.isdigit()) != [],
+    "umask": os.umask(0o22), "stdout_tty": sys.stdout.isatty(), "stdin_seekable": sys.stdin.seekable(),
+    "stdout_enc": sys.stdout.encoding, "stdout_line": sys.stdout.line_buffering,
+    "recursion": sys.getrecursionlimit(),
+    "status": [l for l in open("/proc/self/status").read().splitlines() if l.split(":")[0] in ("Umask", "Seccomp", "Seccomp_filters", "NoNewPrivs", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "SigIgn", "SigBlk", "SigCgt", "Cpus_allowed_list")],
+}
+import gc, resource, signal
+obs["gc"] = [gc.isenabled(), gc.get_freeze_count(), gc.get_threshold()]
+obs["signals"] = [repr(signal.getsignal(s)) for s in range(1, signal.NSIG) if s not in (signal.SIGKILL, signal.SIGSTOP)]
+obs["blocked"] = sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+obs["rlimits"] = [resource.getrlimit(getattr(resource, n)) for n in dir(resource) if n.startswith("RLIMIT_")]
+import random
+obs["random"] = random.random()
+print(json.dumps(obs))
+`
+
+// forkPair returns a launcher with the fork server and one without, for the same bot.
+func forkPair(t *testing.T, sb Sandbox, src string) (forked, plain *Launcher) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := ProcSpec{Dir: dir, Argv: []string{"/usr/bin/python3", "bot.py"}}
+	forked = newTestLauncher(t, sb, spec)
+	plain = newTestLauncher(t, sb, spec)
+	plain.noForks = true
+	return forked, plain
+}
+
+// The differential test: a bot that prints what it can observe of its start sees the
+// same launched plainly and through the fork server, but for the documented differences
+// (docs/trust.md): none of those it prints here.
+func TestForkServerSameAsPlainLaunch(t *testing.T) {
+	for name, sb := range launcherSandboxes(t) {
+		t.Run(name, func(t *testing.T) {
+			forked, plain := forkPair(t, sb, observeBot)
+			var draws []float64
+			for i := range 3 {
+				job := Job{Args: []string{"7", "a b", ""}, Stdin: []byte("hello\n"), Timeout: 10 * time.Second}
+				if i == 1 {
+					job.Stdin = nil
+				}
+				f := forked.Launch(context.Background(), job)
+				p := plain.Launch(context.Background(), job)
+				if f.Fault != nil || p.Fault != nil || !f.Forked || p.Forked {
+					t.Fatalf("decision %d: forked %+v; plain %+v", i, f, p)
+				}
+				var fo, po map[string]any
+				if err := json.Unmarshal([]byte(f.Stdout), &fo); err != nil {
+					t.Fatalf("forked: %v: %q", err, f.Stdout)
+				}
+				if err := json.Unmarshal([]byte(p.Stdout), &po); err != nil {
+					t.Fatalf("plain: %v: %q", err, p.Stdout)
+				}
+				draws = append(draws, fo["random"].(float64))
+				delete(fo, "random")
+				delete(po, "random")
+				for k := range po {
+					if !reflect.DeepEqual(fo[k], po[k]) {
+						t.Errorf("decision %d: %s: forked %v, plain %v", i, k, fo[k], po[k])
+					}
+				}
+				if len(fo) != len(po) {
+					t.Errorf("decision %d: forked printed %d keys, plain %d", i, len(fo), len(po))
+				}
+			}
+			if draws[0] == draws[1] || draws[1] == draws[2] {
+				t.Fatalf("random's first draws repeat across forked decisions: %v", draws)
+			}
+		})
+	}
+}
+
+// How a decision ends (exit status, signal, uncaught exception and its traceback, exit
+// handlers, threads still running, a script that cannot be read) is the same both ways.
+func TestForkServerSameEnds(t *testing.T) {
+	bots := map[string]string{
+		"exit3":     "import sys\nprint('x')\nsys.exit(3)\n",
+		"exitmsg":   "import sys\nsys.exit('bye')\n",
+		"raise":     "def f():\n    raise ValueError('no')\nprint('partial', end='')\nf()\n",
+		"syntax":    "print('x'\n",
+		"kill":      "import os\nprint('a', flush=True)\nos.kill(os.getpid(), 9)\n",
+		"interrupt": "raise KeyboardInterrupt\n",
+		"atexit":    "import atexit\natexit.register(lambda: print('at exit'))\nprint('main')\n",
+		"thread":    "import threading, time\ndef late():\n    time.sleep(0.2)\n    print('late', flush=True)\nthreading.Thread(target=late).start()\nprint('main')\n",
+		"unflushed": "import sys\nsys.stdout.write('no newline')\n",
+		"gone":      "import os\nos.rename('bot.py', 'moved.py')\n",
+	}
+	sb := launcherSandboxes(t)["bwrap"]
+	if sb == nil {
+		sb = Unsandboxed{}
+	}
+	for name, src := range bots {
+		t.Run(name, func(t *testing.T) {
+			forked, plain := forkPair(t, sb, src)
+			job := Job{Args: []string{"1"}, Timeout: 10 * time.Second}
+			f := forked.Launch(context.Background(), job)
+			if name == "gone" {
+				// The script moved away: both now meet a missing file.
+				p := plain.Launch(context.Background(), job)
+				f = forked.Launch(context.Background(), job)
+				if !f.Forked {
+					t.Fatalf("not forked: %+v", f)
+				}
+				f.Forked = false
+				if !reflect.DeepEqual(f, p) || !strings.Contains(f.Stderr, "can't open file") {
+					t.Fatalf("forked %+v\nplain %+v", f, p)
+				}
+				return
+			}
+			p := plain.Launch(context.Background(), job)
+			if !f.Forked {
+				t.Fatalf("not forked: %+v", f)
+			}
+			f.Forked = false
+			if !reflect.DeepEqual(f, p) {
+				t.Fatalf("forked %+v\nplain  %+v", f, p)
+			}
+		})
+	}
+}
