@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kothd/kothd/engine"
 )
 
 // observeBot prints, as JSON, everything of its start a Python bot can look at: what the
@@ -139,6 +141,61 @@ func TestForkServerSameEnds(t *testing.T) {
 			f.Forked = false
 			if !reflect.DeepEqual(f, p) {
 				t.Fatalf("forked %+v\nplain  %+v", f, p)
+			}
+		})
+	}
+}
+
+// hostileForkBot attacks its fork server as its argument says, then answers; "ok" only
+// answers. The server is its parent: it can kill it, and where seccomp lets it
+// (pidfd_getfd, denied in the bwrap sandbox) take its control socket and write to it.
+const hostileForkBot = `import ctypes, os, sys
+mode = sys.argv[1]
+if mode == "kill":
+    os.kill(os.getppid(), 9)
+elif mode == "stop":
+    os.kill(os.getppid(), 19)
+elif mode in ("garbage", "forge", "flood"):
+    fd = ctypes.CDLL(None, use_errno=True).syscall(438, os.pidfd_open(os.getppid()), 3, 0)
+    if fd < 0:
+        print("denied", ctypes.get_errno())
+        sys.exit(0)
+    if mode == "garbage":
+        os.write(fd, b"\xffgarbage")
+    elif mode == "forge":
+        # Reports for the pids the next decisions will get, queued ahead of them.
+        for pid in range(os.getpid() + 1, os.getpid() + 50):
+            os.write(fd, b"P%d" % pid)
+            os.write(fd, b"S%d 0" % pid)
+    else:
+        os.set_blocking(fd, False)
+        try:
+            while True:
+                os.write(fd, b"S" * 60000)
+        except BlockingIOError:
+            pass
+print(mode, "answered")
+`
+
+// A bot that kills, stops, or (unsandboxed) writes forged or garbage reports to its fork
+// server only decides its own decision: never a host fault, the launcher itself is not
+// restarted, the server is, and the bot's next decisions are served by it as usual.
+func TestForkServerHostileBot(t *testing.T) {
+	for name, sb := range launcherSandboxes(t) {
+		t.Run(name, func(t *testing.T) {
+			l, _ := forkPair(t, sb, hostileForkBot)
+			for _, mode := range []string{"ok", "kill", "ok", "stop", "ok", "garbage", "ok", "forge", "ok", "ok", "flood", "ok"} {
+				r := l.Launch(context.Background(), Job{Args: []string{mode}, Timeout: 3 * time.Second})
+				if r.Fault != nil && (r.Fault.Outcome == engine.HostFault || mode == "ok") {
+					t.Fatalf("%s: %+v", mode, r)
+				}
+				if mode == "ok" && (r.Stdout != "ok answered\n" || !r.Forked) {
+					t.Fatalf("after an attack: %+v", r)
+				}
+				t.Logf("%s: forked %v, %q, fault %v", mode, r.Forked, r.Stdout, r.Fault)
+			}
+			if n := l.Started(); n != 1 {
+				t.Fatalf("%d launchers started, want 1 (the fork server restarts, not the launcher)", n)
 			}
 		})
 	}

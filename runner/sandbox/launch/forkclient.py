@@ -118,12 +118,21 @@ class ForkServer:
             raise ForkDown("no reply")
         return self.sock.recv(64)
 
+    def pending(self):
+        p = select.poll()
+        p.register(self.sock, select.POLLIN)
+        return bool(p.poll(0))
+
     def spawn(self, args, stdin, out_w, err_w):
         """Fork the decision's process; its pid. ForkDown: spawn it instead."""
         argv = [os.fsencode(a) for a in self.argv + args]
         msg = b"\0".join(argv)
         if any(b"\0" in a for a in argv) or len(msg) > FORK_MAX_ARGV:
             raise ForkDown("argv")
+        if self.sock is not None and self.pending():
+            # Between decisions the server says nothing: a message now was forged by a bot
+            # that took the socket, maybe for the next decision's pid. Start afresh.
+            self.stop()
         if self.sock is None:
             self.start()
         out = out_w if out_w is not None else os.open(os.devnull, os.O_WRONLY)

@@ -168,6 +168,7 @@ class Decision:
         self.exec_errno = None  # set when the command could not be executed
         self.pid = 0  # the bot's main process
         self.forked = False  # started by the fork server (forkclient.py)
+        self.reported = False  # and the server reported its end (it is idle again)
         self.sched = None  # (run ns, wait ns) of the main process when it timed out
 
 
@@ -411,8 +412,11 @@ class Launcher:
                 if self.forks is not None and pid == self.forks.pid:
                     self.forks.exited()
             # The fork server reaped the decision's main process before reporting it:
-            # with the server the only child left, nothing of the decision is.
-            if self.forks is not None and self.forks.sock is not None and self.forks.only_child():
+            # with the server the only child left, nothing of the decision is. A forked
+            # decision the server did not report (a timeout, a stopped server) could have
+            # left its main process unreaped below it: all are killed.
+            f = self.forks
+            if f is not None and f.sock is not None and (d.reported or not d.forked) and f.only_child():
                 return
             # pid 1's kill(-1) reaches every other process of the namespace; forks racing
             # with it fail, as their parents have a fatal signal pending.
@@ -490,7 +494,7 @@ class Launcher:
             return fsock
         poll.unregister(fsock)
         if end != "lost":
-            d.end = end
+            d.end, d.reported = end, True
             return None
         self.reap(d)
         if d.end is None:
