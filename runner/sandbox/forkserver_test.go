@@ -111,6 +111,9 @@ func TestForkServerSameEnds(t *testing.T) {
 		"thread":    "import threading, time\ndef late():\n    time.sleep(0.2)\n    print('late', flush=True)\nthreading.Thread(target=late).start()\nprint('main')\n",
 		"unflushed": "import sys\nsys.stdout.write('no newline')\n",
 		"gone":      "import os\nos.rename('bot.py', 'moved.py')\n",
+		// A file left open in a global is flushed as the interpreter ends: read back by
+		// the next decision.
+		"unclosed": "import os, sys\nif os.path.exists('state'):\n    print(open('state').read())\nf = open('state', 'w')\nf.write('kept ' + sys.argv[1])\n",
 	}
 	sb := launcherSandboxes(t)["bwrap"]
 	if sb == nil {
@@ -135,6 +138,13 @@ func TestForkServerSameEnds(t *testing.T) {
 				return
 			}
 			p := plain.Launch(context.Background(), job)
+			if name == "unclosed" {
+				f = forked.Launch(context.Background(), job)
+				p = plain.Launch(context.Background(), job)
+				if p.Stdout != "kept 1\n" {
+					t.Fatalf("plain: %+v", p)
+				}
+			}
 			if !f.Forked {
 				t.Fatalf("not forked: %+v", f)
 			}
@@ -197,6 +207,40 @@ func TestForkServerHostileBot(t *testing.T) {
 			if n := l.Started(); n != 1 {
 				t.Fatalf("%d launchers started, want 1 (the fork server restarts, not the launcher)", n)
 			}
+		})
+	}
+}
+
+// BenchmarkLauncherPython is one decision of a small Python 3 bot (PassivePanga's
+// arithmetic) in the bwrap sandbox, forked by the fork server or started afresh: CPU
+// time by the sandbox's cgroup (a loaded machine inflates wall time, not CPU time).
+func BenchmarkLauncherPython(b *testing.B) {
+	sb := NeedBwrap(b)
+	dir := b.TempDir()
+	src := "import sys\ncredits = int(sys.argv[2])\nprint(69 if credits > 69 else 0)\n"
+	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	spec := ProcSpec{Dir: dir, Argv: []string{"/usr/bin/python3", "bot.py"}, Limits: Limits{MemoryMB: 1024, Procs: 64}}
+	for _, mode := range []string{"forked", "plain"} {
+		b.Run(mode, func(b *testing.B) {
+			l := NewLauncher(sb, spec)
+			l.noForks = mode == "plain"
+			defer l.Close()
+			if r := l.Launch(context.Background(), Job{Args: []string{"1", "100"}, Timeout: time.Minute}); r.Fault != nil || r.Forked != (mode == "forked") {
+				b.Fatalf("%+v", r)
+			}
+			sandboxCPU := func() time.Duration { return sandboxUse(l.idle[0].p.Proc).cpu }
+			cpu0, self0 := sandboxCPU(), selfCPU()
+			n := 0
+			for b.Loop() {
+				if _, f := l.Run(context.Background(), []string{"1", "100"}, time.Minute); f != nil {
+					b.Fatal(f)
+				}
+				n++
+			}
+			b.ReportMetric(float64((sandboxCPU()-cpu0).Microseconds())/1000/float64(n), "sandbox-cpu-ms/op")
+			b.ReportMetric(float64((selfCPU()-self0).Microseconds())/1000/float64(n), "daemon-cpu-ms/op")
 		})
 	}
 }

@@ -84,25 +84,62 @@ def become(fds, argv):
         source = f.read()
     try:
         exec(compile(source, path, "exec", dont_inherit=True), main)
-    except SystemExit:
-        raise  # the interpreter exits as it would have
+    except SystemExit as e:
+        finish(main, exit_code(e))
     except BaseException as e:
         # As the interpreter reports an uncaught exception, without this frame.
         tb = e.__traceback__
         tb = tb.tb_next if tb is not None else None
         e.__traceback__ = tb  # the one printed
         sys.excepthook(type(e), e, tb)
-        if isinstance(e, KeyboardInterrupt):
-            # The interpreter finalizes, then kills itself with SIGINT.
-            import atexit
-            import signal
-            atexit._run_exitfuncs()
-            sys.stdout.flush()
-            sys.stderr.flush()
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGINT)
-        raise SystemExit(1)
-    # Falling off the end: the interpreter finalizes (threads, atexit, flushes) and exits 0.
+        del e, tb
+        finish(main, 1, sys.exc_info()[0] is KeyboardInterrupt)
+    finish(main, 0)
+
+
+def exit_code(e):
+    """The exit status the interpreter gives an uncaught SystemExit, printing a message
+    that is not a number to stderr as it does."""
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except Exception:
+        pass
+    return 1
+
+
+def finish(main, code, interrupted=False):
+    """End as the interpreter's finalization ends a script, less its teardown of every
+    object: what a script can see of it runs (non-daemon threads joined, exit handlers,
+    the script's globals released (their files closed and flushed), stdio flushed, a
+    failed flush giving 120), then the process exits without freeing the interpreter's
+    memory object by object (a fork's teardown copies the pages it shares with the
+    server: most of a decision's CPU). Objects kept alive elsewhere are not finalized:
+    docs/trust.md."""
+    import atexit
+    for step in (sys.modules["threading"]._shutdown if "threading" in sys.modules else None,
+                 atexit._run_exitfuncs, main.clear):
+        try:
+            if step is not None:
+                step()
+        except BaseException:
+            pass
+    for f in (sys.stdout, sys.stderr):
+        try:
+            if f is not None and not f.closed:
+                f.flush()
+        except BaseException:
+            code = 120
+    if interrupted:
+        # The interpreter kills itself with SIGINT after an uncaught KeyboardInterrupt.
+        import signal
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    os._exit(code)
 
 
 become(*serve())

@@ -257,8 +257,13 @@ class Launcher:
                 names[fd] = what
         proto = self.proto_in.fileno()
         poll.register(proto, 0)  # POLLHUP only: the runner went away
-        pidfd = os.pidfd_open(d.pid)
-        poll.register(pidfd, select.POLLIN)
+        try:
+            pidfd = os.pidfd_open(d.pid)
+            poll.register(pidfd, select.POLLIN)
+        except ProcessLookupError:
+            if not d.forked:
+                raise
+            pidfd = None  # the fork server reaped it already: its report is on the way
         fsock = self.forks.sock.fileno() if d.forked else None
         if fsock is not None:
             poll.register(fsock, select.POLLIN)
@@ -292,7 +297,8 @@ class Launcher:
                     self.take(d, names[fd], chunk, limit)
                     if d.overrun:
                         forced = "output"
-        os.close(pidfd)
+        if pidfd is not None:
+            os.close(pidfd)
         if forced == "timeout":
             d.sched = self.sched_of(d.pid)
         self.kill_decision(d)
