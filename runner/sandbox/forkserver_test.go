@@ -41,12 +41,25 @@ print(json.dumps(obs))
 
 // forkPair returns a launcher with the fork server and one without, for the same bot.
 func forkPair(t *testing.T, sb Sandbox, src string) (forked, plain *Launcher) {
+	return forkPairRun(t, sb, src, false)
+}
+
+// forkPairRun is forkPair; with run, the bot's command is ./run, the script the dirfiles
+// protocol writes for a Python 3 answer (Mafia), with that protocol's PATH.
+func forkPairRun(t *testing.T, sb Sandbox, src string, run bool) (forked, plain *Launcher) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	spec := ProcSpec{Dir: dir, Argv: []string{"/usr/bin/python3", "bot.py"}}
+	if run {
+		if err := os.WriteFile(filepath.Join(dir, "run"), []byte("#!/bin/sh\nexec /usr/bin/python3 bot.py\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		spec.Argv = []string{"./run"}
+		spec.Env = []string{"PATH=/usr/bin:/bin"}
+	}
 	forked = newTestLauncher(t, sb, spec)
 	plain = newTestLauncher(t, sb, spec)
 	plain.noForks = true
@@ -58,8 +71,19 @@ func forkPair(t *testing.T, sb Sandbox, src string) (forked, plain *Launcher) {
 // (docs/trust.md): none of those it prints here.
 func TestForkServerSameAsPlainLaunch(t *testing.T) {
 	for name, sb := range launcherSandboxes(t) {
-		t.Run(name, func(t *testing.T) {
-			forked, plain := forkPair(t, sb, observeBot)
+		for _, run := range []bool{false, true} {
+			if run {
+				name += "/run"
+			}
+			t.Run(name, func(t *testing.T) { testForkServerSame(t, sb, run) })
+		}
+	}
+}
+
+func testForkServerSame(t *testing.T, sb Sandbox, run bool) {
+	{
+		{
+			forked, plain := forkPairRun(t, sb, observeBot, run)
 			var draws []float64
 			for i := range 3 {
 				job := Job{Args: []string{"7", "a b", ""}, Stdin: []byte("hello\n"), Timeout: 10 * time.Second}
@@ -93,7 +117,7 @@ func TestForkServerSameAsPlainLaunch(t *testing.T) {
 			if draws[0] == draws[1] || draws[1] == draws[2] {
 				t.Fatalf("random's first draws repeat across forked decisions: %v", draws)
 			}
-		})
+		}
 	}
 }
 

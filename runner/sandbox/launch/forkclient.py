@@ -17,6 +17,7 @@ and started again at the next decision; a report that is not one ("garbage") kil
 The decision's main process then ends as it does (re-parented to pid 1, which reaps it)
 or, when its status is lost, as killed.
 """
+import re
 import socket
 
 FORK_BOOT = ("import sys;M=set(sys.modules);import _socket;S=_socket.socket(fileno=3);"
@@ -24,6 +25,9 @@ FORK_BOOT = ("import sys;M=set(sys.modules);import _socket;S=_socket.socket(file
 FORK_START_S = 10  # how long the server may take to start
 FORK_REPLY_S = 5  # how long it may take to fork
 FORK_MAX_ARGV = 1 << 19  # larger argv are spawned (the server reads 1 MiB messages)
+# The `run` script the dirfiles protocol writes for an answer without one
+# (runner/protocol/dirfiles/adapter.go): the shell execs `PYTHON SCRIPT`.
+RUN_SCRIPT = re.compile(rb"#!/bin/sh\nexec ([A-Za-z0-9_./+-]+) ([A-Za-z0-9_./+-]+)\n\Z")
 
 
 class ForkDown(Exception):
@@ -47,7 +51,12 @@ def _outer_pid(pid):
 
 class ForkServer:
     def __init__(self, argv, env):
-        self.argv, self.env = argv, env
+        """argv: what serves returned; env: the bot's environment."""
+        self.argv, self.run = argv
+        self.env = dict(env)
+        if self.run is not None:
+            # Under `run`, the interpreter sees the environment the shell exports.
+            self.env.setdefault(b"PWD", os.fsencode(os.getcwd()))
         self.sock = None
         self.pid = 0
         self.outer = 0
@@ -57,6 +66,26 @@ class ForkServer:
 
     @staticmethod
     def serves(argv):
+        """What the server runs for the bot command argv, (`PYTHON SCRIPT`, run) with PYTHON
+        this interpreter, or None. argv is that command itself (run None) or ./run, a shell
+        script that execs it (run: its path and text, checked at every decision)."""
+        run = None
+        if argv == ["./run"]:
+            try:
+                with open("run", "rb") as f:
+                    text = f.read(4096)
+            except OSError:
+                return None
+            m = RUN_SCRIPT.match(text)
+            if m is None:
+                return None
+            run, argv = text, [os.fsdecode(m.group(1)), os.fsdecode(m.group(2))]
+        if not ForkServer.python(argv):
+            return None
+        return argv, run
+
+    @staticmethod
+    def python(argv):
         """Whether argv is `PYTHON SCRIPT` with PYTHON this interpreter."""
         if len(argv) != 2 or argv[1].startswith("-") or not os.path.isfile(argv[1]) or not os.access(argv[1], os.R_OK):
             return False
@@ -125,10 +154,20 @@ class ForkServer:
 
     def spawn(self, args, stdin, out_w, err_w):
         """Fork the decision's process; its pid. ForkDown: spawn it instead."""
+        if self.run is not None:
+            args = []  # the script's exec line passes none of its own
         argv = [os.fsencode(a) for a in self.argv + args]
         msg = b"\0".join(argv)
         if any(b"\0" in a for a in argv) or len(msg) > FORK_MAX_ARGV:
             raise ForkDown("argv")
+        if self.run is not None:
+            # The bot may have rewritten its `run`.
+            try:
+                with open("run", "rb") as f:
+                    if f.read(4096) != self.run:
+                        raise ForkDown("run changed")
+            except OSError:
+                raise ForkDown("run unreadable")
         if self.sock is not None and self.pending():
             # Between decisions the server says nothing: a message now was forged by a bot
             # that took the socket, maybe for the next decision's pid. Start afresh.

@@ -654,8 +654,10 @@ def main():
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     launcher = Launcher(args, isolation, proto_in, proto_out)
-    if forks and isolation == "pidns" and "ForkServer" in globals() and ForkServer.serves(args):
-        launcher.forks = ForkServer(args, launcher.env)
+    if forks and isolation == "pidns" and "ForkServer" in globals():
+        served = ForkServer.serves(args)
+        if served is not None:
+            launcher.forks = ForkServer(served, launcher.env)
     launcher.serve()
     return 0
 
