@@ -45,7 +45,8 @@ func forkPair(t *testing.T, sb Sandbox, src string) (forked, plain *Launcher) {
 }
 
 // forkPairRun is forkPair; with run, the bot's command is ./run, the script the dirfiles
-// protocol writes for a Python 3 answer (Mafia), with that protocol's PATH.
+// protocol writes for a Python 3 answer (Mafia, dirfiles.Prepare's shellJoin), with that
+// protocol's PATH.
 func forkPairRun(t *testing.T, sb Sandbox, src string, run bool) (forked, plain *Launcher) {
 	t.Helper()
 	dir := t.TempDir()
@@ -54,7 +55,7 @@ func forkPairRun(t *testing.T, sb Sandbox, src string, run bool) (forked, plain 
 	}
 	spec := ProcSpec{Dir: dir, Argv: []string{"/usr/bin/python3", "bot.py"}}
 	if run {
-		if err := os.WriteFile(filepath.Join(dir, "run"), []byte("#!/bin/sh\nexec /usr/bin/python3 bot.py\n"), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "run"), []byte("#!/bin/sh\nexec '/usr/bin/python3' 'bot.py'\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		spec.Argv = []string{"./run"}

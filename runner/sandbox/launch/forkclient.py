@@ -27,7 +27,8 @@ FORK_REPLY_S = 5  # how long it may take to fork
 FORK_MAX_ARGV = 1 << 19  # larger argv are spawned (the server reads 1 MiB messages)
 # The `run` script the dirfiles protocol writes for an answer without one
 # (runner/protocol/dirfiles/adapter.go): the shell execs `PYTHON SCRIPT`.
-RUN_SCRIPT = re.compile(rb"#!/bin/sh\nexec ([A-Za-z0-9_./+-]+) ([A-Za-z0-9_./+-]+)\n\Z")
+# (runner/protocol/dirfiles/adapter.go quotes each word.)
+RUN_SCRIPT = re.compile(rb"#!/bin/sh\nexec '([A-Za-z0-9_./+-]+)' '([A-Za-z0-9_./+-]+)'\n\Z")
 
 
 class ForkDown(Exception):
