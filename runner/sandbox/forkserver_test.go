@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -41,21 +42,26 @@ print(json.dumps(obs))
 
 // forkPair returns a launcher with the fork server and one without, for the same bot.
 func forkPair(t *testing.T, sb Sandbox, src string) (forked, plain *Launcher) {
-	return forkPairRun(t, sb, src, false)
+	return forkPairRun(t, sb, src, "")
 }
+
+// runScripts are the `run` scripts the fork server serves: the one dirfiles.Prepare
+// writes for a Python 3 answer, and the same as an answer writes it (Mafia's Sheriff),
+// the interpreter found through PATH.
+var runScripts = []string{"#!/bin/sh\nexec '/usr/bin/python3' 'bot.py'\n", "#!/bin/sh\nexec python3 bot.py\n"}
 
 // forkPairRun is forkPair; with run, the bot's command is ./run, the script the dirfiles
 // protocol writes for a Python 3 answer (Mafia, dirfiles.Prepare's shellJoin), with that
 // protocol's PATH.
-func forkPairRun(t *testing.T, sb Sandbox, src string, run bool) (forked, plain *Launcher) {
+func forkPairRun(t *testing.T, sb Sandbox, src string, run string) (forked, plain *Launcher) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	spec := ProcSpec{Dir: dir, Argv: []string{"/usr/bin/python3", "bot.py"}}
-	if run {
-		if err := os.WriteFile(filepath.Join(dir, "run"), []byte("#!/bin/sh\nexec '/usr/bin/python3' 'bot.py'\n"), 0o755); err != nil {
+	if run != "" {
+		if err := os.WriteFile(filepath.Join(dir, "run"), []byte(run), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		spec.Argv = []string{"./run"}
@@ -72,16 +78,17 @@ func forkPairRun(t *testing.T, sb Sandbox, src string, run bool) (forked, plain 
 // (docs/trust.md): none of those it prints here.
 func TestForkServerSameAsPlainLaunch(t *testing.T) {
 	for name, sb := range launcherSandboxes(t) {
-		for _, run := range []bool{false, true} {
-			if run {
-				name += "/run"
+		for i, run := range append([]string{""}, runScripts...) {
+			sub := name
+			if run != "" {
+				sub += fmt.Sprintf("/run%d", i)
 			}
-			t.Run(name, func(t *testing.T) { testForkServerSame(t, sb, run) })
+			t.Run(sub, func(t *testing.T) { testForkServerSame(t, sb, run) })
 		}
 	}
 }
 
-func testForkServerSame(t *testing.T, sb Sandbox, run bool) {
+func testForkServerSame(t *testing.T, sb Sandbox, run string) {
 	{
 		{
 			forked, plain := forkPairRun(t, sb, observeBot, run)

@@ -27,8 +27,9 @@ FORK_REPLY_S = 5  # how long it may take to fork
 FORK_MAX_ARGV = 1 << 19  # larger argv are spawned (the server reads 1 MiB messages)
 # The `run` script the dirfiles protocol writes for an answer without one
 # (runner/protocol/dirfiles/adapter.go): the shell execs `PYTHON SCRIPT`.
-# (runner/protocol/dirfiles/adapter.go quotes each word.)
-RUN_SCRIPT = re.compile(rb"#!/bin/sh\nexec '([A-Za-z0-9_./+-]+)' '([A-Za-z0-9_./+-]+)'\n\Z")
+# (runner/protocol/dirfiles/adapter.go quotes each word), or the same unquoted as answers
+# write it: words of characters the shell expands nothing in.
+RUN_SCRIPT = re.compile(rb"#!/bin/sh\nexec ('?)([A-Za-z0-9_./+-]+)\1 ('?)([A-Za-z0-9_./+-]+)\3\n\Z")
 
 
 class ForkDown(Exception):
@@ -80,7 +81,7 @@ class ForkServer:
             m = RUN_SCRIPT.match(text)
             if m is None:
                 return None
-            run, argv = text, [os.fsdecode(m.group(1)), os.fsdecode(m.group(2))]
+            run, argv = text, [os.fsdecode(m.group(2)), os.fsdecode(m.group(4))]
         if not ForkServer.python(argv):
             return None
         return argv, run

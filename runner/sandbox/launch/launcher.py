@@ -655,9 +655,12 @@ def main():
 
     launcher = Launcher(args, isolation, proto_in, proto_out)
     if forks and isolation == "pidns" and "ForkServer" in globals():
-        served = ForkServer.serves(args)
-        if served is not None:
-            launcher.forks = ForkServer(served, launcher.env)
+        try:
+            served = ForkServer.serves(args)
+            if served is not None:
+                launcher.forks = ForkServer(served, launcher.env)
+        except OSError:
+            pass  # no /proc to find our children in: every decision is spawned
     launcher.serve()
     return 0
 
