@@ -276,3 +276,26 @@ func BenchmarkLauncherPython(b *testing.B) {
 		})
 	}
 }
+
+// A forked decision that times out is read for starvation as a spawned one is: the
+// launcher finds the child in /proc by its pid in the namespace and reports what it ran
+// and waited (the runner's starved check reads them).
+func TestForkServerTimeoutSchedstat(t *testing.T) {
+	for name, sb := range launcherSandboxes(t) {
+		t.Run(name, func(t *testing.T) {
+			l, _ := forkPair(t, sb, "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.2: pass\ntime.sleep(30)\n")
+			lp, err := l.get(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lp.close()
+			rep, f := lp.exchange(context.Background(), launchRequest{ID: 1, Timeout: 1, Out: 1 << 20}, 10*time.Second)
+			if f != nil || rep.End != "timeout" || !rep.Forked || rep.Run == nil || rep.Wait == nil {
+				t.Fatalf("fault %v, reply %+v", f, rep)
+			}
+			if *rep.Run < int64(150*time.Millisecond) {
+				t.Fatalf("the child ran %v by its schedstat, want about 200ms", time.Duration(*rep.Run))
+			}
+		})
+	}
+}
