@@ -52,6 +52,8 @@ type Launcher struct {
 	// when set (tests).
 	python string
 	slack  time.Duration
+	// noForks turns the fork server off for this launcher (tests compare both ways).
+	noForks bool
 
 	mu      sync.Mutex
 	idle    []*launcherProc
@@ -66,6 +68,27 @@ var LauncherPython = "/usr/bin/python3"
 //go:embed launch/launcher.py
 var launcherSource string
 
+// The fork server (launch/forkserver.py) and the launcher's client of it
+// (launch/forkclient.py): a Python bot's decisions fork an idle interpreter instead of
+// starting one. launcherProgram puts them before the launcher's source.
+var (
+	//go:embed launch/forkserver.py
+	forkServerSource string
+	//go:embed launch/forkclient.py
+	forkClientSource string
+)
+
+// LauncherForkServer turns the fork server on (the default) or off for the launchers
+// started from then on: off, every decision starts its process afresh.
+var LauncherForkServer = true
+
+// launcherProgram is the source the launcher runs: the fork server's source as a string,
+// its client, the launcher.
+func launcherProgram() string {
+	fs, _ := json.Marshal(forkServerSource)
+	return "FORKSERVER_SOURCE = " + string(fs) + "\n" + forkClientSource + "\n" + launcherSource
+}
+
 // launcherBoot reads the launcher's source from the first line of stdin and runs it.
 const launcherBoot = `import json,sys;exec(compile(json.loads(sys.stdin.buffer.readline()),"kothd-launcher","exec"))`
 
@@ -77,8 +100,8 @@ const (
 	// launcherStartTimeout bounds a launcher's start (sandbox, interpreter, namespaces).
 	launcherStartTimeout = 30 * time.Second
 	// launcherProcs is what the launcher adds to the sandbox's process count: its first
-	// process and the server, pid 1 of its namespace.
-	launcherProcs = 2
+	// process, the server (pid 1 of its namespace) and the fork server.
+	launcherProcs = 3
 	// launcherFiles is the fewest descriptors a launcher works with (a decision's pipes,
 	// pidfd, protocol); a bot allowed fewer gets its own limit back on its process.
 	launcherFiles = 32
@@ -116,6 +139,9 @@ type Launched struct {
 	Exit   int
 	Errno  syscall.Errno
 	Fault  *engine.Fault
+	// Forked: the launcher's fork server started the process, forking an idle
+	// interpreter (a Python bot run by the launcher's own Python).
+	Forked bool
 }
 
 // Run runs the bot's command followed by args once, like RunArgv, and returns its stdout
@@ -261,7 +287,11 @@ func (l *Launcher) start(ctx context.Context) (*launcherProc, error) {
 	if isolation == "" {
 		isolation = "auto"
 	}
-	spec.Argv = append([]string{l.python, "-I", "-S", "-c", launcherBoot, "--isolation=" + isolation}, l.spec.Argv...)
+	forks := "--forkserver=on"
+	if l.noForks || !LauncherForkServer {
+		forks = "--forkserver=off"
+	}
+	spec.Argv = append([]string{l.python, "-I", "-S", "-c", launcherBoot, forks, "--isolation=" + isolation}, l.spec.Argv...)
 	spec.Launcher = true
 	// CPU time is per decision (set by the launcher on each one); the launcher's own
 	// processes must not eat into the bot's process budget.
@@ -276,7 +306,7 @@ func (l *Launcher) start(ctx context.Context) (*launcherProc, error) {
 	}
 	l.started.Add(1)
 	lp := &launcherProc{p: p}
-	src, _ := json.Marshal(launcherSource)
+	src, _ := json.Marshal(launcherProgram())
 	if _, err := p.stdin.Write(append(src, '\n')); err != nil {
 		lp.close()
 		return nil, fmt.Errorf("start the launcher: %w; stderr: %s", err, p.stderr.String())

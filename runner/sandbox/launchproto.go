@@ -36,12 +36,14 @@ type launchReply struct {
 	// time on a CPU and time waiting for one (ns); absent otherwise.
 	Run  *int64 `json:"run"`
 	Wait *int64 `json:"wait"`
+	// Forked: the fork server started the decision's process (launch/forkclient.py).
+	Forked bool `json:"forked"`
 }
 
 // launched classifies a reply exactly as RunArgv classifies a process's end.
 func (r *launchReply) launched(timeout time.Duration, limit int64) Launched {
 	out, err := base64.StdEncoding.DecodeString(r.Out)
-	res := Launched{Stdout: string(out), Stderr: r.Err, Exit: -1}
+	res := Launched{Stdout: string(out), Stderr: r.Err, Exit: -1, Forked: r.Forked}
 	if err != nil {
 		res.Fault = &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("launcher: stdout: %v", err)}
 		return res

@@ -434,3 +434,13 @@ func TestDirPoolBenches(t *testing.T) {
 		})
 	}
 }
+
+// The `run` Prepare writes for a Python answer is the form the launcher's fork server
+// recognizes (RUN_SCRIPT in runner/sandbox/launch/forkclient.py): a change here must be
+// made there too, or Mafia's Python bots silently lose the fork server.
+func TestRunScriptFormForkServer(t *testing.T) {
+	got := "#!/bin/sh\nexec " + shellJoin([]string{"/usr/bin/python3", "bot.py"}) + "\n"
+	if want := "#!/bin/sh\nexec '/usr/bin/python3' 'bot.py'\n"; got != want {
+		t.Fatalf("run script %q, want %q", got, want)
+	}
+}

@@ -1,6 +1,6 @@
 """kothd launcher: starts one-shot bot processes on request, inside the bot's sandbox.
 
-Run as: python3 -I -S -c <boot> --isolation=auto|group <bot command...>, the boot code
+Run as: python3 -I -S -c <boot> --forkserver=on|off --isolation=auto|group <bot command...>, the boot code
 reading this file's source from the first line of stdin (runner/sandbox/launcher.go).
 
 The runner starts one launcher per bot, through the bot's sandbox, and asks it for
@@ -15,6 +15,7 @@ Protocol, one JSON object per line on the launcher's own stdin/stdout:
   launcher -> runner: {"id": n, "end": END, "code": exit status, "sig": signal, "errno": n,
                        "out": base64 stdout, "err": stderr tail, "why": text, "ms": n,
                        "run", "wait": ns the main process ran, and the longest any of its threads waited for a CPU (timeout only)}
+  (and "forked": true when the fork server started the decision's process: forkclient.py)
 END is "exit" (code), "signal" (sig), "timeout", "output" (more than "out" bytes),
 "noexec" (the command could not be executed: errno) or "error" (the launcher failed:
 why). The reply is written only once no process of the decision is left.
@@ -166,6 +167,8 @@ class Decision:
         self.end = None  # (kind, value): see reply
         self.exec_errno = None  # set when the command could not be executed
         self.pid = 0  # the bot's main process
+        self.forked = False  # started by the fork server (forkclient.py)
+        self.reported = False  # and the server reported its end (it is idle again)
         self.sched = None  # (run ns, wait ns) of the main process when it timed out
 
 
@@ -177,11 +180,17 @@ class Launcher:
         self.pid = os.getpid()
         self.proto_in = proto_in
         self.proto_out = proto_out
+        self.forks = None  # the fork server's client, when it serves this bot (main)
 
     def send(self, obj):
         write_all(self.proto_out, (json.dumps(obj, separators=(",", ":")) + "\n").encode())
 
     def serve(self):
+        if self.forks is not None:
+            try:
+                self.forks.start()
+            except ForkDown:
+                pass  # tried again at the first decision
         self.send({"hello": 1, "isolation": self.isolation})
         while True:
             line = self.proto_in.readline()
@@ -208,7 +217,7 @@ class Launcher:
         if self.isolation == "pidns" and not int(req.get("nofile") or 0):
             st_r = None
             try:
-                d.pid = self.spawn(req, stdin, out_w, err_w)
+                d.pid = self.fork(d, req, stdin, out_w, err_w) or self.spawn(req, stdin, out_w, err_w)
             except OSError as e:
                 close_all(stdin, out_w, err_w, out_r, err_r)
                 if e.errno in HOST_SPAWN_ERRORS:  # no process could be created: not the bot's doing
@@ -248,8 +257,16 @@ class Launcher:
                 names[fd] = what
         proto = self.proto_in.fileno()
         poll.register(proto, 0)  # POLLHUP only: the runner went away
-        pidfd = os.pidfd_open(d.pid)
-        poll.register(pidfd, select.POLLIN)
+        try:
+            pidfd = os.pidfd_open(d.pid)
+            poll.register(pidfd, select.POLLIN)
+        except ProcessLookupError:
+            if not d.forked:
+                raise
+            pidfd = None  # the fork server reaped it already: its report is on the way
+        fsock = self.forks.sock.fileno() if d.forked else None
+        if fsock is not None:
+            poll.register(fsock, select.POLLIN)
         pidns = self.isolation == "pidns"
         forced = None
         while d.end is None and forced is None:
@@ -270,6 +287,8 @@ class Launcher:
                 elif fd == pidfd:
                     if not pidns:
                         d.end = self.main_status(d.pid)
+                elif fd == fsock:
+                    fsock = self.fork_report(d, poll, fsock)
                 elif fd in names:
                     chunk = os.read(fd, CHUNK)
                     if not chunk:
@@ -278,7 +297,8 @@ class Launcher:
                     self.take(d, names[fd], chunk, limit)
                     if d.overrun:
                         forced = "output"
-        os.close(pidfd)
+        if pidfd is not None:
+            os.close(pidfd)
         if forced == "timeout":
             d.sched = self.sched_of(d.pid)
         self.kill_decision(d)
@@ -361,7 +381,9 @@ class Launcher:
                 return
             if pid == 0:
                 return
-            if pid == d.pid:
+            if self.forks is not None and pid == self.forks.pid:
+                self.forks.exited()
+            elif pid == d.pid:
                 if os.WIFEXITED(status):
                     d.end = ("exit", os.WEXITSTATUS(status))
                 else:
@@ -393,9 +415,20 @@ class Launcher:
                     return
                 if pid == 0:
                     break
+                if self.forks is not None and pid == self.forks.pid:
+                    self.forks.exited()
+            # The fork server reaped the decision's main process before reporting it:
+            # with the server the only child left, nothing of the decision is. A forked
+            # decision the server did not report (a timeout, a stopped server) could have
+            # left its main process unreaped below it: all are killed.
+            f = self.forks
+            if f is not None and f.sock is not None and (d.reported or not d.forked) and f.only_child():
+                return
             # pid 1's kill(-1) reaches every other process of the namespace; forks racing
             # with it fail, as their parents have a fatal signal pending.
             kill(-1)
+            if self.forks is not None:
+                self.forks.stop()  # killed with the rest: started again at the next decision
             while True:
                 try:
                     os.waitpid(-1, 0)
@@ -426,6 +459,8 @@ class Launcher:
              "ms": int((time.monotonic() - start) * 1000)}
         if d.sched is not None:
             r["run"], r["wait"] = d.sched
+        if d.forked:
+            r["forked"] = True
         if kind == "exit":
             r["code"] = value
         elif kind == "signal":
@@ -436,6 +471,45 @@ class Launcher:
         elif kind == "error":
             r["why"] = value
         return r
+
+    def fork(self, d, req, stdin, out_w, err_w):
+        """pidns: have the fork server fork the decision's process (forkclient.py); its pid,
+        or 0 when it is to be spawned."""
+        if self.forks is None or not self.forks.usable():
+            return 0
+        try:
+            pid = self.forks.spawn([str(a) for a in req.get("args") or []], stdin, out_w, err_w)
+        except ForkDown:
+            return 0
+        d.forked = True
+        cpu = int(req.get("cpu") or 0)
+        if cpu > 0:
+            try:
+                resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu + 1))
+            except OSError:
+                pass  # it has already exited
+        return pid
+
+    def fork_report(self, d, poll, fsock):
+        """The fork server's socket is readable: note the decision's end it reports. When
+        the server is lost, the main process, if still running, is re-parented to pid 1,
+        which reaps it; if it is gone and its status with it, it was killed. Returns the
+        socket to keep polling, or None."""
+        end = self.forks.status(d.pid)
+        if end is None:
+            return fsock
+        poll.unregister(fsock)
+        if end != "lost":
+            d.end, d.reported = end, True
+            return None
+        self.reap(d)
+        if d.end is None:
+            try:
+                os.kill(d.pid, 0)
+            except ProcessLookupError:
+                d.end = ("signal", signal.SIGKILL)
+                d.err += b"\nkothd: the fork server running the decision died\n"
+        return None
 
     def spawn(self, req, stdin, out_w, err_w):
         """pidns: start the bot's process with posix_spawn (a vfork and exec, in C). A fork
@@ -515,6 +589,9 @@ class Launcher:
 
 def main():
     args = sys.argv[1:]
+    forks = True  # before --isolation, which the sandbox expects just before the command
+    if args and args[0].startswith("--forkserver="):
+        forks = args.pop(0).split("=", 1)[1] == "on"
     want = "auto"
     if args and args[0].startswith("--isolation="):
         want = args.pop(0).split("=", 1)[1]
@@ -576,7 +653,15 @@ def main():
         # As pid 1 it receives from inside only signals it handles: it must handle none.
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
-    Launcher(args, isolation, proto_in, proto_out).serve()
+    launcher = Launcher(args, isolation, proto_in, proto_out)
+    if forks and isolation == "pidns" and "ForkServer" in globals():
+        try:
+            served = ForkServer.serves(args)
+            if served is not None:
+                launcher.forks = ForkServer(served, launcher.env)
+        except OSError:
+            pass  # no /proc to find our children in: every decision is spawned
+    launcher.serve()
     return 0
 
 

@@ -1,0 +1,145 @@
+"""kothd fork server: runs a Python bot's script in a fresh fork per decision.
+
+Started by the launcher (forkclient.py) inside the bot's sandbox and PID namespace, as
+the bot's own interpreter with only `-c FORK_BOOT`, the boot reading this source from
+descriptor 3, a SOCK_SEQPACKET socket to the launcher. The boot records the modules the
+interpreter started with (M) and imports only _socket; this program imports nothing more.
+Starting the interpreter once instead of once per decision is the whole gain: a fork of
+an idle interpreter costs a fraction of a millisecond, a start 15-30 ms of CPU.
+
+Protocol (one message each):
+  launcher -> server: NUL-separated argv (interpreter, script, arguments...) with three
+                      descriptors (SCM_RIGHTS): the decision's stdin, stdout and stderr.
+  server -> launcher: "R" once ready; "P<pid>" once the decision's process is forked;
+                      "S<pid> <wait status>" once it has exited (the server reaps it).
+The decision's process is the fork: it takes the three descriptors as 0-2, closes every
+other, leads a session of its own, and runs the script as `python3 script args...` would
+(see become). Everything else (limits, timeouts, killing what the bot left behind,
+reading its output) stays the launcher's, as for a spawned bot.
+"""
+import os
+import sys
+
+
+def serve():
+    """The server's loop; returns only in a forked child, with its descriptors and argv."""
+    S.send(b"R")
+    while True:
+        msg, anc, flags, _ = S.recvmsg(1 << 20, _socket.CMSG_SPACE(16))
+        if not msg:
+            os._exit(0)  # the launcher went away
+        fds = []
+        for level, kind, data in anc:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
+        argv = msg.split(b"\0")
+        if len(fds) != 3 or len(argv) < 2 or flags & (_socket.MSG_TRUNC | _socket.MSG_CTRUNC):
+            for fd in fds:
+                os.close(fd)
+            S.send(b"E")
+            continue
+        pid = os.fork()
+        if pid == 0:
+            return fds, [os.fsdecode(a) for a in argv]
+        for fd in fds:
+            os.close(fd)
+        S.send(b"P%d" % pid)
+        _, status = os.waitpid(pid, 0)
+        S.send(b"S%d %d" % (pid, status))
+
+
+def become(fds, argv):
+    """In the fork: become `argv[0] argv[1] argv[2:]...` as a fresh interpreter would run
+    it. What a fresh start would differ in is set back: argv, sys.path[0], the modules the
+    server imported (gone from sys.modules), __main__'s namespace, `random`'s seed (when
+    the interpreter imports it at start), descriptors, session."""
+    S.close()
+    os.setsid()
+    for i, fd in enumerate(fds):
+        os.dup2(fd, i)
+    os.closerange(3, 1 << 16)
+    exe, script = argv[0], argv[1]
+    path = os.path.abspath(script)  # the interpreter names its script so (__file__, tracebacks)
+    sys.argv[:] = argv[1:]
+    sys.orig_argv[:] = argv
+    # A script's directory heads sys.path (symlinks resolved), where -c put "".
+    sys.path[0] = os.path.dirname(os.path.realpath(script))
+    for name in set(sys.modules) - M:
+        del sys.modules[name]
+    if "random" in sys.modules:
+        sys.modules["random"].seed()  # from os.urandom, as a fresh import seeds it
+    main = sys.modules["__main__"].__dict__
+    main.clear()
+    main.update(__name__="__main__", __doc__=None, __package__=None,
+                __loader__=sys.modules["_frozen_importlib_external"].SourceFileLoader("__main__", path),
+                __spec__=None, __annotations__={}, __builtins__=sys.modules["builtins"],
+                __file__=path, __cached__=None)
+    try:
+        f = open(script, "rb")
+    except OSError as e:
+        sys.stderr.write("%s: can't open file %r: [Errno %d] %s\n" % (exe, path, e.errno, e.strerror))
+        sys.stderr.flush()
+        raise SystemExit(2)
+    with f:
+        source = f.read()
+    try:
+        exec(compile(source, path, "exec", dont_inherit=True), main)
+    except SystemExit as e:
+        finish(main, exit_code(e))
+    except BaseException as e:
+        # As the interpreter reports an uncaught exception, without this frame.
+        tb = e.__traceback__
+        tb = tb.tb_next if tb is not None else None
+        e.__traceback__ = tb  # the one printed
+        sys.excepthook(type(e), e, tb)
+        del e, tb
+        finish(main, 1, sys.exc_info()[0] is KeyboardInterrupt)
+    finish(main, 0)
+
+
+def exit_code(e):
+    """The exit status the interpreter gives an uncaught SystemExit, printing a message
+    that is not a number to stderr as it does."""
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except Exception:
+        pass
+    return 1
+
+
+def finish(main, code, interrupted=False):
+    """End as the interpreter's finalization ends a script, less its teardown of every
+    object: what a script can see of it runs (non-daemon threads joined, exit handlers,
+    the script's globals released (their files closed and flushed), stdio flushed, a
+    failed flush giving 120), then the process exits without freeing the interpreter's
+    memory object by object (a fork's teardown copies the pages it shares with the
+    server: most of a decision's CPU). Objects kept alive elsewhere are not finalized:
+    docs/trust.md."""
+    import atexit
+    for step in (sys.modules["threading"]._shutdown if "threading" in sys.modules else None,
+                 atexit._run_exitfuncs, main.clear):
+        try:
+            if step is not None:
+                step()
+        except BaseException:
+            pass
+    for f in (sys.stdout, sys.stderr):
+        try:
+            if f is not None and not f.closed:
+                f.flush()
+        except BaseException:
+            code = 120
+    if interrupted:
+        # The interpreter kills itself with SIGINT after an uncaught KeyboardInterrupt.
+        import signal
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    os._exit(code)
+
+
+become(*serve())
