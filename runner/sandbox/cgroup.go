@@ -96,6 +96,13 @@ func (t *cgroupTree) probe() error {
 // shows (not "/" inside a cgroup namespace).
 type cgroupMount struct{ point, root string }
 
+// dir is where the cgroup at path (as /proc/self/cgroup names it) is in the mount. The
+// root is usually "/": cut from "/system.slice/kothd.service" it leaves no separator,
+// which the v2 path once lost ("/sys/fs/cgroupsystem.slice/…": no v2 host could play).
+func (m cgroupMount) dir(path string) string {
+	return filepath.Join(m.point, strings.TrimPrefix(path, m.root))
+}
+
 // detectCgroups reads /proc/self/mountinfo and /proc/self/cgroup and sets up the tree.
 func detectCgroups() (*cgroupTree, error) {
 	v1, v2, err := cgroupMounts()
@@ -109,7 +116,7 @@ func detectCgroups() (*cgroupTree, error) {
 	var v2err error
 	if v2 != nil {
 		if path, ok := own[""]; ok {
-			t, err := setupV2(v2.point + strings.TrimPrefix(path, v2.root))
+			t, err := setupV2(v2.dir(path))
 			if err == nil {
 				return t, nil
 			}
@@ -206,7 +213,7 @@ func setupV1(mounts map[string]cgroupMount, own map[string]string) (*cgroupTree,
 		if !ok {
 			return nil, fmt.Errorf("no cgroup v1 hierarchy has the %s controller (and cgroup v2 does not offer memory, pids and cpu)", c)
 		}
-		parent := filepath.Join(m.point, strings.TrimPrefix(own[c], m.root))
+		parent := m.dir(own[c])
 		if st, err := os.Stat(parent); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("the daemon's %s cgroup %s: %v", c, parent, err)
 		}
