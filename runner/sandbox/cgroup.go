@@ -125,7 +125,7 @@ func detectCgroups() (*cgroupTree, error) {
 	}
 	t, err := setupV1(v1, own)
 	if err != nil && v2err != nil {
-		return nil, fmt.Errorf("v2: %v; v1: %w", v2err, err)
+		return nil, fmt.Errorf("v2: %v; v1: %w; %s", v2err, err, v2Hint)
 	}
 	return t, err
 }
@@ -224,6 +224,13 @@ func setupV1(mounts map[string]cgroupMount, own map[string]string) (*cgroupTree,
 }
 
 var v2Controllers = []string{"memory", "pids", "cpu"}
+
+// v2Hint says how to give kothd what cgroup v2 needs: a cgroup of its own with the
+// controllers delegated. A service has one with Delegate=yes; a command started from a
+// shell shares the session's cgroup (and the memory, pids and cpu controllers are rarely
+// enabled there), so it asks systemd for a scope of its own.
+const v2Hint = "on a cgroup v2 host kothd needs a cgroup of its own with the controllers delegated: " +
+	"the shipped unit has one (Delegate=yes); from a shell, run it in a scope: sudo systemd-run --scope -p Delegate=yes --quiet kothd …"
 
 // setupV2 delegates memory, pids and cpu to own's children. cgroup v2 lets a cgroup hand
 // controllers to its children only while it holds no process itself, so when the daemon
