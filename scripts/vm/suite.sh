@@ -27,7 +27,7 @@ tb=$SECONDS
 rm -rf "$dir/bin" "$dir/src" "$dir/out"
 mkdir -p "$dir/bin/tests" "$dir/src"
 (cd "$repo" && CGO_ENABLED=1 go build -buildvcs=false -o "$dir/bin/kothd" ./cmd/kothd)
-for pkg in $(grep -oE 'gotest "\$who" [^ ]+' "$here/guest/tests.sh" | awk '{print $3}' | sort -u); do
+for pkg in $(grep -oE 'gotest ("\$who"|root|unprivileged) [^ ]+' "$here/guest/tests.sh" | awk '{print $3}' | sort -u); do
   (cd "$repo" && CGO_ENABLED=1 go test -c -o "$dir/bin/tests/$(echo "$pkg" | tr / _).test" "./$pkg")
 done
 # The repository's files (tests read testdata, config.yaml; the quick start the unit):
