@@ -192,6 +192,10 @@ func TestShippedUnitAndConfigAgree(t *testing.T) {
 	if strings.Join(u["ExecReload"], " ") != "/bin/kill -HUP $MAINPID" || strings.Join(u["Type"], "") != "notify" {
 		t.Errorf("ExecReload %v, Type %v", u["ExecReload"], u["Type"])
 	}
+	// Bots are killed for memory inside the unit's cgroup; that must not stop the service.
+	if strings.Join(u["OOMPolicy"], "") != "continue" || strings.Join(u["Delegate"], "") != "yes" {
+		t.Errorf("OOMPolicy %v, Delegate %v: want continue and yes", u["OOMPolicy"], u["Delegate"])
+	}
 	// The model itself: what it must refuse.
 	if ok, _ := visible(map[string][]string{"ProtectHome": {"yes"}, "BindReadOnlyPaths": {"/root/.pyenv"}}, "/root/.pyenv/bin/x"); ok {
 		t.Error("the model lets ProtectHome=yes show /root")

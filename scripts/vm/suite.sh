@@ -6,14 +6,22 @@
 # docs/deploy.md as written, the daemon under the live systemd) and exits with its status:
 # 0 when every step passed. Never skips: a VM that cannot boot is a failure that says why.
 #
-#   scripts/vm/suite.sh [--keep DIR]     DIR: where to lay out the share (kept afterwards)
+#   scripts/vm/suite.sh [--keep DIR] [--only REGEX]
+#       --keep DIR    lay out the share in DIR and keep it (out/ has every log)
+#       --only REGEX  run only the steps whose names match (machine|install|quickstart, …)
 #
 # Needs: Go (builds), root the first time (vm.sh deps, image.sh's debootstrap).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-dir=""
-if [ "${1:-}" = "--keep" ]; then dir=$2; mkdir -p "$dir"; fi
+dir="" only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keep) dir=$2; mkdir -p "$dir"; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    *) echo "usage: $0 [--keep DIR] [--only REGEX]" >&2; exit 2 ;;
+  esac
+done
 [ -n "$dir" ] || { dir=$(mktemp -d "${TMPDIR:-/tmp}/kothd-vm.XXXXXX"); trap 'rm -rf "$dir"' EXIT; }
 dir=$(cd "$dir" && pwd)
 t0=$SECONDS
@@ -37,6 +45,7 @@ for f in suite.sh:run.sh tests.sh:tests.sh quickstart.sh:quickstart.sh vm-overri
   cp "$here/guest/${f%%:*}" "$dir/${f#*:}"
 done
 chmod +x "$dir/run.sh"
+rm -f "$dir/only"; [ -z "$only" ] || echo "$only" >"$dir/only"
 # Python 2 for the answers in it (Bank Heist's, Mafia's), where config.yaml expects it, if
 # this machine has it: shared read-only.
 : >"$dir/extra-shares"
@@ -54,7 +63,7 @@ grep -E '^(--- (PASS|FAIL) |vm-runner: boot|suite: [0-9]+ step)' "$dir/out/outpu
 if [ "$rc" -ne 0 ]; then
   echo "vm suite: FAILED (status $rc): the whole output is in $dir/out/output.log${KOTHD_VM_KEEP:+}" >&2
   grep -B2 -A40 -E '^--- FAIL ' "$dir/out/output.log" | head -200 >&2 || true
-  if [ -z "${1:-}" ]; then cp -r "$dir/out" "${TMPDIR:-/tmp}/kothd-vm-failed.$$" && echo "vm suite: output kept in ${TMPDIR:-/tmp}/kothd-vm-failed.$$" >&2; fi
+  if [ ! -d "$dir/out/../src" ] || [[ $dir == "${TMPDIR:-/tmp}"/kothd-vm.* ]]; then cp -r "$dir/out" "${TMPDIR:-/tmp}/kothd-vm-failed.$$" && echo "vm suite: output kept in ${TMPDIR:-/tmp}/kothd-vm-failed.$$" >&2; fi
 fi
 echo "vm suite: total $((SECONDS - t0))s" >&2
 exit "$rc"

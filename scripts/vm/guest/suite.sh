@@ -18,8 +18,12 @@ phase=$(cat "$OUT/phase" 2>/dev/null || echo start)
 fails=$(cat "$OUT/fails" 2>/dev/null || echo 0)
 
 log() { echo "suite: $*"; }
+# $H/only, if there, is a regular expression of the steps to run (scripts/vm/suite.sh
+# --only): the others say so and are not run.
+only=$(cat "$H/only" 2>/dev/null || true)
 step() {
   local name=$1 t=$SECONDS; shift
+  if [ -n "$only" ] && ! [[ $name =~ $only ]]; then echo "--- NOT RUN $name (--only '$only')"; return 0; fi
   echo "=== STEP $name"
   if "$@"; then
     echo "--- PASS $name ($((SECONDS - t))s)"
@@ -83,8 +87,11 @@ gotest() {
 # ---- the quick start of docs/deploy.md, as written (quickstart.sh) ----
 quickstart() {
   local t0; t0=$(date +%s)
-  (cd "$SRC" && bash -ex "$H/quickstart.sh") || return 1
-  systemctl is-active kothd || return 1
+  if ! (cd "$SRC" && bash -ex "$H/quickstart.sh") || ! systemctl is-active kothd; then
+    systemctl status --no-pager kothd | head -20
+    journalctl -u kothd -o cat --no-pager | tail -40
+    return 1
+  fi
 }
 
 # `kothd once` as root from a shell (here: the runner's service, whose cgroup holds other
@@ -111,6 +118,7 @@ once_from_shell() {
 
 boards_published() {
   # The first run of forty plays, publishes, and the boards are readable by www-data only.
+  systemctl is-active kothd || return 1
   wait_for 900 test -f /srv/kothd/forty.md || { journalctl -u kothd -o cat --no-pager | tail -30; return 1; }
   ls -la /srv/kothd
   local ok=0
@@ -139,6 +147,8 @@ readiness() {
   t=$(date +%s)
   systemctl restart kothd || { log "restart failed"; ok=1; }
   [ "$(systemctl show -P ActiveState kothd)" = active ] || { log "not active after restart"; ok=1; }
+  log "OOMPolicy $(systemctl show -P OOMPolicy kothd), Delegate $(systemctl show -P Delegate kothd), DefaultOOMPolicy $(systemctl show -P DefaultOOMPolicy)"
+  [ "$(systemctl show -P OOMPolicy kothd)" = continue ] || { log "a bot's OOM kill would stop the service"; ok=1; }
   journal_since "$t" | grep -q '"ready' || journal_since "$t" | grep -qi 'ready' || { log "no readiness line in the journal"; ok=1; }
   # A config with a mistake: the start fails and says why.
   cp "$CONF" /tmp/config.good
