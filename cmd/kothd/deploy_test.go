@@ -192,6 +192,15 @@ func TestShippedUnitAndConfigAgree(t *testing.T) {
 	if strings.Join(u["ExecReload"], " ") != "/bin/kill -HUP $MAINPID" || strings.Join(u["Type"], "") != "notify" {
 		t.Errorf("ExecReload %v, Type %v", u["ExecReload"], u["Type"])
 	}
+	// systemd sets up the mount namespace of every command it starts, ExecStartPre= ones
+	// included, and fails the start (226/NAMESPACE) on a ReadWritePaths= entry that does not
+	// exist: a directory the unit's ExecStartPre= makes must be marked "-" (may be missing).
+	// Without it the shipped unit never started on a fresh Debian 12 (the VM suite).
+	for _, rw := range u["ReadWritePaths"] {
+		if slices.Contains(u["ExecStartPre"], rw) { // the words of the commands: made there, not marked
+			t.Errorf("ReadWritePaths=%s is a directory ExecStartPre= makes: mark it -%s, or the start fails while it does not exist", rw, rw)
+		}
+	}
 	// Bots are killed for memory inside the unit's cgroup; that must not stop the service.
 	if strings.Join(u["OOMPolicy"], "") != "continue" || strings.Join(u["Delegate"], "") != "yes" {
 		t.Errorf("OOMPolicy %v, Delegate %v: want continue and yes", u["OOMPolicy"], u["Delegate"])

@@ -14,10 +14,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-dir="" only=""
+dir="" only="" keep=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --keep) dir=$2; mkdir -p "$dir"; shift 2 ;;
+    --keep) dir=$2 keep=1; mkdir -p "$dir"; shift 2 ;;
     --only) only=$2; shift 2 ;;
     *) echo "usage: $0 [--keep DIR] [--only REGEX]" >&2; exit 2 ;;
   esac
@@ -61,9 +61,9 @@ set -e
 echo "vm suite: VM ran $((SECONDS - tv))s; steps:" >&2
 grep -E '^(--- (PASS|FAIL) |vm-runner: boot|suite: [0-9]+ step)' "$dir/out/output.log" >&2 || true
 if [ "$rc" -ne 0 ]; then
-  echo "vm suite: FAILED (status $rc): the whole output is in $dir/out/output.log${KOTHD_VM_KEEP:+}" >&2
+  echo "vm suite: FAILED (status $rc)" >&2
   grep -B2 -A40 -E '^--- FAIL ' "$dir/out/output.log" | head -200 >&2 || true
-  if [ ! -d "$dir/out/../src" ] || [[ $dir == "${TMPDIR:-/tmp}"/kothd-vm.* ]]; then cp -r "$dir/out" "${TMPDIR:-/tmp}/kothd-vm-failed.$$" && echo "vm suite: output kept in ${TMPDIR:-/tmp}/kothd-vm-failed.$$" >&2; fi
+  if [ -z "$keep" ]; then cp -r "$dir/out" "${TMPDIR:-/tmp}/kothd-vm-failed.$$" && echo "vm suite: output kept in ${TMPDIR:-/tmp}/kothd-vm-failed.$$" >&2; fi
 fi
 echo "vm suite: total $((SECONDS - t0))s" >&2
 exit "$rc"
