@@ -201,6 +201,14 @@ func TestShippedUnitAndConfigAgree(t *testing.T) {
 			t.Errorf("ReadWritePaths=%s is a directory ExecStartPre= makes: mark it -%s, or the start fails while it does not exist", rw, rw)
 		}
 	}
+	// Hardening that stops bubblewrap (docs/deploy.md's table says how): ProtectHostname=yes
+	// was shipped, and the daemon refused to start on Debian 12 (the VM suite).
+	for _, key := range []string{"ProtectKernelTunables", "ProtectKernelLogs", "ProtectProc", "ProcSubset",
+		"RestrictNamespaces", "SystemCallFilter", "MemoryDenyWriteExecute", "ProtectControlGroups", "ProtectHostname"} {
+		if v := strings.Join(u[key], " "); v != "" && v != "no" && v != "false" && v != "default" && v != "all" {
+			t.Errorf("%s=%s: it stops bwrap (docs/deploy.md)", key, v)
+		}
+	}
 	// Bots are killed for memory inside the unit's cgroup; that must not stop the service.
 	if strings.Join(u["OOMPolicy"], "") != "continue" || strings.Join(u["Delegate"], "") != "yes" {
 		t.Errorf("OOMPolicy %v, Delegate %v: want continue and yes", u["OOMPolicy"], u["Delegate"])
