@@ -23,7 +23,7 @@ log() { echo "suite: $*"; }
 only=$(cat "$H/only" 2>/dev/null || true)
 step() {
   local name=$1 t=$SECONDS; shift
-  if [ -n "$only" ] && ! [[ $name =~ $only ]]; then echo "--- NOT RUN $name (--only '$only')"; return 0; fi
+  if [ -n "$only" ] && ! [[ $name =~ $only ]]; then echo "--- NOT RUN $name (--only)"; return 0; fi
   echo "=== STEP $name"
   if "$@"; then
     echo "--- PASS $name ($((SECONDS - t))s)"
