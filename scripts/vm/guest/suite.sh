@@ -39,9 +39,11 @@ wait_for() {
   "$@"
 }
 kstatus() { kothd status --config "$CONF" --json; }
-run_state() { kstatus | jq -r '.challenges[] | select(.name=="forty") | .last_run.state // "none"'; }
-run_id() { kstatus | jq -r '.challenges[] | select(.name=="forty") | .last_run.id // 0'; }
-played() { kstatus | jq -r '.challenges[] | select(.name=="forty") | (.live.done // .last_run.games_played // 0)'; }
+# The long run's challenge: a second copy of forty (start_long_run adds it).
+LONG=forty-long
+run_state() { kstatus | jq -r --arg c "${1:-$LONG}" '.challenges[] | select(.name==$c) | .last_run.state // "none"'; }
+run_id() { kstatus | jq -r --arg c "$LONG" '.challenges[] | select(.name==$c) | .last_run.id // 0'; }
+played() { kstatus | jq -r --arg c "$LONG" '.challenges[] | select(.name==$c) | (.live.done // .last_run.games_played // 0)'; }
 mainpid() { systemctl show -P MainPID kothd; }
 journal_since() { journalctl -u kothd -o cat --since "@$1" --no-pager; }
 
@@ -126,18 +128,20 @@ boards_published() {
   sudo -u www-data head -5 /srv/kothd/forty.md || { log "www-data cannot read the board"; ok=1; }
   if sudo -u nobody cat /srv/kothd/forty.md >/dev/null 2>&1; then log "nobody can read the board"; ok=1; fi
   kothd status --config "$CONF"
-  [ "$(run_state)" = done ] || { log "forty's last run: $(run_state)"; ok=1; }
+  [ "$(run_state forty)" = done ] || { log "forty's last run: $(run_state forty)"; ok=1; }
   return $ok
 }
 
-# A run in progress: the daemon plays forty again at its next tick (a schedule of every
-# minute) because a config change of games changed the bot set's hash.
+# A run in progress: a reload that adds a challenge with no board yet has it played at
+# once (docs/deploy.md, "Reload"): forty again under another name, with games enough to
+# be stopped midway under emulation.
 start_long_run() {
-  # more games than the first run: long enough under emulation to stop it midway
-  sed -i 's/^    games: [0-9]*$/    games: 200000/' "$CONF"
-  sed -i 's|^schedule: .*|schedule: "* * * * *"|' "$CONF"
-  systemctl reload kothd
-  wait_for 180 sh -c '[ "$(kothd status --config '"$CONF"' --json | jq -r ".challenges[] | select(.name==\"forty\") | .last_run.state")" = playing ]'
+  if ! grep -q "name: $LONG" "$CONF"; then
+    printf '\n  - name: %s\n    question_id: 177765\n    engine: forty\n    protocol: pyclass\n    games: 200000\n    concurrency: 16384\n    extract: {mode: class-blocks, class_pattern: %s, language: python3, max_bytes: 65536}\n' \
+      "$LONG" "'^class \w+\(\w*Bot\):'" >>"$CONF"
+    systemctl reload kothd
+  fi
+  wait_for 180 sh -c '[ "$(kothd status --config '"$CONF"' --json | jq -r ".challenges[] | select(.name==\"'$LONG'\") | .last_run.state")" = playing ]'
 }
 
 readiness() {
@@ -183,7 +187,7 @@ reload() {
 stop_mid_run() {
   local ok=0 id t
   start_long_run || { log "no run in progress"; return 1; }
-  wait_for 120 sh -c '[ "$(kothd status --config '"$CONF"' --json | jq -r "[.challenges[] | select(.name==\"forty\") | .live.done // 0][0]")" -gt 0 ]'
+  wait_for 120 sh -c '[ "$(kothd status --config '"$CONF"' --json | jq -r "[.challenges[] | select(.name==\"'$LONG'\") | .live.done // 0][0]")" -gt 0 ]'
   id=$(run_id)
   log "run $id playing, $(played) games done; stopping"
   t=$SECONDS
@@ -196,7 +200,7 @@ stop_mid_run() {
   systemctl start kothd || ok=1
   wait_for 120 sh -c "journalctl -u kothd -o cat --since @$t | grep -qiE 'interrupted|resum'" || { log "the next start did not resume"; ok=1; }
   journal_since "$t" | grep -iE 'interrupted|resum' | head -3
-  wait_for 60 sh -c '[ "$(kothd status --config '"$CONF"' --json | jq -r ".challenges[] | select(.name==\"forty\") | .last_run.state")" = playing ]' || ok=1
+  wait_for 60 sh -c '[ "$(kothd status --config '"$CONF"' --json | jq -r ".challenges[] | select(.name==\"'$LONG'\") | .last_run.state")" = playing ]' || ok=1
   return $ok
 }
 
