@@ -1,7 +1,6 @@
 package cron
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -160,10 +159,7 @@ func checkAskedGames(env *PlayEnv, asked int) error {
 // checkpoints sets up the checkpoints of run runID: from the interrupted run prev's last
 // one when the run resumes it (same seed, same bots), else from game 0.
 func (c *Cycle) checkpoints(ctx context.Context, env *PlayEnv, runID int64, prev *store.Run, resume bool) (*Checkpoints, error) {
-	games := env.Run.Games()
-	if env.Game.Planned != nil { // games played in units (Bank Heist's tournaments): the units' games
-		games = cmp.Or(env.Game.Planned(env.run(), nil), games)
-	}
+	games := env.plannedGames(nil) // games played in units (Bank Heist's tournaments): the units' games
 	cp := &Checkpoints{Store: c.Store, RunID: runID, Every: checkpointEvery(games)}
 	if !resume {
 		return cp, nil

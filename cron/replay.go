@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,12 @@ import (
 	"strings"
 
 	"github.com/kothd/kothd/internal/mdtext"
+
+	"github.com/kothd/kothd/config"
+	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/all"
+	"github.com/kothd/kothd/runner/protocol"
+	"github.com/kothd/kothd/store"
 )
 
 // Replay plays game number game of run runID again and writes its trace to w: what a
@@ -47,10 +54,7 @@ func (c *Cycle) Replay(ctx context.Context, runID int64, game int, w io.Writer) 
 		}
 	}
 	env.Bots = bots
-	games := env.Run.Games()
-	if env.Game.Planned != nil {
-		games = env.Game.Planned(env.run(), run.Result)
-	}
+	games := env.plannedGames(run.Result)
 	if n, ok := c.endedAfter(ctx, runID); ok && n < games {
 		games = n // a run of adaptive length that stopped early: the games after were never played
 	}
@@ -72,4 +76,35 @@ func (c *Cycle) Replay(ctx context.Context, runID int64, game int, w io.Writer) 
 			fmt.Fprintln(w, mdtext.Terminal(l))
 		}
 	})
+}
+
+// plannedGames is how many games env's run plays: the games it asks the engine for, or,
+// for an engine that plays in units (Bank Heist's tournaments, whose lengths are drawn
+// from the seed), the units' games; recorded is the run's result once it has one.
+func (env *PlayEnv) plannedGames(recorded *engine.Result) int {
+	games := env.Run.Games()
+	if env.Game.Planned != nil {
+		games = cmp.Or(env.Game.Planned(env.run(), recorded), games)
+	}
+	return games
+}
+
+// PlannedGames is how many games run r of challenge ch plays, counted as its replay counts
+// them (kothd status: "N of M games"). The row keeps the games the run was asked for, 0
+// for the game's default: a Bank Heist run asks for none and plays whole tournaments, so
+// the row alone said "1071 of 0 games". The challenge's options are the config's now
+// (a run played under other options is counted with these); an engine the config does not
+// know leaves the row's number.
+func PlannedGames(ch *config.Challenge, r *store.Run) int {
+	g, err := all.Games().Lookup(ch.Engine)
+	if err != nil {
+		return r.GamesPlanned
+	}
+	opts, err := g.DecodeOptions(&ch.Options)
+	if err != nil {
+		return r.GamesPlanned
+	}
+	env := &PlayEnv{Env: protocol.Env{Challenge: ch, Game: g, Options: opts}}
+	env.Run = env.resolve(r.GamesPlanned).withSeed(r.Seed)
+	return env.plannedGames(r.Result)
 }

@@ -192,6 +192,27 @@ func TestShippedUnitAndConfigAgree(t *testing.T) {
 	if strings.Join(u["ExecReload"], " ") != "/bin/kill -HUP $MAINPID" || strings.Join(u["Type"], "") != "notify" {
 		t.Errorf("ExecReload %v, Type %v", u["ExecReload"], u["Type"])
 	}
+	// systemd sets up the mount namespace of every command it starts, ExecStartPre= ones
+	// included, and fails the start (226/NAMESPACE) on a ReadWritePaths= entry that does not
+	// exist: a directory the unit's ExecStartPre= makes must be marked "-" (may be missing).
+	// Without it the shipped unit never started on a fresh Debian 12 (the VM suite).
+	for _, rw := range u["ReadWritePaths"] {
+		if slices.Contains(u["ExecStartPre"], rw) { // the words of the commands: made there, not marked
+			t.Errorf("ReadWritePaths=%s is a directory ExecStartPre= makes: mark it -%s, or the start fails while it does not exist", rw, rw)
+		}
+	}
+	// Hardening that stops bubblewrap (docs/deploy.md's table says how): ProtectHostname=yes
+	// was shipped, and the daemon refused to start on Debian 12 (the VM suite).
+	for _, key := range []string{"ProtectKernelTunables", "ProtectKernelLogs", "ProtectProc", "ProcSubset",
+		"RestrictNamespaces", "SystemCallFilter", "MemoryDenyWriteExecute", "ProtectControlGroups", "ProtectHostname"} {
+		if v := strings.Join(u[key], " "); v != "" && v != "no" && v != "false" && v != "default" && v != "all" {
+			t.Errorf("%s=%s: it stops bwrap (docs/deploy.md)", key, v)
+		}
+	}
+	// Bots are killed for memory inside the unit's cgroup; that must not stop the service.
+	if strings.Join(u["OOMPolicy"], "") != "continue" || strings.Join(u["Delegate"], "") != "yes" {
+		t.Errorf("OOMPolicy %v, Delegate %v: want continue and yes", u["OOMPolicy"], u["Delegate"])
+	}
 	// The model itself: what it must refuse.
 	if ok, _ := visible(map[string][]string{"ProtectHome": {"yes"}, "BindReadOnlyPaths": {"/root/.pyenv"}}, "/root/.pyenv/bin/x"); ok {
 		t.Error("the model lets ProtectHome=yes show /root")

@@ -173,14 +173,16 @@ func unixPtr(u int64) *time.Time {
 	return &t
 }
 
-// newRunState describes a run; holder is the pid holding the data directory (0: none),
-// which tells a run being played from one a killed kothd left 'running'.
-func newRunState(r *store.Run, holder int) *runState {
+// newRunState describes a run of ch; holder is the pid holding the data directory (0:
+// none), which tells a run being played from one a killed kothd left 'running'. Its games
+// planned are the engine's count (cron.PlannedGames), not the row's games asked for, which
+// is 0 for a Bank Heist run of whole tournaments.
+func newRunState(ch *config.Challenge, r *store.Run, holder int) *runState {
 	if r == nil {
 		return nil
 	}
 	s := &runState{ID: r.ID, State: r.State, Error: r.Error, Seed: r.Seed, Started: time.Unix(r.Started, 0).UTC(),
-		Finished: unixPtr(r.Finished), GamesPlayed: r.GamesPlayed, GamesPlanned: r.GamesPlanned, run: r}
+		Finished: unixPtr(r.Finished), GamesPlayed: r.GamesPlayed, GamesPlanned: cron.PlannedGames(ch, r), run: r}
 	switch {
 	case r.State == "running" && holder != 0:
 		s.State = "playing"
@@ -201,9 +203,9 @@ func challengeState(ctx context.Context, st *store.Store, cfg *config.Config, ch
 		return cs, err
 	}
 	cs.state = s
-	cs.LastRun = newRunState(s.LastAttempt, holder)
+	cs.LastRun = newRunState(ch, s.LastAttempt, holder)
 	if s.LastAttempt != nil && s.LastAttempt.State != "done" && s.LastRun != nil {
-		cs.BoardRun = newRunState(s.LastRun, holder)
+		cs.BoardRun = newRunState(ch, s.LastRun, holder)
 	}
 	if cs.LastRun != nil && cs.LastRun.State == "playing" {
 		if l, err := cron.ReadLive(cfg.DataDir, ch.Name); err == nil && l != nil && l.PID == holder && l.Run == cs.LastRun.ID {

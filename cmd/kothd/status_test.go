@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
+	"github.com/kothd/kothd/engine/bankheist"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/store"
 )
@@ -180,4 +182,45 @@ func TestBackupCommand(t *testing.T) {
 		t.Fatalf("the backup does not open: %v", err)
 	}
 	cp.Close()
+}
+
+// A Bank Heist run asks for no number of games (it plays whole tournaments, each of a
+// length drawn from the seed): status counted its games against the row's 0 and said
+// "1071 of 0 games". It counts them as the engine plans them.
+func TestStatusCountsTournamentGames(t *testing.T) {
+	cfgPath := testConfig(t, "  - {name: bankheist, question_id: 115303, engine: bankheist}\n")
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(cfg.DataDir, "kothd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RecordAnswers(ctx, "bankheist", 115303, nil); err != nil {
+		t.Fatal(err)
+	}
+	const seed = 115303
+	planned := bankheist.PlannedGames(bankheist.Config{Seed: seed, Tournaments: 1, GamesPerTournament: bankheist.DefaultGamesPerTournament})
+	id, err := st.StartRun(ctx, "bankheist", seed, 2, "set", 0) // as a run of the shipped config records it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishRun(ctx, id, &engine.Result{Games: planned}, nil); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, out, errOut := kothd(t, "status", "--config", cfgPath, "--challenge", "bankheist")
+	if want := fmt.Sprintf("seed %d, %d of %d games", seed, planned, planned); !strings.Contains(out, want) {
+		t.Errorf("status lacks %q:\n%s%s", want, out, errOut)
+	}
+	_, out, _ = kothd(t, "status", "--config", cfgPath, "--challenge", "bankheist", "--json")
+	var rep statusReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Challenges) != 1 || rep.Challenges[0].LastRun == nil {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	if r := rep.Challenges[0].LastRun; r.GamesPlanned != planned || r.GamesPlayed != planned {
+		t.Errorf("status --json: games %d of %d, want %d of %d", r.GamesPlayed, r.GamesPlanned, planned, planned)
+	}
 }

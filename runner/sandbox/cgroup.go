@@ -96,6 +96,13 @@ func (t *cgroupTree) probe() error {
 // shows (not "/" inside a cgroup namespace).
 type cgroupMount struct{ point, root string }
 
+// dir is where the cgroup at path (as /proc/self/cgroup names it) is in the mount. The
+// root is usually "/": cut from "/system.slice/kothd.service" it leaves no separator,
+// which the v2 path once lost ("/sys/fs/cgroupsystem.slice/…": no v2 host could play).
+func (m cgroupMount) dir(path string) string {
+	return filepath.Join(m.point, strings.TrimPrefix(path, m.root))
+}
+
 // detectCgroups reads /proc/self/mountinfo and /proc/self/cgroup and sets up the tree.
 func detectCgroups() (*cgroupTree, error) {
 	v1, v2, err := cgroupMounts()
@@ -109,7 +116,7 @@ func detectCgroups() (*cgroupTree, error) {
 	var v2err error
 	if v2 != nil {
 		if path, ok := own[""]; ok {
-			t, err := setupV2(v2.point + strings.TrimPrefix(path, v2.root))
+			t, err := setupV2(v2.dir(path))
 			if err == nil {
 				return t, nil
 			}
@@ -118,7 +125,7 @@ func detectCgroups() (*cgroupTree, error) {
 	}
 	t, err := setupV1(v1, own)
 	if err != nil && v2err != nil {
-		return nil, fmt.Errorf("v2: %v; v1: %w", v2err, err)
+		return nil, fmt.Errorf("v2: %v; v1: %w; %s", v2err, err, v2Hint)
 	}
 	return t, err
 }
@@ -206,7 +213,7 @@ func setupV1(mounts map[string]cgroupMount, own map[string]string) (*cgroupTree,
 		if !ok {
 			return nil, fmt.Errorf("no cgroup v1 hierarchy has the %s controller (and cgroup v2 does not offer memory, pids and cpu)", c)
 		}
-		parent := filepath.Join(m.point, strings.TrimPrefix(own[c], m.root))
+		parent := m.dir(own[c])
 		if st, err := os.Stat(parent); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("the daemon's %s cgroup %s: %v", c, parent, err)
 		}
@@ -217,6 +224,13 @@ func setupV1(mounts map[string]cgroupMount, own map[string]string) (*cgroupTree,
 }
 
 var v2Controllers = []string{"memory", "pids", "cpu"}
+
+// v2Hint says how to give kothd what cgroup v2 needs: a cgroup of its own with the
+// controllers delegated. A service has one with Delegate=yes; a command started from a
+// shell shares the session's cgroup (and the memory, pids and cpu controllers are rarely
+// enabled there), so it asks systemd for a scope of its own.
+const v2Hint = "on a cgroup v2 host kothd needs a cgroup of its own with the controllers delegated: " +
+	"the shipped unit has one (Delegate=yes); from a shell, run it in a scope: sudo systemd-run --scope -p Delegate=yes --quiet kothd …"
 
 // setupV2 delegates memory, pids and cpu to own's children. cgroup v2 lets a cgroup hand
 // controllers to its children only while it holds no process itself, so when the daemon

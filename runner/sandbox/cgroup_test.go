@@ -146,3 +146,23 @@ func TestCgroupsOff(t *testing.T) {
 		t.Errorf("CheckCgroups on a host where the sandbox uses them: %v", err)
 	}
 }
+
+// The daemon's cgroup as the mount shows it: systemd's services live at
+// /system.slice/<unit> of a v2 mount whose root is "/"; inside a cgroup namespace the
+// mount shows a subtree. (The v2 path was once point+path minus the root, without a
+// separator: "/sys/fs/cgroupsystem.slice/kothd.service", and no v2 host could play.)
+func TestCgroupMountDir(t *testing.T) {
+	for _, c := range []struct {
+		m          cgroupMount
+		path, want string
+	}{
+		{cgroupMount{point: "/sys/fs/cgroup", root: "/"}, "/system.slice/kothd.service", "/sys/fs/cgroup/system.slice/kothd.service"},
+		{cgroupMount{point: "/sys/fs/cgroup", root: "/"}, "/", "/sys/fs/cgroup"},
+		{cgroupMount{point: "/sys/fs/cgroup/memory", root: "/"}, "/user.slice", "/sys/fs/cgroup/memory/user.slice"},
+		{cgroupMount{point: "/sys/fs/cgroup", root: "/docker/abc"}, "/docker/abc/sub", "/sys/fs/cgroup/sub"},
+	} {
+		if got := c.m.dir(c.path); got != c.want {
+			t.Errorf("%+v.dir(%q) = %q, want %q", c.m, c.path, got, c.want)
+		}
+	}
+}
