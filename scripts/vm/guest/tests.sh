@@ -11,6 +11,16 @@
 # cgroup parts TestCgroupSandbox, TestLauncherMemoryLimit and the OOM tests cover).
 sandbox_tests='^(TestCgroupSandbox|TestCgroupsOff|TestAnswerCPURead|TestBwrapLimitsApplied|TestBwrapProcessLimitIsPerSandbox|TestBwrapView|TestBwrapHidesOptionsAndEnvironmentFromProc|TestSandboxChannelsClosed|TestSandboxDeniesNamespacesAndOtherProcesses|TestSandboxFilterActive|TestSandboxUIDs|TestTwoSandboxesNeverShareAUID|TestSandboxMasksGlobalCounters|TestSandboxMasksMovingStatAndMeminfo|TestSandboxNoPty|TestMemoryFaultSeenByTheHost|TestBotDir.*|TestHostileDiskAllowance|TestDirAllowance|TestReadOnlyDir|TestMountPoint|TestLauncherAnswers|TestLauncherTimeoutKillsEverything|TestLauncherMemoryLimit|TestLauncherCPUTimePerDecision|TestLauncherParricide|TestLauncherHostFaults|TestLauncherOwnFailureIsHostFault|TestRunMemoryKillIsNotTheVictims|TestDecisionKilledForTheRunsMemory|TestSocketBuffersBounded|TestProcessOwnsItsSandbox|TestLauncherStarved|TestSandboxDeniesSelfStarving|TestArgvBwrap|TestArgvTimeout|TestBwrapSetupFailureIsHostFault)$'
 
+# runner/sandbox's trust mechanisms added since: the memory kill's attribution on v2
+# (memory.events, memory.peak), the run's memory watcher, the seccomp user-notification
+# supervisor answering sysinfo (the helper joining the cgroup through cgroup.procs before
+# bwrap), statfs denied, the Python fork server. A step of their own, so that --only can
+# run them alone.
+trust_tests='^(TestJudgeKillV2|TestJudgeKillV1|TestMemoryWatcherV2|TestWatcherPassesOverMemoryAStopCannotFree|TestOneShotStoppedForItsShare|TestSharedMemoryStaysInItsSandbox|TestSandboxSysinfoConstant|TestSandboxSysinfoThroughLauncher|TestSandboxHelperFitsOneProcess|TestSandboxStatfsDenied|TestForkServerSameAsPlainLaunch|TestForkServerSameEnds|TestForkServerHostileBot|TestForkServerTimeoutSchedstat)$'
+# runner/build: builds in a bounded tmpfs (a disk filler stopped, sparse files counted,
+# a failure leaving only its log).
+build_tests='^(TestBuildDiskFillerStopped|TestBuildFailureLeavesOnlyLog|TestBuildSparseFilesOverAllowance)$'
+
 # Under emulation (TCG, several times slower than the host) a few tests' CPU budgets and
 # deadlines are shorter than a Python or bwrap start-up takes (TestBwrapLimitsApplied
 # gives `cat` 1.5 s of CPU, which an unprivileged sandbox's set-up exceeds): they test budgets and
@@ -22,6 +32,8 @@ echo "suite: left out under $(cat /host/accel 2>/dev/null): $slow"
 
 for who in root unprivileged; do
   step "go-test-sandbox-$who" gotest "$who" runner/sandbox "$sandbox_tests" "$slow"
+  step "go-test-trust-$who" gotest "$who" runner/sandbox "$trust_tests" "$slow"
+  step "go-test-build-$who" gotest "$who" runner/build "$build_tests" "$slow"
   # The pyclass harness's trust and CPU shares (shares_test), the dirfiles protocol.
   step "go-test-pyclass-$who" gotest "$who" runner/protocol/pyclass '^(TestStraysKilledAfterReply|TestSpentBudgetKillsLingeringChildren|TestStartupsAreCharged|TestTotalMemoryBound|TestLongClassNameTravelsOverThePipe|TestOversizedReplyIsOutputLimit|TestVanishedWorkCopyIsHostFault|TestCallTimerIsCPUTimeWithWallBackstop|TestAnswerBudgetIsShared|TestTotalBudgetShares|TestRunBudget)$' "$slow"
   step "go-test-dirfiles-$who" gotest "$who" runner/protocol/dirfiles '.' "$slow"
