@@ -40,6 +40,13 @@ for who in root unprivileged; do
   # A real cycle of the pyclass protocol (forty's snapshot).
   step "go-test-forty-cycle-$who" gotest "$who" engine/forty '^TestFortyCycle$'
 done
+# Two whole runs against answers that use memory against the others, as the service runs
+# them: forty's colluders (two answers that with the leader fill the run's memory, so the
+# kernel would kill the leader: the run's memory watcher stops them first; nothing voided,
+# the leader first), Bank Heist's self-voider (an answer overrunning its own sandbox's
+# memory: its own memory fault, not a host fault voiding the game).
+step "go-test-forty-colluders-unprivileged" gotest unprivileged engine/forty '^TestColludersCannotKnockTheLeaderOff$'
+step "go-test-bankheist-selfvoid-unprivileged" gotest unprivileged engine/bankheist '^TestBankHeistSelfVoid$'
 # A real cycle of the other two protocols, as the service runs them (unprivileged; as root
 # they pass too, but take four minutes each under emulation): argv (Bank Heist's snapshot,
 # one tournament of 2 games: every answer fetched, built in its language, validated and
