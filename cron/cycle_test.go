@@ -1,9 +1,11 @@
 package cron_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -140,12 +142,18 @@ func TestInterruptedRunReplaysItsSeed(t *testing.T) {
 		t.Fatalf("the cancelled run is not marked interrupted: %+v", cut)
 	}
 	cy.Out = io.Discard
+	// The daemon has no Out: its log (the journal) says the run is played again.
+	var logs bytes.Buffer
+	cy.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	again, err := cy.Run(ctx, ch, cron.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.RunID == 0 || again.Seed != cut.Seed {
 		t.Fatalf("interrupted run %d (seed %d) not replayed: %+v", cut.ID, cut.Seed, again)
+	}
+	if want := fmt.Sprintf("playing an interrupted run again with its seed\" challenge=forty run=%d", cut.ID); !strings.Contains(logs.String(), want) {
+		t.Errorf("the log does not say the interrupted run is played again (%q):\n%s", want, logs.String())
 	}
 	if third, _ := cy.Run(ctx, ch, cron.Options{}); third.RunID != 0 {
 		t.Errorf("a finished run was played again: %+v", third)

@@ -53,6 +53,9 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a protocol.Protocol, opt
 		if prev.Concurrency > 0 {
 			env.Run = env.Run.withConcurrency(prev.Concurrency)
 		}
+		// In the journal too: the daemon has no Out, and a run stopped before its first
+		// checkpoint is played again without the "resuming ... from its checkpoint" line.
+		c.Log.Info("playing an interrupted run again with its seed", "challenge", ch.Name, "run", prev.ID, "seed", prev.Seed)
 		c.printf("%s: run %d was interrupted; playing it again with its seed %d\n", ch.Name, prev.ID, prev.Seed)
 	default:
 		seed = newSeed()

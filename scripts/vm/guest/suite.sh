@@ -46,6 +46,9 @@ run_id() { kstatus | jq -r --arg c "$LONG" '.challenges[] | select(.name==$c) | 
 played() { kstatus | jq -r --arg c "$LONG" '.challenges[] | select(.name==$c) | (.live.done // .last_run.games_played // 0)'; }
 mainpid() { systemctl show -P MainPID kothd; }
 journal_since() { journalctl -u kothd -o cat --since "@$1" --no-pager; }
+# What the daemon logs when it plays an interrupted run again (cron/record.go): from its
+# checkpoint, or from game 0 with its seed when it was stopped before the first one.
+RESUMED='resuming an interrupted run from its checkpoint|playing an interrupted run again with its seed'
 
 # ---- the machine, as a host has it ----
 machine() {
@@ -198,8 +201,8 @@ stop_mid_run() {
   [ "$(run_state)" = interrupted ] || { log "run state after stop: $(run_state)"; ok=1; }
   t=$(date +%s)
   systemctl start kothd || ok=1
-  wait_for 120 sh -c "journalctl -u kothd -o cat --since @$t | grep -qiE 'interrupted|resum'" || { log "the next start did not resume"; ok=1; }
-  journal_since "$t" | grep -iE 'interrupted|resum' | head -3
+  wait_for 120 sh -c "journalctl -u kothd -o cat --since @$t | grep -qE \"$RESUMED\"" || { log "the next start did not resume"; ok=1; }
+  journal_since "$t" | grep -E "$RESUMED" | head -3
   wait_for 60 sh -c '[ "$(kothd status --config '"$CONF"' --json | jq -r ".challenges[] | select(.name==\"'$LONG'\") | .last_run.state")" = playing ]' || ok=1
   return $ok
 }
@@ -215,8 +218,8 @@ kill9_mid_run() {
   wait_for 120 sh -c "[ \$(systemctl show -P NRestarts kothd) -gt $n0 ] && [ \$(systemctl show -P ActiveState kothd) = active ]" ||
     { log "not restarted"; ok=1; }
   log "restarted: NRestarts $(systemctl show -P NRestarts kothd), pid $(mainpid)"
-  wait_for 120 sh -c "journalctl -u kothd -o cat --since @$t | grep -qiE 'interrupted|resum'" || { log "the restarted daemon did not resume the run"; ok=1; }
-  journal_since "$t" | grep -iE 'interrupted|resum|abandon' | head -3
+  wait_for 120 sh -c "journalctl -u kothd -o cat --since @$t | grep -qE \"$RESUMED\"" || { log "the restarted daemon did not resume the run"; ok=1; }
+  journal_since "$t" | grep -E "$RESUMED|abandon" | head -3
   return $ok
 }
 
@@ -241,8 +244,8 @@ reboot_mid_run() {
       local ok=0
       log "after the reboot: kothd $(systemctl is-active kothd), last run $(run_state)"
       systemctl is-active kothd || ok=1
-      wait_for 180 sh -c "journalctl -u kothd -b -o cat | grep -qiE 'interrupted|resum'" || { log "no resume after the reboot"; ok=1; }
-      journalctl -u kothd -b -o cat | grep -iE 'interrupted|resum|abandon' | head -3
+      wait_for 180 sh -c "journalctl -u kothd -b -o cat | grep -qE \"$RESUMED\"" || { log "no resume after the reboot"; ok=1; }
+      journalctl -u kothd -b -o cat | grep -E "$RESUMED|abandon" | head -3
       return $ok ;;
     *)
       [ "$(run_state)" = playing ] || start_long_run || return 1
