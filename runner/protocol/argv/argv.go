@@ -96,11 +96,10 @@ type argvLaunch struct {
 	// under its timeout faults never and costs as much. spent is guarded by mu.
 	budget time.Duration
 	spent  []time.Duration
-	stats  []*protocol.Stats // the run's accounting: units 0..folded-1, and the engine's own bots
+	stats  []*protocol.Stats  // the run's accounting: the units folded so far, and the engine's own bots
+	fold   *protocol.UnitFold // adds each unit's accounting to stats in unit order
 	mu     sync.Mutex
 	units  map[int]*argvUnit
-	ended  map[int]*argvUnit // units over but not yet folded: one before them is still playing
-	folded int
 }
 
 // argvUnit is one unit's bots: a launcher per bot (nil for the engine's own) over the
@@ -115,11 +114,12 @@ type argvUnit struct {
 }
 
 func newArgvLaunch(env *protocol.Env) *argvLaunch {
-	a := &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{}, ended: map[int]*argvUnit{},
+	a := &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{},
 		spent: make([]time.Duration, len(env.Bots))}
 	for range env.Bots {
 		a.stats = append(a.stats, protocol.NewStats())
 	}
+	a.fold = protocol.NewUnitFold(a.stats)
 	return a
 }
 
@@ -180,25 +180,7 @@ func (a *argvLaunch) EndUnit(k int) {
 	}
 	<-u.ready
 	u.close()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.ended[k] = u
-	for {
-		next, ok := a.ended[a.folded]
-		if !ok {
-			return
-		}
-		a.fold(next)
-		delete(a.ended, a.folded)
-		a.folded++
-	}
-}
-
-// fold adds a unit's accounting to the run's.
-func (a *argvLaunch) fold(u *argvUnit) {
-	for i, st := range u.stats {
-		a.stats[i].Add(st.State())
-	}
+	a.fold.End(k, u.stats)
 }
 
 // close ends the units still open and adds every unit not yet added, in unit order (a run
@@ -210,12 +192,7 @@ func (a *argvLaunch) close() {
 	for _, k := range open {
 		a.EndUnit(k)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, k := range slices.Sorted(maps.Keys(a.ended)) {
-		a.fold(a.ended[k])
-		delete(a.ended, k)
-	}
+	a.fold.Flush()
 }
 
 func (a *argvLaunch) Launch(ctx context.Context, unit int, at engine.At, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {

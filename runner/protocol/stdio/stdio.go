@@ -73,11 +73,10 @@ type lines struct {
 	streak             int           // limits.fault_streak: faulted decisions in a row that bench a bot for its unit
 	budget             time.Duration // limits.run_budget: wall time over the run that benches it
 	stats              []*protocol.Stats
+	fold               *protocol.UnitFold // adds each unit's accounting to stats in unit order
 	mu                 sync.Mutex
 	spent              []time.Duration
 	units              map[int]*unit
-	ended              map[int]*unit
-	folded             int
 }
 
 // unit is one unit's processes, per bot (nil until its first decision, or after its
@@ -92,10 +91,11 @@ type unit struct {
 func newLines(ctx context.Context, env *protocol.Env) *lines {
 	l := &lines{env: env, ctx: ctx, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second),
 		startTime: env.Challenge.Limits.StartTimeout.D(5 * time.Second),
-		units:     map[int]*unit{}, ended: map[int]*unit{}, spent: make([]time.Duration, len(env.Bots))}
+		units:     map[int]*unit{}, spent: make([]time.Duration, len(env.Bots))}
 	for range env.Bots {
 		l.stats = append(l.stats, protocol.NewStats())
 	}
+	l.fold = protocol.NewUnitFold(l.stats)
 	return l
 }
 
@@ -202,24 +202,7 @@ func (l *lines) EndUnit(k int) {
 			u.locks[i].Unlock()
 		}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.ended[k] = u
-	for {
-		next, ok := l.ended[l.folded]
-		if !ok {
-			return
-		}
-		l.fold(next)
-		delete(l.ended, l.folded)
-		l.folded++
-	}
-}
-
-func (l *lines) fold(u *unit) {
-	for i, st := range u.stats {
-		l.stats[i].Add(st.State())
-	}
+	l.fold.End(k, u.stats)
 }
 
 // close ends the units still open and adds every unit not yet added, in unit order.
@@ -230,10 +213,5 @@ func (l *lines) close() {
 	for _, k := range open {
 		l.EndUnit(k)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, k := range slices.Sorted(maps.Keys(l.ended)) {
-		l.fold(l.ended[k])
-		delete(l.ended, k)
-	}
+	l.fold.Flush()
 }
