@@ -56,18 +56,16 @@ func (Protocol) Open(env *protocol.Env, r *engine.Run) ([]*protocol.Stats, func(
 			return nil, nil, fmt.Errorf("bot %s: no command recorded for it", b.Name)
 		}
 	}
-	l := newArgvLaunch(env)
-	l.streak = protocol.FaultStreak(env.Challenge.Limits.FaultStreak)
-	l.budget = env.Challenge.Limits.RunBudget.D(0)
+	l := newArgvLaunch(env, protocol.FaultStreak(env.Challenge.Limits.FaultStreak), env.Challenge.Limits.RunBudget.D(0))
 	r.Launch = l
-	return l.stats, l.close, nil
+	return l.acct.Stats, l.close, nil
 }
 
 // Validate runs the game's validation (its first decisions) with the bot alone.
 func (Protocol) Validate(ctx context.Context, env *protocol.Env, e engine.Bot) error {
 	one := *env
 	one.Bots = []engine.Bot{e}
-	l := newArgvLaunch(&one)
+	l := newArgvLaunch(&one, 0, 0)
 	defer l.close()
 	r := protocol.ValidationRun(&one)
 	r.Launch = l
@@ -85,21 +83,14 @@ func (Protocol) Validate(ctx context.Context, env *protocol.Env, e engine.Bot) e
 type argvLaunch struct {
 	env     *protocol.Env
 	timeout time.Duration
-	// streak benches a bot for the rest of a unit after that many faulted decisions in a
-	// row (protocol.FaultStreak; 0: never, as in validation): a bot that sleeps past its
-	// timeout on every decision cost a 1,000-game tournament some 35 minutes. Counted per
-	// unit, whose decisions come one after another in an order the seed fixes, so the same
-	// seed benches it at the same game.
-	streak int
-	// budget benches a bot for the rest of the run once its decisions took that much wall
-	// time together, over every unit (limits.run_budget; 0: none): a bot that sleeps just
-	// under its timeout faults never and costs as much. spent is guarded by mu.
-	budget time.Duration
-	spent  []time.Duration
-	stats  []*protocol.Stats  // the run's accounting: the units folded so far, and the engine's own bots
-	fold   *protocol.UnitFold // adds each unit's accounting to stats in unit order
-	mu     sync.Mutex
-	units  map[int]*argvUnit
+	// acct benches a bot for the rest of a unit after limits.fault_streak faulted
+	// decisions in a row (a bot that sleeps past its timeout on every decision cost a
+	// 1,000-game tournament some 35 minutes), and for the rest of the run once its decisions
+	// took limits.run_budget of wall time (one that sleeps just under it faults never and
+	// costs as much).
+	acct  *protocol.OneShot
+	mu    sync.Mutex
+	units map[int]*argvUnit
 }
 
 // argvUnit is one unit's bots: a launcher per bot (nil for the engine's own) over the
@@ -107,20 +98,14 @@ type argvLaunch struct {
 type argvUnit struct {
 	ready     chan struct{} // closed when launchers and err are set
 	launchers []*sandbox.Launcher
-	stats     []*protocol.Stats // this unit's decisions, per bot
-	faulted   []int             // per bot: its last decisions that all faulted (argvLaunch.streak)
+	acct      *protocol.OneShotUnit
 	cleanup   func()
 	err       error
 }
 
-func newArgvLaunch(env *protocol.Env) *argvLaunch {
-	a := &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{},
-		spent: make([]time.Duration, len(env.Bots))}
-	for range env.Bots {
-		a.stats = append(a.stats, protocol.NewStats())
-	}
-	a.fold = protocol.NewUnitFold(a.stats)
-	return a
+func newArgvLaunch(env *protocol.Env, streak int, budget time.Duration) *argvLaunch {
+	return &argvLaunch{env: env, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second), units: map[int]*argvUnit{},
+		acct: protocol.NewOneShot(len(env.Bots), streak, budget)}
 }
 
 // unit returns unit k's bots, copying their directories on its first call.
@@ -128,10 +113,7 @@ func (a *argvLaunch) unit(k int) *argvUnit {
 	a.mu.Lock()
 	u, ok := a.units[k]
 	if !ok {
-		u = &argvUnit{ready: make(chan struct{}), stats: make([]*protocol.Stats, len(a.env.Bots)), faulted: make([]int, len(a.env.Bots))}
-		for i := range u.stats {
-			u.stats[i] = protocol.NewStats()
-		}
+		u = &argvUnit{ready: make(chan struct{}), acct: a.acct.NewUnit()}
 		a.units[k] = u
 	}
 	a.mu.Unlock()
@@ -180,7 +162,7 @@ func (a *argvLaunch) EndUnit(k int) {
 	}
 	<-u.ready
 	u.close()
-	a.fold.End(k, u.stats)
+	a.acct.EndUnit(k, u.acct)
 }
 
 // close ends the units still open and adds every unit not yet added, in unit order (a run
@@ -192,57 +174,20 @@ func (a *argvLaunch) close() {
 	for _, k := range open {
 		a.EndUnit(k)
 	}
-	a.fold.Flush()
+	a.acct.Flush()
 }
 
 func (a *argvLaunch) Launch(ctx context.Context, unit int, at engine.At, bot int, args []string, input any, check func(string) *engine.Fault) (string, *engine.Fault) {
-	var ans string
-	var f *engine.Fault
 	u := a.unit(unit)
-	if f := a.benched(u, bot, at); f != nil {
-		u.stats[bot].Record(f, input)
-		return "", f
-	}
-	start := time.Now()
-	defer func() {
-		if f == nil || f.Outcome != engine.HostFault { // the host's failures are not the bot's time
-			a.mu.Lock()
-			a.spent[bot] += time.Since(start)
-			a.mu.Unlock()
+	return a.acct.Decide(u.acct, bot, at, input, check, func() (string, *engine.Fault) {
+		switch {
+		case u.err != nil:
+			return "", &engine.Fault{Outcome: engine.HostFault, Detail: u.err.Error()}
+		case u.launchers[bot] != nil:
+			return u.launchers[bot].Run(ctx, args, a.timeout)
 		}
-	}()
-	switch {
-	case u.err != nil:
-		f = &engine.Fault{Outcome: engine.HostFault, Detail: u.err.Error()}
-	case u.launchers[bot] != nil:
-		ans, f = u.launchers[bot].Run(ctx, args, a.timeout)
-	default:
-		f = &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("bot %s has no run command", a.env.Bots[bot].Name)}
-	}
-	if f == nil && check != nil {
-		f = check(ans)
-	}
-	u.stats[bot].Record(f, input)
-	u.faulted[bot] = protocol.Streak(u.faulted[bot], f, f == nil)
-	return ans, f
-}
-
-// benched is the fault of a decision bot sits out, or nil: its last a.streak decisions in
-// unit u all faulted (it sits out the rest of the unit), or its decisions took more than
-// a.budget of wall time (the rest of the run). The first time, the run's accounting notes
-// the bench. A unit's decisions come one at a time, so u.faulted needs no lock.
-func (a *argvLaunch) benched(u *argvUnit, bot int, at engine.At) *engine.Fault {
-	a.mu.Lock()
-	defer a.mu.Unlock() // two units may bench the bot at once: one records the bench
-	f, b := protocol.OneShotBench(at.Game, u.faulted[bot], a.streak, a.spent[bot], a.budget)
-	if f == nil {
-		return nil
-	}
-	if a.stats[bot].Bench() == nil {
-		a.stats[bot].SetBench(b)
-	}
-	a.stats[bot].BenchCalls(1)
-	return f
+		return "", &engine.Fault{Outcome: engine.HostFault, Detail: fmt.Sprintf("bot %s has no run command", a.env.Bots[bot].Name)}
+	})
 }
 
 func (a *argvLaunch) Command(bot int) string { return strings.Join(a.env.Bots[bot].Run, " ") }

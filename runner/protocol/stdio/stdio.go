@@ -44,18 +44,16 @@ func (Protocol) Open(env *protocol.Env, r *engine.Run) ([]*protocol.Stats, func(
 			return nil, nil, fmt.Errorf("bot %s: no command recorded for it", b.Name)
 		}
 	}
-	l := newLines(context.Background(), env)
-	l.streak = protocol.FaultStreak(env.Challenge.Limits.FaultStreak)
-	l.budget = env.Challenge.Limits.RunBudget.D(0)
+	l := newLines(context.Background(), env, protocol.FaultStreak(env.Challenge.Limits.FaultStreak), env.Challenge.Limits.RunBudget.D(0))
 	r.Lines = l
-	return l.stats, l.close, nil
+	return l.acct.Stats, l.close, nil
 }
 
 // Validate plays the game's validation with the bot alone.
 func (Protocol) Validate(ctx context.Context, env *protocol.Env, e engine.Bot) error {
 	one := *env
 	one.Bots = []engine.Bot{e}
-	l := newLines(ctx, &one)
+	l := newLines(ctx, &one, 0, 0)
 	defer l.close()
 	r := protocol.ValidationRun(&one)
 	r.Lines = l
@@ -70,33 +68,23 @@ type lines struct {
 	env                *protocol.Env
 	ctx                context.Context // the processes' (a validation's, else the run's lifetime)
 	timeout, startTime time.Duration
-	streak             int           // limits.fault_streak: faulted decisions in a row that bench a bot for its unit
-	budget             time.Duration // limits.run_budget: wall time over the run that benches it
-	stats              []*protocol.Stats
-	fold               *protocol.UnitFold // adds each unit's accounting to stats in unit order
+	acct               *protocol.OneShot // faults, benches (limits.fault_streak per unit, run_budget per run)
 	mu                 sync.Mutex
-	spent              []time.Duration
 	units              map[int]*unit
 }
 
 // unit is one unit's processes, per bot (nil until its first decision, or after its
 // process died). A bot's decisions in a unit come one at a time.
 type unit struct {
-	procs   []*sandbox.SyncLineProc
-	locks   []sync.Mutex
-	stats   []*protocol.Stats
-	faulted []int
+	procs []*sandbox.SyncLineProc
+	locks []sync.Mutex
+	acct  *protocol.OneShotUnit
 }
 
-func newLines(ctx context.Context, env *protocol.Env) *lines {
-	l := &lines{env: env, ctx: ctx, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second),
+func newLines(ctx context.Context, env *protocol.Env, streak int, budget time.Duration) *lines {
+	return &lines{env: env, ctx: ctx, timeout: env.Challenge.Limits.CallTimeout.D(2 * time.Second),
 		startTime: env.Challenge.Limits.StartTimeout.D(5 * time.Second),
-		units:     map[int]*unit{}, spent: make([]time.Duration, len(env.Bots))}
-	for range env.Bots {
-		l.stats = append(l.stats, protocol.NewStats())
-	}
-	l.fold = protocol.NewUnitFold(l.stats)
-	return l
+		units:     map[int]*unit{}, acct: protocol.NewOneShot(len(env.Bots), streak, budget)}
 }
 
 func (l *lines) unit(k int) *unit {
@@ -105,10 +93,7 @@ func (l *lines) unit(k int) *unit {
 	u, ok := l.units[k]
 	if !ok {
 		n := len(l.env.Bots)
-		u = &unit{procs: make([]*sandbox.SyncLineProc, n), locks: make([]sync.Mutex, n), stats: make([]*protocol.Stats, n), faulted: make([]int, n)}
-		for i := range u.stats {
-			u.stats[i] = protocol.NewStats()
-		}
+		u = &unit{procs: make([]*sandbox.SyncLineProc, n), locks: make([]sync.Mutex, n), acct: l.acct.NewUnit()}
 		l.units[k] = u
 	}
 	return u
@@ -118,23 +103,7 @@ func (l *lines) Ask(ctx context.Context, k int, at engine.At, bot int, line stri
 	u := l.unit(k)
 	u.locks[bot].Lock()
 	defer u.locks[bot].Unlock()
-	if f := l.benched(u, bot, at); f != nil {
-		u.stats[bot].Record(f, input)
-		return "", f
-	}
-	start := time.Now()
-	reply, f := l.ask(ctx, u, bot, line)
-	if f == nil || f.Outcome != engine.HostFault { // the host's failures are not the bot's time
-		l.mu.Lock()
-		l.spent[bot] += time.Since(start)
-		l.mu.Unlock()
-	}
-	if f == nil && check != nil {
-		f = check(reply)
-	}
-	u.stats[bot].Record(f, input)
-	u.faulted[bot] = protocol.Streak(u.faulted[bot], f, f == nil)
-	return reply, f
+	return l.acct.Decide(u.acct, bot, at, input, check, func() (string, *engine.Fault) { return l.ask(ctx, u, bot, line) })
 }
 
 // ask sends one line to the bot's process in u, starting it first if it has none.
@@ -169,21 +138,6 @@ func (l *lines) ask(ctx context.Context, u *unit, bot int, line string) (string,
 	return string(reply), nil
 }
 
-// benched is the fault of a decision the bot sits out (protocol.OneShotBench), or nil.
-func (l *lines) benched(u *unit, bot int, at engine.At) *engine.Fault {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f, b := protocol.OneShotBench(at.Game, u.faulted[bot], l.streak, l.spent[bot], l.budget)
-	if f == nil {
-		return nil
-	}
-	if l.stats[bot].Bench() == nil {
-		l.stats[bot].SetBench(b)
-	}
-	l.stats[bot].BenchCalls(1)
-	return f
-}
-
 // EndUnit stops unit k's processes and adds its accounting to the run's once every unit
 // before it has been added.
 func (l *lines) EndUnit(k int) {
@@ -202,7 +156,7 @@ func (l *lines) EndUnit(k int) {
 			u.locks[i].Unlock()
 		}
 	}
-	l.fold.End(k, u.stats)
+	l.acct.EndUnit(k, u.acct)
 }
 
 // close ends the units still open and adds every unit not yet added, in unit order.
@@ -213,5 +167,5 @@ func (l *lines) close() {
 	for _, k := range open {
 		l.EndUnit(k)
 	}
-	l.fold.Flush()
+	l.acct.Flush()
 }
