@@ -29,7 +29,7 @@ func pyConfig(env *protocol.Env) PyConfig {
 		MaxRestarts:  20,
 		Budget:       l.RunBudget.D(0),
 		AnswerBudget: budgetDefault(l.AnswerBudget, l.RunBudget.D(0), answerBudgetTimes),
-		AnswerWall:   budgetDefault(l.AnswerWall, budgetDefault(l.AnswerBudget, l.RunBudget.D(0), answerBudgetTimes), 1),
+		AnswerWall:   l.AnswerWall.D(0), // 0: the answer's budget (newBudgets)
 		TotalBudget:  budgetDefault(l.TotalBudget, l.RunBudget.D(0), totalBudgetTimes),
 		Limits:       protocol.Limits(env),
 		Memo:         env.Memo,

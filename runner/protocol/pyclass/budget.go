@@ -45,7 +45,7 @@ type budgets struct {
 	perBot    time.Duration // Budget, or the bot's share of TotalBudget if smaller
 	perAnswer time.Duration
 	// answerWall is the wall time an answer's classes may take together (AnswerWall, or
-	// WallFactor times perAnswer).
+	// perAnswer).
 	answerWall time.Duration
 	shared     bool // perBot is the share of TotalBudget
 	bots       []account
@@ -56,7 +56,7 @@ type budgets struct {
 func newBudgets(cfg PyConfig, bots []engine.Bot) *budgets {
 	b := &budgets{perBot: cfg.Budget, perAnswer: cfg.AnswerBudget, answerWall: cfg.AnswerWall, bots: make([]account, len(bots)), answers: map[int64]*account{}, classes: map[int64]int{}}
 	if b.answerWall <= 0 {
-		b.answerWall = WallFactor * b.perAnswer
+		b.answerWall = b.perAnswer // limits.answer_wall's default (docs/config.md): one place for it
 	}
 	if cfg.TotalBudget > 0 && len(bots) > 0 {
 		if share := cfg.TotalBudget / time.Duration(len(bots)); b.perBot <= 0 || share < b.perBot {

@@ -159,7 +159,8 @@ func TestAnswerWallBoundsTurnSleepers(t *testing.T) {
 }
 
 // The answer's wall account: charged by every class, over at answer_wall (not WallFactor
-// times answer_budget), with its own reason; answer_wall 0 falls back to the old bound.
+// times answer_budget), with its own reason; answer_wall 0 is the answer's budget once, as
+// limits.answer_wall's default is (it was WallFactor times it here, and once in the config).
 func TestAnswerWallAccount(t *testing.T) {
 	bots := []engine.Bot{{AnswerID: 1}, {AnswerID: 1}, {AnswerID: 2}}
 	b := newBudgets(PyConfig{Budget: time.Hour, AnswerBudget: time.Minute, AnswerWall: 10 * time.Second}, bots)
@@ -178,7 +179,7 @@ func TestAnswerWallAccount(t *testing.T) {
 		t.Errorf("another answer is bounded too: %q", why)
 	}
 	old := newBudgets(PyConfig{AnswerBudget: time.Minute}, bots)
-	if old.answerWall != WallFactor*time.Minute {
+	if old.answerWall != time.Minute {
 		t.Errorf("answer_wall 0: %s", old.answerWall)
 	}
 }

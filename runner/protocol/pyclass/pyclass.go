@@ -63,7 +63,7 @@ type PyConfig struct {
 	TotalBudget  time.Duration
 	// AnswerWall is the wall time all classes of one answer may take over the run, their
 	// start-ups and batches together: what one answer can add to the run's wall time,
-	// whatever its classes do (0: WallFactor times AnswerBudget). See budget.go.
+	// whatever its classes do (0: AnswerBudget, once). See budget.go.
 	AnswerWall time.Duration
 	Limits     sandbox.Limits
 	// Memo, if set, remembers class listings (ListClasses) by content across cycles.
