@@ -114,7 +114,6 @@ func stage(view, dir string, lang config.Language, allowance int64) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBuildHost, err)
 	}
-	ext := filepath.Ext(lang.File)
 	type file struct {
 		name   string
 		source bool
@@ -125,8 +124,8 @@ func stage(view, dir string, lang config.Language, allowance int64) error {
 		if !e.Type().IsRegular() || n == BuildMarker || n == BuildMarker+".tmp" || n == BuildLog {
 			continue
 		}
-		x := filepath.Ext(n)
-		files = append(files, file{n, n == lang.File || (ext != "" && x == ext) || headerExts[x]})
+		source, _ := sourceFile(lang, n)
+		files = append(files, file{n, source})
 	}
 	sort.SliceStable(files, func(i, j int) bool { return files[i].source && !files[j].source })
 	used := int64(0)

@@ -234,6 +234,14 @@ func readableLog(s, dir string) string {
 	return fmt.Sprintf("[… %d earlier bytes of compiler output cut]\n%s", cut, s[cut:])
 }
 
+// sourceFile says whether the file name is one of an answer's sources for lang: its main
+// file or another file of its language (main), or a header a build includes.
+func sourceFile(lang config.Language, name string) (source, main bool) {
+	ext, x := filepath.Ext(lang.File), filepath.Ext(name)
+	main = name == lang.File || (ext != "" && x == ext)
+	return main || headerExts[x], main
+}
+
 // sourceHash is the hex SHA-256 of the build command and the source files (names and
 // contents, in name order). There must be a source: the main file, or another file of its
 // language (an answer that named its file robber.c; the build commands compile every file
@@ -251,12 +259,10 @@ func sourceHash(lang config.Language, dir string) (string, error) {
 	var found bool
 	for _, e := range entries {
 		n := e.Name()
-		x := filepath.Ext(n)
 		if !e.Type().IsRegular() || n == BuildMarker {
 			continue
 		}
-		main := n == lang.File || (ext != "" && x == ext)
-		if main || headerExts[x] {
+		if source, main := sourceFile(lang, n); source {
 			names = append(names, n)
 			found = found || main
 		}

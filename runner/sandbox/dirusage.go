@@ -30,12 +30,8 @@ func UsageOf(dir string) (DirUsage, error) {
 		return DirUsage{Bytes: used, Entries: inodes, MaxBytes: bd.bytes, MaxEntries: bd.inodes, Bounded: true,
 			NoSpace: used+inodeBytes > bd.bytes, NoInodes: inodes >= bd.inodes}, nil
 	}
-	var entries int64
-	_ = filepath.WalkDir(dir, func(string, fs.DirEntry, error) error {
-		entries++
-		return nil
-	})
-	return DirUsage{Bytes: dirBytes(dir, 1<<62), Entries: entries}, nil
+	bytes, entries := treeUse(dir)
+	return DirUsage{Bytes: bytes, Entries: entries}, nil
 }
 
 // CopyBytes is what a copy of dir (CopyBotDir) writes, stopping once past stop: each
