@@ -50,6 +50,39 @@ window.measured = {viewport: document.documentElement.clientWidth, page: documen
 // frames shows the page at each width in an iframe of that width, side by side: an
 // iframe is a viewport of its own (its media queries see its width), and headless
 // Chromium's window is at least 500 px wide. Once all have loaded, it writes their
+
+// browserWidths are the widths the layout tests lay the board out at: GitHub's column on
+// a desktop and a phone's.
+var browserWidths = []int{980, 390}
+
+// layOut lays body (the board's HTML) out in headless Chromium at each of browserWidths,
+// side by side, with script measuring the page into the attribute data-measured, leaves a
+// screenshot name.png in dir and returns the measurement (JSON, one entry per width).
+func layOut(t *testing.T, bin, dir, name, body, script string, height int) (measured []byte, shot string) {
+	t.Helper()
+	page := `<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style>` +
+		githubCSS + `</style></head><body><article class="markdown-body">` + body + `</article>` + script + `</body></html>`
+	index := filepath.Join(dir, name+".html")
+	if err := os.WriteFile(index, []byte(frames(page, browserWidths, height)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot = filepath.Join(dir, name+".png")
+	cmd := exec.Command(bin, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+		"--hide-scrollbars", "--user-data-dir="+filepath.Join(dir, "profile"), fmt.Sprintf("--window-size=%d,%d", 980+20+390, height),
+		"--screenshot="+shot, "--dump-dom", "file://"+index)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	m := regexp.MustCompile(`data-measured="([^"]*)"`).FindSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the page wrote no measurements:\n%.2000s", dom)
+	}
+	return []byte(html.UnescapeString(string(m[1]))), shot
+}
+
 // measurements into its DOM, where --dump-dom shows them.
 func frames(page string, widths []int, height int) string {
 	var f strings.Builder
@@ -136,37 +169,17 @@ func TestBoardFitsInBrowser(t *testing.T) {
 	if keep := os.Getenv("KOTHD_BROWSER_DIR"); keep != "" { // to keep the screenshot
 		dir = keep
 	}
-	page := `<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style>` +
-		githubCSS + `</style></head><body><article class="markdown-body">` + body.String() + `</article>` + measure + `</body></html>`
-	widths := []int{980, 390}
-	const height = 2400
-	index := filepath.Join(dir, "forty.html")
-	if err := os.WriteFile(index, []byte(frames(page, widths, height)), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	if err := os.WriteFile(filepath.Join(dir, ChartName(b.Challenge)), Forest(b), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	shot := filepath.Join(dir, "forty.png")
-	cmd := exec.Command(bin, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-		"--hide-scrollbars", "--user-data-dir="+filepath.Join(dir, "profile"), fmt.Sprintf("--window-size=%d,%d", 980+20+390, height),
-		"--screenshot="+shot, "--dump-dom", "file://"+index)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	dom, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
-	m := regexp.MustCompile(`data-measured="([^"]*)"`).FindSubmatch(dom)
-	if m == nil {
-		t.Fatalf("the page wrote no measurements:\n%.2000s", dom)
-	}
+	measured, shot := layOut(t, bin, dir, "forty", body.String(), measure, 2400)
+	widths := browserWidths
 	var got []struct {
 		Viewport, Page, Column int
 		Tables                 []struct{ Scroll, Client int }
 	}
-	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &got); err != nil || len(got) != len(widths) {
-		t.Fatalf("measurements %s: %v", m[1], err)
+	if err := json.Unmarshal(measured, &got); err != nil || len(got) != len(widths) {
+		t.Fatalf("measurements %s: %v", measured, err)
 	}
 	if _, err := os.Stat(shot); err != nil {
 		t.Errorf("no screenshot: %v", err)

@@ -1,14 +1,10 @@
 package publisher
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -86,28 +82,8 @@ func TestChartsFitInBrowser(t *testing.T) {
 		svg = strings.Replace(svg, "<svg ", `<svg data-name="`+c.name+` (DejaVu Sans)" style="max-width:100%;height:auto;display:block" `, 1)
 		fmt.Fprintf(&body, "<p>%s</p>\n", svg)
 	}
-	page := `<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style>` +
-		githubCSS + `</style></head><body><article class="markdown-body">` + body.String() + `</article>` + measureCharts + `</body></html>`
-	widths := []int{980, 390}
-	const height = 3400
-	index := filepath.Join(dir, "charts.html")
-	if err := os.WriteFile(index, []byte(frames(page, widths, height)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	shot := filepath.Join(dir, "charts.png")
-	cmd := exec.Command(bin, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-		"--hide-scrollbars", "--user-data-dir="+filepath.Join(dir, "profile"), fmt.Sprintf("--window-size=%d,%d", 980+20+390, height),
-		"--screenshot="+shot, "--dump-dom", "file://"+index)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	dom, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
-	m := regexp.MustCompile(`data-measured="([^"]*)"`).FindSubmatch(dom)
-	if m == nil {
-		t.Fatalf("the page wrote no measurements:\n%.2000s", dom)
-	}
+	measured, shot := layOut(t, bin, dir, "charts", body.String(), measureCharts, 3400)
+	widths := browserWidths
 	var got []struct {
 		Viewport, Page int
 		Left, Right    float64
@@ -118,8 +94,8 @@ func TestChartsFitInBrowser(t *testing.T) {
 			Left, Right, Width, ViewBox float64
 		}
 	}
-	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &got); err != nil || len(got) != len(widths) {
-		t.Fatalf("measurements %s: %v", m[1], err)
+	if err := json.Unmarshal(measured, &got); err != nil || len(got) != len(widths) {
+		t.Fatalf("measurements %s: %v", measured, err)
 	}
 	for i, width := range widths {
 		g := got[i]
