@@ -37,8 +37,7 @@ class ForkDown(Exception):
 
 
 def _outer_pid(pid):
-    """The pid under which /proc (the sandbox's PID namespace) shows our namespace's pid, or
-    0: the fork server's child, and the decision whose schedstat the launcher reads."""
+    """The pid under which /proc (the sandbox's PID namespace) shows our namespace's pid."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue

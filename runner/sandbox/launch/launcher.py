@@ -342,10 +342,20 @@ class Launcher:
         the process is the one whose pid in the launcher's namespace is pid."""
         path = "/proc/%d/schedstat" % pid
         if self.isolation == "pidns":
-            outer = _outer_pid(pid)  # forkclient.py, which the launcher's program starts with
-            if not outer:
+            path = None
+            for name in os.listdir("/proc"):
+                if not name.isdigit():
+                    continue
+                try:
+                    with open("/proc/%s/status" % name) as f:
+                        ns = next((line.split()[1:] for line in f if line.startswith("NSpid:")), [])
+                except OSError:
+                    continue
+                if len(ns) == 2 and ns[1] == str(pid):
+                    path = "/proc/%s/schedstat" % name
+                    break
+            if path is None:
                 return None
-            path = "/proc/%d/schedstat" % outer
         # Every thread of it: a JVM's main thread mostly waits for the others. The run is
         # their sum (the process's CPU), the wait the longest any one of them waited: a sum
         # of waits grows with the number of threads (fifty threads spinning on one CPU
