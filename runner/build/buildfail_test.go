@@ -66,8 +66,18 @@ func TestBuildIncludeBombBuiltOnce(t *testing.T) {
 	const timeout = 3 * time.Second
 	build := func(memo Memo, dir string) (string, *BuildError) {
 		t.Helper()
-		writeFile(t, dir, "bot.c", bomb) // as each cycle materialises it
-		log, err := Build(context.Background(), sb, memo, lang, dir, sandbox.Limits{}, timeout)
+		var log string
+		var err error
+		// A build the wall-clock backstop stops before it spent its CPU budget is the
+		// host's trouble (a busy machine), not remembered: it is built again, as the next
+		// cycle would.
+		for range 5 {
+			writeFile(t, dir, "bot.c", bomb) // as each cycle materialises it
+			if log, err = Build(context.Background(), sb, memo, lang, dir, sandbox.Limits{}, timeout); !errors.Is(err, ErrBuildHost) {
+				break
+			}
+			t.Logf("the host was busy, building again: %v", err)
+		}
 		var be *BuildError
 		if !errors.As(err, &be) {
 			t.Fatalf("err = %v, want a *BuildError", err)
