@@ -39,8 +39,8 @@ wait_for() {
   "$@"
 }
 kstatus() { kothd status --config "$CONF" --json; }
-# The long run's challenge: a second copy of forty (start_long_run adds it).
-LONG=forty-long
+# The long run's challenge (start_long_run): forty, made long.
+LONG=forty
 run_state() { kstatus | jq -r --arg c "${1:-$LONG}" '.challenges[] | select(.name==$c) | .last_run.state // "none"'; }
 run_id() { kstatus | jq -r --arg c "$LONG" '.challenges[] | select(.name==$c) | .last_run.id // 0'; }
 played() { kstatus | jq -r --arg c "$LONG" '.challenges[] | select(.name==$c) | (.live.done // .last_run.games_played // 0)'; }
@@ -101,13 +101,14 @@ quickstart() {
 
 # `kothd once` as root from a shell (here: the runner's service, whose cgroup holds other
 # processes, as a login session's does), then in a scope of its own with Delegate=yes, as
-# docs/deploy.md says to run it on a cgroup v2 host. On a copy of the daemon's data (the
-# daemon is stopped): its answers are built and validated, so the cycle goes straight to
-# play (--force: nothing changed since the daemon's run), which is what the scope is for.
+# docs/deploy.md says to run it on a cgroup v2 host. On a copy of the daemon's database
+# (`kothd backup`, beside the running daemon) after its first run: the answers are
+# validated, so the cycle goes straight to play (--force: nothing changed since the
+# daemon's run), which is what the scope is for.
 once_from_shell() {
   local ok=0 d=/tmp/once
-  rm -rf $d && mkdir -p $d
-  cp -a /var/lib/kothd/data $d/data || { log "no daemon data to copy"; return 1; }
+  rm -rf $d && mkdir -p $d/data
+  kothd backup --config "$CONF" $d/data/kothd.db || { log "no backup of the daemon's database"; return 1; }
   sed -e "s|^data_dir: .*|data_dir: $d/data|" -e "s|^output_dir: .*|output_dir: $d/out|" "$CONF" >$d/config.yaml
   log "kothd once in a shared cgroup:"
   "$BIN/kothd" once --config $d/config.yaml --snapshot "$SRC/testdata/snapshot" --challenge forty --force --games 500 >$d/shared.log 2>&1
@@ -119,7 +120,7 @@ once_from_shell() {
   systemd-run --scope --quiet -p Delegate=yes "$BIN/kothd" once --config $d/config.yaml --snapshot "$SRC/testdata/snapshot" --challenge forty --force --games 500 >$d/scope.log 2>&1 ||
     { tail -20 $d/scope.log; ok=1; }
   tail -3 $d/scope.log
-  grep -q 'run finished' $d/scope.log || { log "the scope's cycle played nothing"; ok=1; }
+  grep -qE '^forty: 500 games in ' $d/scope.log || { log "the scope's cycle did not play its 500 games"; ok=1; }
   test -f $d/out/forty.md || { log "no board"; ok=1; }
   return $ok
 }
@@ -138,13 +139,15 @@ boards_published() {
   return $ok
 }
 
-# A run in progress: a reload that adds a challenge with no board yet has it played at
-# once (docs/deploy.md, "Reload"): forty again under another name, with games enough to
-# be stopped midway under emulation.
+# A run in progress: forty again, long enough to be stopped midway under emulation. A
+# reload that changes what a run plays (games: docs/config.md) and gives forty a schedule
+# of every 15 seconds has it played at the next tick, with the bots its first run built and
+# validated (a challenge added under another name would validate them all again: minutes
+# under emulation).
 start_long_run() {
-  if ! grep -q "name: $LONG" "$CONF"; then
-    printf '\n  - name: %s\n    question_id: 177765\n    engine: forty\n    protocol: pyclass\n    games: 200000\n    concurrency: 16384\n    extract: {mode: class-blocks, class_pattern: %s, language: python3, max_bytes: 65536}\n' \
-      "$LONG" "'^class \w+\(\w*Bot\):'" >>"$CONF"
+  if ! grep -q "^    games: 200000" "$CONF"; then
+    sed -i -e 's|^    games: 2000$|    games: 200000\n    schedule: "*/15 * * * * *"|' "$CONF"
+    grep -q "^    games: 200000" "$CONF" || { log "no games: 2000 line in forty's block"; return 1; }
     systemctl reload kothd
   fi
   wait_for 180 sh -c '[ "$(kothd status --config '"$CONF"' --json | jq -r ".challenges[] | select(.name==\"'$LONG'\") | .last_run.state")" = playing ]'
@@ -270,13 +273,13 @@ if [ "$phase" = start ]; then
   step install install_files
   step quickstart quickstart
   step boards boards_published
+  step once-from-a-shell once_from_shell
   step readiness readiness
   step reload reload
   step stop-mid-run stop_mid_run
   step kill9-mid-run kill9_mid_run
   step watchdog watchdog
   step pause-daemon pause_daemon
-  step once-from-a-shell once_from_shell
   . "$H/tests.sh" # the gotest lines: which packages and tests, as whom
   systemctl start kothd
   step reboot-mid-run reboot_mid_run
