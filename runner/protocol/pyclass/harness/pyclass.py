@@ -467,12 +467,13 @@ SEED = 0
 # the same protocol, byte for byte). Loaded from this directory by its path, before the
 # answer's code runs; None: the Python loop.
 _fast = None
-FAST_FILE = "_pyclassfast.so"
 
 
 def _load_fast():
     global _fast
-    path = os.path.join(HARNESS_DIR, FAST_FILE)
+    import importlib.machinery  # already imported by the interpreter's start: no cost
+    # Named for this interpreter's ABI (kothd's build): another interpreter's is not loaded.
+    path = os.path.join(HARNESS_DIR, "_pyclassfast" + importlib.machinery.EXTENSION_SUFFIXES[0])
     if not os.path.exists(path):
         return
     try:
