@@ -368,6 +368,16 @@ func TestRealHarnessGame(t *testing.T) {
 	if !reflect.DeepEqual(res, again) {
 		t.Errorf("same seed, same bots, different tables:\n%+v\n%+v", res, again)
 	}
+
+	// The harness's Python loop (the C loop switched off: runner/protocol/pyclass/pyfast.go)
+	// plays the same table as its C loop above.
+	if loop := pyclass.FastHarness(pyConfig().Python, false); !strings.HasPrefix(loop, "C") {
+		t.Fatalf("the C loop does not build on this host: %s", loop)
+	}
+	t.Setenv(pyclass.FastEnv, "off")
+	if pure, _ := play(); !reflect.DeepEqual(res, pure) {
+		t.Errorf("the C loop's and the Python loop's tables differ:\n%+v\n%+v", res, pure)
+	}
 }
 
 // The sanity reference of spec §6: the three built-ins alone, a full game to 500.

@@ -477,10 +477,11 @@ def _load_fast():
     if not os.path.exists(path):
         return
     try:
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("_pyclassfast", path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+        # The loader itself, not importlib.util (whose import of contextlib and functools
+        # costs 10 ms of every harness's start).
+        loader = importlib.machinery.ExtensionFileLoader("_pyclassfast", path)
+        mod = loader.create_module(importlib.machinery.ModuleSpec("_pyclassfast", loader, origin=path))
+        loader.exec_module(mod)
     except Exception as e:  # built for another interpreter: the Python loop serves
         sys.stderr.write("pyclass: the C batch loop did not load (%s); serving in Python\n" % e)
         return
