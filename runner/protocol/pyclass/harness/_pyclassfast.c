@@ -533,13 +533,14 @@ static int add_bot_time(PyObject *bot_time, double dt) {
     return 0;
 }
 
-/* A call's "finally: _bot_time[0] += _clock() - t0": keeps the call's exception. */
-static int timed_finally(const Forty *f, double t0) {
+/* The bot's time of a call (kothd bench's split): "_bot_time[0] += t1 - t0", keeping the
+   call's exception, as a finally would (an error of its own replaces the call's). */
+static int add_bot_time_keep(const Forty *f, double dt) {
     PyObject *et, *ev, *tb;
     PyErr_Fetch(&et, &ev, &tb);
-    int r = add_bot_time(f->bot_time, monotonic() - t0);
+    int r = add_bot_time(f->bot_time, dt);
     if (et) {
-        if (r < 0) { /* the finally's own error replaces the call's, as in Python */
+        if (r < 0) {
             Py_XDECREF(et);
             Py_XDECREF(ev);
             Py_XDECREF(tb);
@@ -551,9 +552,14 @@ static int timed_finally(const Forty *f, double t0) {
     return r;
 }
 
-/* forty_call: 1 with *out set, 0 when this call is Handler.call's to serve (another
-   method, arguments not in the packed list form), -1 with an exception set. */
-static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, int timed, PyObject **out) {
+/* forty_call: forty's Handler.call (timed: Handler.timed_call) for "next" and "start",
+   without its frame. Returns 1 with *out set, 0 when the call is Handler.call's to serve
+   (arguments not in the packed list form, or ones its slices would read otherwise), -1
+   with an exception set. Timed, the bot's time is one window from its update_state to the
+   end of its generator's step (two clock reads, where timed_call has four: the harness's
+   few attribute reads between them are counted as the bot's), and *end is the window's
+   end, which the loop takes as the call's. */
+static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, int timed, PyObject **out, double *end) {
     Py_ssize_t n = 0;
     if (!PyList_CheckExact(a))
         return 0;
@@ -586,56 +592,45 @@ static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, in
     Py_INCREF(g);
     PyList_SetItem(f->stream, 0, g); /* _stream[0] = g (steals one reference) */
     PyObject *bot = PyObject_GetAttr(g, s_bot);
-    PyObject *turn = NULL, *v = NULL, *r;
-    int res = -1;
+    PyObject *throws = NULL, *scores = NULL, *turn = NULL, *v = NULL, *r = NULL;
+    PyObject *last = Py_False;
+    int res = -1, clocked = 0;
     double t0 = 0;
     if (!bot)
         goto done;
     if (start) {
         if (PyObject_SetAttr(g, s_turn, Py_None) < 0)
             goto done;
-        PyObject *throws = PyList_GetSlice(a, 2, n), *scores = PyList_GetSlice(a, n, PyList_GET_SIZE(a));
-        PyObject *last = NULL;
-        if (throws && scores) {
-            int nz = PyObject_IsTrue(PyList_GET_ITEM(a, 0)); /* a[0] != 0, an int's */
-            last = nz < 0 ? NULL : nz ? Py_True : Py_False;
-        }
-        if (!last) {
-            Py_XDECREF(throws);
-            Py_XDECREF(scores);
+        throws = PyList_GetSlice(a, 2, n);
+        scores = PyList_GetSlice(a, n, PyList_GET_SIZE(a));
+        if (!throws || !scores)
             goto done;
-        }
-        if (timed)
-            t0 = monotonic();
-        PyObject *u = PyObject_CallMethodOneArg(bot, s_update_state, throws);
-        Py_DECREF(throws);
-        int ok = 0;
-        if (u) {
-            Py_DECREF(u);
-            PyObject *args[3] = {bot, scores, last};
-            PyObject *gen = PyObject_VectorcallMethod(s_make_throw, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-            if (gen) {
-                PyObject *it = PyObject_GetIter(gen);
-                Py_DECREF(gen);
-                if (it) {
-                    ok = PyObject_SetAttr(g, s_turn, it) == 0;
-                    Py_DECREF(it);
-                }
-            }
-        }
-        Py_DECREF(scores);
-        if (timed && timed_finally(f, t0) < 0)
-            ok = 0;
-        if (!ok)
+        int nz = PyObject_IsTrue(PyList_GET_ITEM(a, 0)); /* a[0] != 0, an int's */
+        if (nz < 0)
             goto done;
-    } else {
-        if (timed)
-            t0 = monotonic();
-        PyObject *u = PyObject_CallMethodOneArg(bot, s_update_state, a);
-        Py_XDECREF(u);
-        int ok = u != NULL;
-        if (timed && timed_finally(f, t0) < 0)
-            ok = 0;
+        last = nz ? Py_True : Py_False;
+    }
+    if (timed) {
+        t0 = monotonic();
+        clocked = 1;
+    }
+    {
+        PyObject *u = PyObject_CallMethodOneArg(bot, s_update_state, start ? throws : a);
+        if (!u)
+            goto done;
+        Py_DECREF(u);
+    }
+    if (start) {
+        PyObject *args[3] = {bot, scores, last};
+        PyObject *gen = PyObject_VectorcallMethod(s_make_throw, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        if (!gen)
+            goto done;
+        PyObject *it = PyObject_GetIter(gen);
+        Py_DECREF(gen);
+        if (!it)
+            goto done;
+        int ok = PyObject_SetAttr(g, s_turn, it) == 0;
+        Py_DECREF(it);
         if (!ok)
             goto done;
     }
@@ -646,26 +641,27 @@ static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, in
         r = Py_False;
         goto result;
     }
-    if (timed)
-        t0 = monotonic();
     if (!PyIter_Check(turn)) {
         PyErr_Format(PyExc_TypeError, "'%.200s' object is not an iterator", Py_TYPE(turn)->tp_name);
-    } else {
-        v = PyIter_Next(turn);
+        goto done;
     }
-    if (!v && !PyErr_Occurred()) { /* StopIteration: the turn is over */
-        int ok = PyObject_SetAttr(g, s_turn, Py_None) == 0;
-        if (timed && timed_finally(f, t0) < 0)
-            ok = 0;
-        if (!ok)
+    v = PyIter_Next(turn);
+    if (!v) {
+        if (PyErr_Occurred())
+            goto done;
+        /* StopIteration: the turn is over */
+        if (PyObject_SetAttr(g, s_turn, Py_None) < 0)
             goto done;
         r = Py_False;
         goto result;
     }
-    if (timed && timed_finally(f, t0) < 0)
-        goto done;
-    if (!v)
-        goto done;
+    if (clocked) { /* bool(v) is outside the bot's time in timed_call, as a __bool__'s error is */
+        double t1 = monotonic();
+        clocked = 0;
+        *end = t1;
+        if (add_bot_time_keep(f, t1 - t0) < 0)
+            goto done;
+    }
     {
         int b = PyObject_IsTrue(v);
         if (b < 0)
@@ -677,6 +673,16 @@ result:
     *out = r;
     res = 1;
 done:
+    if (clocked) {
+        double t1 = monotonic();
+        *end = t1;
+        if (add_bot_time_keep(f, t1 - t0) < 0 && res == 1) {
+            Py_CLEAR(*out);
+            res = -1;
+        }
+    }
+    Py_XDECREF(throws);
+    Py_XDECREF(scores);
     Py_XDECREF(v);
     Py_XDECREF(turn);
     Py_XDECREF(bot);
@@ -731,14 +737,15 @@ static int one_call(Loop *L, Py_ssize_t k, PyObject *game, PyObject *method, int
     S.in_call = 1;
     PyObject *r = NULL;
     int served = 0;
+    double end = 0;
     if (forty_kind)
-        served = forty_call(&L->forty, game, forty_kind == 2, args, L->measure, &r);
+        served = forty_call(&L->forty, game, forty_kind == 2, args, L->measure, &r, &end);
     if (served == 0) {
         PyObject *cargs[3] = {game, method, args};
         r = PyObject_Vectorcall(L->call, cargs, 3, NULL);
     }
     if (r) {
-        *now = monotonic();
+        *now = end > 0 ? end : monotonic();
         if (S.wall > 0 && *now - S.call_wall0 >= S.wall && *now - S.call_wall0 - host_wait() >= S.wall) {
             /* It ended as its wall limit ran out, before the alarm said so: the limit,
                not that race, decides (pyclass.py's _serve). */
