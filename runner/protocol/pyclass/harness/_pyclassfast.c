@@ -276,7 +276,7 @@ static PyObject *readline_(PyObject *self, PyObject *args) {
 
 typedef struct {
     double t, w;
-    PyObject *methods; /* list of str */
+    PyObject *methods; /* tuple of str */
     unsigned char *raw;
     Py_ssize_t nraw; /* int32s */
 } Packed;
@@ -438,8 +438,10 @@ static int parse_packed(const char *s, Py_ssize_t len, Packed *pk) {
             goto no;
         i += 3 + k;
     }
-    pk->methods = methods;
-    return 1;
+    /* A tuple: the bot's code, which may reach it (gc), cannot change it under the loop. */
+    pk->methods = PyList_AsTuple(methods);
+    Py_DECREF(methods);
+    return pk->methods ? 1 : -1;
 no:
     Py_DECREF(methods);
     return 0;
@@ -850,6 +852,10 @@ static int count_batch(Loop *L, Py_ssize_t n, double in_calls, double span, doub
     }
     L->in_calls_total += in_calls * keep;
     if (keep != 1.0 && L->bot_time) {
+        if (!PyList_Check(L->bot_time) || PyList_GET_SIZE(L->bot_time) < 1) {
+            PyErr_SetString(PyExc_TypeError, "bot_time is not a list");
+            return -1;
+        }
         PyObject *cur = PyList_GET_ITEM(L->bot_time, 0);
         double b = PyFloat_AsDouble(cur);
         if (b == -1 && PyErr_Occurred())
@@ -906,9 +912,9 @@ static int batch(Loop *L, int out_fd, double limit, double wall, Packed *pk, PyO
         return -1;
     int kinds[8] = {0};
     if (pk) {
-        Py_ssize_t nm = PyList_GET_SIZE(pk->methods);
+        Py_ssize_t nm = PyTuple_GET_SIZE(pk->methods);
         for (Py_ssize_t m = 0; m < nm && m < 8; m++)
-            kinds[m] = forty_kind_of(L, PyList_GET_ITEM(pk->methods, m));
+            kinds[m] = forty_kind_of(L, PyTuple_GET_ITEM(pk->methods, m));
     }
     double now = monotonic(), batch0 = now;
     Py_ssize_t k = 0, i = 0;
@@ -918,7 +924,7 @@ static int batch(Loop *L, int out_fd, double limit, double wall, Packed *pk, PyO
         if (pk) {
             int32_t mi = raw_at(pk, i + 1), na = raw_at(pk, i + 2);
             game = PyLong_FromLong(raw_at(pk, i));
-            method = PyList_GET_ITEM(pk->methods, mi);
+            method = PyTuple_GET_ITEM(pk->methods, mi);
             Py_INCREF(method);
             kind = mi < 8 ? kinds[mi] : forty_kind_of(L, method);
             if (na < 0) {
@@ -944,6 +950,10 @@ static int batch(Loop *L, int out_fd, double limit, double wall, Packed *pk, PyO
                 goto fail;
             }
         } else {
+            if (k >= PyList_GET_SIZE(calls)) { /* the bot's code reached the list (gc) */
+                PyErr_SetString(PyExc_RuntimeError, "the batch's calls changed under the loop");
+                goto fail;
+            }
             PyObject *c = PyList_GET_ITEM(calls, k);
             if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 3) {
                 PyErr_SetString(PyExc_TypeError, "_request: a call is not a (game, method, args) triple");
