@@ -193,12 +193,17 @@ static struct {
     char *buf;
     size_t start, end, cap;
     int eof;
+    int busy; /* a read(2) is under way, the GIL released: a second reader is refused */
 } R;
 
 /* read_line sets *line and *len to the next line (without its newline) and returns 1, or
    returns 0 at the end of the input, -1 with an exception set. The line stays valid until
    the next call. As pyclass.py's _lines: a last line without a newline is a line. */
 static int read_line(int fd, const char **line, Py_ssize_t *len) {
+    if (R.busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the harness is reading");
+        return -1;
+    }
     size_t scanned = R.start;
     for (;;) {
         char *nl = R.end > scanned ? memchr(R.buf + scanned, '\n', R.end - scanned) : NULL;
@@ -236,7 +241,17 @@ static int read_line(int fd, const char **line, Py_ssize_t *len) {
             R.buf = b;
             R.cap = cap;
         }
-        ssize_t n = read(fd, R.buf + R.end, 1 << 16);
+        /* The GIL is released while the loop waits, as os.read releases it: a thread the
+           bot started runs (and is charged) between batches as under the Python loop. */
+        ssize_t n;
+        int err;
+        R.busy = 1;
+        Py_BEGIN_ALLOW_THREADS
+        n = read(fd, R.buf + R.end, 1 << 16);
+        err = errno;
+        Py_END_ALLOW_THREADS
+        R.busy = 0;
+        errno = err;
         if (n < 0) {
             if (errno == EINTR) {
                 if (PyErr_CheckSignals() < 0)
@@ -256,7 +271,7 @@ static PyObject *readline_(PyObject *self, PyObject *args) {
     int fd;
     if (!PyArg_ParseTuple(args, "i", &fd))
         return NULL;
-    if (S.serving) {
+    if (S.serving || R.busy) {
         PyErr_SetString(PyExc_RuntimeError, "the harness is serving");
         return NULL;
     }
@@ -493,7 +508,13 @@ static int out_put(const char *s, size_t n) {
 static int out_write(int fd) {
     size_t off = 0;
     while (off < W.len) {
-        ssize_t n = write(fd, W.buf + off, W.len - off);
+        ssize_t n;
+        int err;
+        Py_BEGIN_ALLOW_THREADS
+        n = write(fd, W.buf + off, W.len - off);
+        err = errno;
+        Py_END_ALLOW_THREADS
+        errno = err;
         if (n < 0) {
             if (errno == EINTR) {
                 if (PyErr_CheckSignals() < 0)
