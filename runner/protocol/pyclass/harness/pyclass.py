@@ -61,6 +61,13 @@ would cost two system calls per call. They are the bot's word, for kothd bench o
 Protocol I/O goes through the file descriptors directly: at most one read(2) per batch (one
 brings every line already queued; a long line takes one per pipe-full) and one write(2) per
 reply line.
+
+The batch loop has a twin in C (_pyclassfast.c beside this file, which kothd compiles for
+the interpreter and installs as _pyclassfast<the interpreter's extension suffix>): when it is
+there and loads, it serves the batches (the packed form read in C, anything else through
+_request below; faults described by _fault_reply, other results encoded by _reply; the
+timers' state and handlers in C), with the same replies byte for byte. Without it, the loop
+below serves.
 """
 import binascii
 import importlib
