@@ -16,10 +16,9 @@ import (
 
 // The C loop's state (pyfast.go, harness/_pyclassfast.c) is in the bot's process, within
 // its reach: the module through the harness's globals, gc or a second import of its file,
-// its functions callable. What
-// a bot does with it must hurt itself only: its own calls fault or its process ends, and
-// the other bots play as they would beside a bot that merely crashes. Real processes in
-// the real bwrap sandbox, a forty tournament.
+// its functions callable. What a bot does with it must hurt itself only: its own calls
+// fault or its process ends, and the other bots play as they would beside a bot that merely
+// crashes. Real processes in the real bwrap sandbox, a forty tournament.
 
 // hostileFast are answers that turn the C loop's functions against the harness on each
 // turn, then raise (a bot that plays on after such a move would play its own game, which
