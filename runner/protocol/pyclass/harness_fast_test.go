@@ -8,9 +8,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/forty"
+	"github.com/kothd/kothd/runner/sandbox"
 )
 
 // The harness's two batch loops (pyfast.go: C when kothd could build it, else Python) must
@@ -300,5 +302,49 @@ func TestFastLoopStats(t *testing.T) {
 	}
 	if ht.Calls != 101 || ht.BotTimed != 1 || !(ht.Bot > 0) || !(ht.InCalls >= ht.Bot) || !(ht.CPU > ht.Ready) {
 		t.Fatalf("stats %+v", ht)
+	}
+}
+
+// Without a C compiler the harness serves in Python: FastHarness says so and why, no
+// extension is installed, and the bot plays. (Another name of the interpreter, so that
+// this process's build for /usr/bin/python3 is not the one found.)
+func TestFastLoopFallsBackWithoutCompiler(t *testing.T) {
+	const python = "/usr/bin/python3.11"
+	if _, err := os.Stat(python); err != nil {
+		t.Skip(err)
+	}
+	dir := pyAnswer(t, fortyBot)
+	if err := (PyConfig{Python: "/usr/bin/python3"}).installFast(dir); err != nil { // a stale build to take away
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, HarnessDir, fastPrefix+"*")); len(m) != 1 {
+		t.Fatalf("no build of /usr/bin/python3's installed: %v", m)
+	}
+	t.Setenv("CC", "/nonexistent/cc")
+	// An empty cache (a build found there needs no compiler), and this process's memory of
+	// the interpreter's build forgotten.
+	fast.Lock()
+	cache := fast.cache
+	fast.cache = t.TempDir()
+	delete(fast.exts, python)
+	fast.Unlock()
+	t.Cleanup(func() {
+		fast.Lock()
+		fast.cache = cache
+		delete(fast.exts, python)
+		fast.Unlock()
+	})
+	if loop := FastHarness(python, false); !strings.HasPrefix(loop, "Python (no C compiler") {
+		t.Fatalf("loop without a compiler: %s", loop)
+	}
+	cfg := fortyConfig(time.Second)
+	cfg.Python = python
+	pool := NewPyPool(sandbox.Unsandboxed{}, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "Roller"}, Dir: dir}})
+	defer pool.Close()
+	if r := pool.Exchange(t.Context(), []engine.Call{newCall(1), startCall(1)}); r[0].Fault != nil || r[1].Fault != nil {
+		t.Fatalf("replies %+v", r)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, HarnessDir, fastPrefix+"*")); len(m) != 0 {
+		t.Fatalf("an extension is installed without a build: %v", m)
 	}
 }
