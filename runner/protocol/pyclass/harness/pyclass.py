@@ -478,7 +478,7 @@ _fast = None
 
 def _load_fast():
     global _fast
-    import importlib.machinery  # already imported by the interpreter's start: no cost
+    import importlib.machinery  # small (importlib itself is imported above)
     # Named for this interpreter's ABI (kothd's build): another interpreter's is not loaded.
     path = os.path.join(HARNESS_DIR, "_pyclassfast" + importlib.machinery.EXTENSION_SUFFIXES[0])
     if not os.path.exists(path):
