@@ -199,6 +199,9 @@ func compareLoops(t *testing.T, dir, module, class string, lines []string) strin
 }
 
 func TestFastLoopRepliesAsPythonLoop(t *testing.T) {
+	// Both loops are compared whatever the environment says (KOTHD_PYCLASS_FAST=off runs the
+	// rest of the suite on the Python loop).
+	t.Setenv(FastEnv, "")
 	if FastHarness("/usr/bin/python3", false)[0] != 'C' {
 		t.Fatalf("the C loop does not build on this host: %s", FastHarness("/usr/bin/python3", false))
 	}
@@ -287,6 +290,7 @@ func TestFastLoopRepliesAsPythonLoop(t *testing.T) {
 // inside calls and the bot's own time measured (forty's hot path in C adds to bot_time as
 // Handler.timed_call does).
 func TestFastLoopStats(t *testing.T) {
+	t.Setenv(FastEnv, "")
 	dir := pyAnswer(t, fortyBot)
 	c := func(g int, m string, a any) engine.Call { return engine.Call{Game: g, Method: m, Args: a} }
 	lines := []string{packedLine(t, 1, 3, c(1, "new", intsArgs{0}))}
@@ -321,6 +325,7 @@ func TestFastLoopFallsBackWithoutCompiler(t *testing.T) {
 		t.Fatalf("no build of /usr/bin/python3's installed: %v", m)
 	}
 	t.Setenv("CC", "/nonexistent/cc")
+	t.Setenv(FastEnv, "")
 	// An empty cache (a build found there needs no compiler), and this process's memory of
 	// the interpreter's build forgotten.
 	fast.Lock()
