@@ -317,6 +317,7 @@ func TestFastLoopFallsBackWithoutCompiler(t *testing.T) {
 	if _, err := os.Stat(python); err != nil {
 		t.Skip(err)
 	}
+	t.Setenv(FastEnv, "")
 	dir := pyAnswer(t, fortyBot)
 	if err := (PyConfig{Python: "/usr/bin/python3"}).installFast(dir); err != nil { // a stale build to take away
 		t.Fatal(err)
@@ -325,7 +326,6 @@ func TestFastLoopFallsBackWithoutCompiler(t *testing.T) {
 		t.Fatalf("no build of /usr/bin/python3's installed: %v", m)
 	}
 	t.Setenv("CC", "/nonexistent/cc")
-	t.Setenv(FastEnv, "")
 	// An empty cache (a build found there needs no compiler), and this process's memory of
 	// the interpreter's build forgotten.
 	fast.Lock()
