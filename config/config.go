@@ -59,6 +59,9 @@ type Config struct {
 	// PythonImports are modules the python interpreter must import, checked before each
 	// cycle (default [numpy], which answers import); [] checks none.
 	PythonImports []string `yaml:"python_imports"`
+	// PythonFast (default true) lets the pyclass harness serve its batches in the C loop
+	// kothd builds for python (runner/protocol/pyclass/pyfast.go); false: its Python loop.
+	PythonFast *bool `yaml:"python_fast"`
 	// Cluster, when set, plays runs through NATS JetStream workers (cluster.go).
 	Cluster *Cluster `yaml:"cluster"`
 }

@@ -103,6 +103,8 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	}
 	// The bench uses its own store and output directory, not the host's: the host's boards
 	// (the board guard reads them) and publication targets play no part.
+	// The C loop's builds stay in the host's data directory (built once per interpreter).
+	pyclass.SetFastCache(filepath.Join(cfg.DataDir, "pyfast"), nil)
 	cfg.DataDir, cfg.OutputDir = filepath.Join(scratch, "data"), filepath.Join(scratch, "out")
 	c.noTargets = true
 	cy, closeFn, err := c.cycle(ctx, cfg, c.logger(cl.err, slog.LevelWarn), out)
@@ -271,6 +273,9 @@ func (b *bencher) play(ctx context.Context, ch *config.Challenge, concurrency in
 	}
 	r := reps[0]
 	res := newBenchResult(r, *b.last, b.cy.Sandbox.Name())
+	if res.Sides != nil { // which batch loop the harnesses ran (pyclass/pyfast.go)
+		res.Sides.Loop = pyclass.FastHarness(b.cfg.Python, b.cfg.PythonFast != nil && !*b.cfg.PythonFast)
+	}
 	bots, err := b.cy.Store.RunBots(ctx, r.RunID)
 	if err != nil {
 		return nil, err

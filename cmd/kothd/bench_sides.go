@@ -27,6 +27,8 @@ type botSides struct {
 	// Rest is the bots' CPU (cgroups) less the harness processes' own: bwrap, and the
 	// processes that did not report (killed, restarted).
 	Rest float64 `json:"sandbox_and_unreported_us"`
+	// Loop is the harnesses' batch loop: "C (file)" or "Python (why)" (pyclass.FastHarness).
+	Loop string `json:"harness_loop,omitempty"`
 }
 
 func newBotSides(m playMeasure) *botSides {
@@ -60,4 +62,7 @@ func (s *botSides) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  bots' CPU split  %s, harness per call %.1f µs, harness start-up %.1f µs, sandbox and unreported %.1f µs  (per decision; %d harnesses reported)\n",
 		code, s.Harness, s.Start, s.Rest, s.Processes)
+	if s.Loop != "" {
+		fmt.Fprintf(w, "  harness loop     %s\n", s.Loop)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/publisher"
+	"github.com/kothd/kothd/runner/protocol/pyclass"
 	"github.com/kothd/kothd/runner/sandbox"
 	"github.com/kothd/kothd/scraper"
 	"github.com/kothd/kothd/store"
@@ -55,6 +56,7 @@ func (c *common) cycle(ctx context.Context, cfg *config.Config, log *slog.Logger
 		log.Info("removed work copies a previous process left", "count", n)
 	}
 	sandbox.SetBotUIDs(cfg.BotUIDFirst, cfg.BotUIDCount)
+	pyclass.SetFastCache(filepath.Join(cfg.DataDir, "pyfast"), log)
 	sb, err := sandbox.NewSandboxCgroups(cfg.Sandbox, cfg.Cgroups, log) // refuses a host without bwrap or cgroups unless opted out
 	if err != nil {
 		return nil, nil, err

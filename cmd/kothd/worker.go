@@ -11,6 +11,7 @@ import (
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/cron"
 	"github.com/kothd/kothd/internal/metrics"
+	"github.com/kothd/kothd/runner/protocol/pyclass"
 	"github.com/kothd/kothd/runner/sandbox"
 )
 
@@ -49,6 +50,7 @@ func runWorker(ctx context.Context, cl *cli, args []string) error {
 		return err
 	}
 	cfg := &config.Config{DataDir: dir, Sandbox: *sandboxKind, Cgroups: *cgroups, Python: "/usr/bin/python3"}
+	pyclass.SetFastCache(filepath.Join(dir, "pyfast"), log) // the harness's C loop, built here once
 	sb, err := sandbox.NewSandboxCgroups(cfg.Sandbox, cfg.Cgroups, log)
 	if err != nil {
 		return err

@@ -121,6 +121,11 @@ class Handler:
     state for all; here each game's stream is seeded one-way from the bot's seed and the
     game's number. (numpy's random stays process-wide.)"""
 
+    # The harness's C loop (pyclass.py's _fast) serves "next" and "start" of the packed
+    # form itself, as call and timed_call below do, without their frame: ("forty", the
+    # stream list, the bot time list, the lost-instance exception); self.games is read once.
+    FAST = ("forty", _stream, _bot_time, LostInstance)
+
     def __init__(self, cls):
         self.cls = cls
         self.games = {}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,4 +172,33 @@ func BenchmarkGames(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(games*b.N)/b.Elapsed().Seconds(), "games/s")
+}
+
+// The harness's two batch loops (runner/protocol/pyclass/pyfast.go: the C loop kothd builds,
+// which serves forty's next and start without Handler.call, and the Python loop that serves
+// when it cannot be built or is switched off) play the same table, faults included.
+func TestFastAndPythonLoopsSameTable(t *testing.T) {
+	// Both loops are compared whatever the environment says (KOTHD_PYCLASS_FAST=off runs the
+	// rest of the suite on the Python loop).
+	t.Setenv(pyclass.FastEnv, "")
+	if loop := pyclass.FastHarness(pyConfig().Python, false); !strings.HasPrefix(loop, "C") {
+		t.Fatalf("the C loop does not build on this host: %s", loop)
+	}
+	bots := prepare(t)
+	installed := func() bool {
+		m, _ := filepath.Glob(filepath.Join(bots[0].Dir, pyclass.HarnessDir, "_pyclassfast*"))
+		return len(m) == 1
+	}
+	fast, _ := runOnce(t, bots, 300)
+	if !installed() {
+		t.Fatal("the C loop was not installed beside the harness")
+	}
+	t.Setenv(pyclass.FastEnv, "off")
+	pure, _ := runOnce(t, bots, 300)
+	if installed() {
+		t.Fatal("the C loop stayed beside the harness with the switch off")
+	}
+	if !reflect.DeepEqual(fast, pure) {
+		t.Fatalf("the C loop's and the Python loop's tables differ:\n%+v\n%+v", fast, pure)
+	}
 }

@@ -267,6 +267,8 @@ func TestHarnessTreasureNumbers(t *testing.T) {
 // must not change a thing; and a constructor that fails.
 func TestHarnessWholeGame(t *testing.T) {
 	needPython(t)
+	// The C loop first, then the Python loop (below), whatever the environment says.
+	t.Setenv(pyclass.FastEnv, "")
 	want := strings.TrimSpace(`
 Drunkard|Tyrion Rockbell|$542|9|46|34|5
 EagerThief|Ken the Wizard|$509|11|49|22|4
@@ -282,6 +284,16 @@ Chad|Joffrey the Impaler|DEAD|0|0|0|0`)
 	if got := tableOf(playOne(pool, seats, big.NewInt(12345), nil)); got != want {
 		t.Errorf("Python Drunkards:\n%s\nwant:\n%s", got, want)
 	}
+	// The same with the harness's Python loop (its C loop switched off: runner/protocol/
+	// pyclass/pyfast.go), which must play the same table.
+	if loop := pyclass.FastHarness(python, false); !strings.HasPrefix(loop, "C") {
+		t.Fatalf("the C loop does not build on this host: %s", loop)
+	}
+	t.Setenv(pyclass.FastEnv, "off")
+	if got := tableOf(playOne(harnessPool(t, harnessBots, "EagerThief", "GreedyBastard", "Chad", "Drunkard"), seats, big.NewInt(12345), nil)); got != want {
+		t.Errorf("Python Drunkards, the harness's Python loop:\n%s\nwant:\n%s", got, want)
+	}
+	t.Setenv(pyclass.FastEnv, "on")
 
 	// Fragile raises in enter_ruins: dead on arrival, never asked to act. Lazy has no
 	// get_action: NotImplementedError, death by trap on its first turn.

@@ -320,6 +320,8 @@ func realBots(t testing.TB, answer string, classes []string) ([]engine.Bot, []en
 }
 
 func TestRealHarnessGame(t *testing.T) {
+	// The C loop first, then the Python loop (below), whatever the environment says.
+	t.Setenv(pyclass.FastEnv, "")
 	classes, err := pyclass.ListClasses(t.Context(), sandbox.Unsandboxed{}, pyConfig(), botDir(t, testAnswer))
 	if err != nil {
 		t.Fatal(err)
@@ -367,6 +369,16 @@ func TestRealHarnessGame(t *testing.T) {
 	again, _ := play()
 	if !reflect.DeepEqual(res, again) {
 		t.Errorf("same seed, same bots, different tables:\n%+v\n%+v", res, again)
+	}
+
+	// The harness's Python loop (the C loop switched off: runner/protocol/pyclass/pyfast.go)
+	// plays the same table as its C loop above.
+	if loop := pyclass.FastHarness(pyConfig().Python, false); !strings.HasPrefix(loop, "C") {
+		t.Fatalf("the C loop does not build on this host: %s", loop)
+	}
+	t.Setenv(pyclass.FastEnv, "off")
+	if pure, _ := play(); !reflect.DeepEqual(res, pure) {
+		t.Errorf("the C loop's and the Python loop's tables differ:\n%+v\n%+v", res, pure)
 	}
 }
 

@@ -36,6 +36,7 @@ func pyConfig(env *protocol.Env) PyConfig {
 		FaultStreak:  protocol.FaultStreak(l.FaultStreak),
 		Decision:     env.Game.Harness.IsDecision,
 		Shares:       env.Shares,
+		PureHarness:  env.Config.PythonFast != nil && !*env.Config.PythonFast,
 	}
 }
 

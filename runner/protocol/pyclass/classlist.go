@@ -26,6 +26,11 @@ func ListClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir stri
 	if cfg.Memo == nil {
 		return listClasses(ctx, sb, cfg, dir)
 	}
+	// The harness's C loop goes in first (listClasses would put it there): the key is the
+	// directory as the listing sees it.
+	if err := cfg.installFast(dir); err != nil {
+		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's C loop: " + err.Error()}
+	}
 	tree, err := build.HashTree(dir)
 	if err != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "list classes: " + err.Error()}

@@ -78,6 +78,9 @@ type PyConfig struct {
 	// Shares is the run's cgroup: each bot's sandbox goes under its answer's, so an
 	// answer's classes share one answer's CPU weight (nil: none; cgroup_share.go).
 	Shares *sandbox.Shares
+	// PureHarness serves the batches in the harness's Python loop even where kothd can
+	// build its C loop (pyfast.go): config python_fast: false.
+	PureHarness bool
 }
 
 // InstallHarness installs the protocol's harness (pyclass.py) and the game's module
@@ -139,6 +142,9 @@ func setup(class string, seed uint64, own, stats bool) []byte {
 // listClasses executes an answer (dir/bot.py) in the harness and returns its competing
 // classes in definition order, or the reason it has none (the answer's exception).
 func listClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir string) ([]string, error) {
+	if err := cfg.installFast(dir); err != nil {
+		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's C loop: " + err.Error()}
+	}
 	p, err := sandbox.StartLineProc(ctx, sb, cfg.spec(dir, nil))
 	if err != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}

@@ -90,3 +90,56 @@ func cpuOf(pid int) time.Duration {
 	s, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(u+s) * 10 * time.Millisecond
 }
+
+// BenchmarkHarnessLoops is a forty tick of 256 packed calls ("start" and "next" in turn, as
+// the runner sends them) to a real harness process, unsandboxed, served by its C loop and
+// by its Python loop (pyfast.go): harness-cpu-ns/call is the harness process's CPU per call.
+func BenchmarkHarnessLoops(b *testing.B) {
+	for _, loop := range []string{"C", "Python"} {
+		b.Run(loop, func(b *testing.B) {
+			const batch = 256
+			dir := pyAnswer(b, `
+class GoTo20Bot(Bot):
+    def make_throw(self, scores, last_round):
+        while sum(self.current_throws) < 20:
+            yield True
+        yield False
+`)
+			cfg := fortyConfig(time.Second)
+			cfg.PureHarness = loop == "Python"
+			if loop == "C" && !strings.HasPrefix(FastHarness(cfg.Python, false), "C") {
+				b.Skip(FastHarness(cfg.Python, false))
+			}
+			pool := NewPyPool(sandbox.Unsandboxed{}, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "GoTo20Bot"}, Dir: dir}})
+			defer pool.Close()
+			ctx := context.Background()
+			news, starts, nexts := make([]engine.Call, batch), make([]engine.Call, batch), make([]engine.Call, batch)
+			for g := range batch {
+				news[g] = engine.Call{Game: g, Method: "new", Args: intsArgs{int32(g % 4)}}
+				starts[g] = engine.Call{Game: g, Method: "start", Args: intsArgs{0, 1, 3, 10, 22, 5, 0}}
+				nexts[g] = engine.Call{Game: g, Method: "next", Args: intsArgs{3, 4}}
+			}
+			for _, r := range pool.Exchange(ctx, news) {
+				if r.Fault != nil {
+					b.Fatal(r.Fault)
+				}
+			}
+			pid := pool.bots[0].proc.Proc.Cmd.Process.Pid
+			child0 := cpuOf(pid)
+			b.ResetTimer()
+			for i := range b.N {
+				calls := starts
+				if i%2 == 1 {
+					calls = nexts
+				}
+				for _, r := range pool.Exchange(ctx, calls) {
+					if r.Fault != nil {
+						b.Fatalf("%+v", r)
+					}
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(cpuOf(pid)-child0)/float64(b.N*batch), "harness-cpu-ns/call")
+		})
+	}
+}

@@ -12,18 +12,26 @@ import (
 	"github.com/kothd/kothd/engine"
 )
 
+// protocolOut is Python for a bot that writes to the harness's protocol output itself (its
+// file descriptor is in the harness's module, the bot's to read), whichever batch loop
+// serves (pyfast.go): _out() is the descriptor.
+const protocolOut = `
+import os, pyclass
+def _out():
+    s = pyclass._serving
+    return s["out_fd"] if type(s) is dict else s[1]
+`
+
 // The harness runs inside the bot's interpreter, so a bot can rewrite what it reports.
 // It must not be able to claim a host fault (which voids games) for itself.
 func TestForgedHostFaultIsBadOutput(t *testing.T) {
 	dir := t.TempDir()
-	bot := `
-import pyclass
-_orig = pyclass._send_replies
-def _forge(out, replies, other):
-    _orig(out, ['{"f":"host fault","d":"the sandbox broke, honest"}' for _ in replies], len(replies))
-pyclass._send_replies = _forge
-
+	bot := protocolOut + `
 class Voider(Bot):
+    def __init__(self, *a):
+        super().__init__(*a)
+        os.write(_out(), b'{"replies":[{"f":"host fault","d":"the sandbox broke, honest"}]}\n')
+
     def make_throw(self, scores, last_round):
         yield False
 `

@@ -204,6 +204,10 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 		fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
 		return false
 	}
+	if err := pool.cfg.installFast(b.Dir); err != nil {
+		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's C loop: " + err.Error()})
+		return false
+	}
 	timeout, cut := pool.cfg.StartTimeout, false
 	if _, wall, _, ok := pool.budgets.left(b.index, b.AnswerID); ok && wall < timeout {
 		timeout, cut = max(wall, time.Millisecond), true

@@ -73,20 +73,11 @@ globals()[n] = type(n, (Bot,), {"make_throw": lambda self, scores, last: iter([F
 // hold it whole: 15 MB lines once took the daemon to 650 MB.
 func TestOversizedReplyIsOutputLimit(t *testing.T) {
 	sb := sandboxtest.NeedBwrap(t)
-	dir := pyAnswer(t, `
-import pyclass
-_send = pyclass._send_replies
-_n = [0]
-def _flood(out, replies, other):
-    _n[0] += 1
-    if _n[0] == 2:
-        pyclass._write(out, '{"replies": [{"r": "' + "x" * (15 << 20) + '"}]}\n')
-        return
-    _send(out, replies, other)
-pyclass._send_replies = _flood
-
+	dir := pyAnswer(t, protocolOut+`
 class Flooder(Bot):
-    pass
+    def __init__(self, *a):
+        super().__init__(*a)
+        pyclass._write(_out(), '{"replies": [{"r": "' + "x" * (15 << 20) + '"}]}\n')
 `)
 	pool := NewPyPool(sb, fortyConfig(5*time.Second), []engine.Bot{{Entrant: engine.Entrant{Name: "Flooder"}, Dir: dir}})
 	defer pool.Close()

@@ -61,6 +61,13 @@ would cost two system calls per call. They are the bot's word, for kothd bench o
 Protocol I/O goes through the file descriptors directly: at most one read(2) per batch (one
 brings every line already queued; a long line takes one per pipe-full) and one write(2) per
 reply line.
+
+The batch loop has a twin in C (_pyclassfast.c beside this file, which kothd compiles for
+the interpreter and installs as _pyclassfast<the interpreter's extension suffix>): when it is
+there and loads, it serves the batches (the packed form read in C, anything else through
+_request below; faults described by _fault_reply, other results encoded by _reply; the
+timers' state and handlers in C), with the same replies byte for byte. Without it, the loop
+below serves.
 """
 import binascii
 import importlib
@@ -194,11 +201,17 @@ class untimed:
 
     def __enter__(self):
         global _untimed
+        if _fast is not None:  # the C loop's timers (_pyclassfast.c)
+            self.cpu0, self.wall0 = _fast.untimed_enter()
+            return
         self.cpu0, self.wall0 = time.process_time(), time.monotonic()
         _untimed += 1
 
     def __exit__(self, *exc):
         global _untimed, _call_cpu0, _call_wall0
+        if _fast is not None:
+            _fast.untimed_exit(self.cpu0, self.wall0)
+            return False
         _untimed -= 1
         if _untimed == 0 and _in_call:
             _call_cpu0 += time.process_time() - self.cpu0
@@ -456,6 +469,52 @@ def _harness_file(name):
 
 SEED = 0
 
+# The batch loop in C (_pyclassfast.c), when kothd built it for this interpreter and
+# installed it beside this file (else, or when it does not load, the loop below serves:
+# the same protocol, byte for byte). Loaded from this directory by its path, before the
+# answer's code runs; None: the Python loop.
+_fast = None
+
+
+def _load_fast():
+    global _fast
+    import importlib.machinery  # small (importlib itself is imported above)
+    # Named for this interpreter's ABI (kothd's build): another interpreter's is not loaded.
+    path = os.path.join(HARNESS_DIR, "_pyclassfast" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    if not os.path.exists(path):
+        return
+    try:
+        # The loader itself, not importlib.util (whose import of contextlib and functools
+        # costs 10 ms of every harness's start).
+        loader = importlib.machinery.ExtensionFileLoader("_pyclassfast", path)
+        mod = loader.create_module(importlib.machinery.ModuleSpec("_pyclassfast", loader, origin=path))
+        loader.exec_module(mod)
+    except Exception as e:  # built for another interpreter: the Python loop serves
+        sys.stderr.write("pyclass: the C batch loop did not load (%s); serving in Python\n" % e)
+        return
+    _fast = mod
+
+
+def _fast_lines(fd):
+    """_lines, read by the C loop's reader (which keeps what it read past a line for serve)."""
+    while True:
+        line = _fast.readline(fd)
+        if line is None:
+            return
+        yield line
+
+
+def _request(line, out, stats):
+    """A request line the C loop leaves to Python (anything but the packed form as kothd
+    writes it): None for a stats request (answered here), else the batch's
+    (CPU limit, wall limit, calls)."""
+    req = _loads(line.decode("utf-8"))
+    if "stats" in req:
+        if stats is not None:
+            _send(out, stats())
+        return None
+    return float(req.get("t") or 0), float(req.get("w") or 0), _calls(req)
+
 
 def _seed(seed):
     global SEED
@@ -476,8 +535,9 @@ def main():
     call, which costs tens of microseconds per frame), and the harness's frames beneath
     it should be no more than the original controllers' were."""
     challenge, botfile = sys.argv[1:3]
+    _load_fast()
     proto_in, proto_out = _private_stdio()
-    lines = _lines(proto_in)
+    lines = _lines(proto_in) if _fast is None else _fast_lines(proto_in)
     setup = _loads(next(lines, b"{}").decode("utf-8") or "{}")
     class_name, seed = str(setup.get("class") or ""), int(setup.get("seed") or 0)
     own = bool(setup.get("own"))
@@ -518,8 +578,8 @@ def main():
     _seed(seed)  # again: the answer's import-time code may have drawn numbers
     handler = mod.Handler(chosen[0])
     _open_sched()
-    signal.signal(signal.SIGPROF, _on_prof)
-    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.signal(signal.SIGPROF, _on_prof if _fast is None else _fast.on_prof)
+    signal.signal(signal.SIGALRM, _on_alarm if _fast is None else _fast.on_alarm)
     ready = time.process_time()
     _send(proto_out, {"ready": True, "classes": [class_name]})
     stats, call = None, handler.call
@@ -531,6 +591,13 @@ def main():
         def stats():
             bot = bot_time[0] if timed is not None else None
             return {"stats": {"ready": ready, "cpu": time.process_time(), "calls": _in_calls, "bot": bot, "n": _n_calls}}
+    if _fast is not None:
+        # The C loop's arguments. A game module's Handler may name a dispatch the C loop
+        # serves itself (FAST: forty's hot calls), without its call's frame.
+        return dict(in_fd=proto_in, out_fd=proto_out, call=call,
+                    request=lambda line: _request(line, proto_out, stats), fault=_fault_reply,
+                    reply=_reply, globals=globals(), measure=stats is not None, handler=handler,
+                    fast=getattr(handler, "FAST", None), sched_fd=_sched_fd, timeout=CallTimeout)
     return lines, proto_out, call, stats
 
 
@@ -676,27 +743,16 @@ def _serve(lines, proto_out, call, stats=None):
                         add(_reply(r))
                         other += 1
                     continue
-                except CallTimeout:
-                    # Raised by a timer whose handler ran in the finally above, before it
-                    # marked the call over: mark it now, or the armed timers would interrupt
-                    # the harness's own work (its read of the next batch) and end the process.
-                    _in_call = False
-                    if _by_wall:
-                        # Stopped by the wall clock: the runner decides whether the bot
-                        # waited (its fault) or the host kept it from a CPU (not its fault).
-                        _by_wall = False
-                        add('{"f":"timeout","d":"call exceeded %gs of wall time","wall":true}' % wall)
-                    else:
-                        add(_fault("timeout", "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall)))
-                except LostInstance as e:
-                    add(_fault("crash", str(e), lost=True))
-                except RulesAnswer as e:
-                    add(_fault("crash", _describe(e), rules=True))
-                except MemoryError as e:
-                    # The sandbox's memory limit (RLIMIT_DATA) refused an allocation.
-                    add(_fault("memory limit", _describe(e)))
                 except BaseException as e:
-                    add(_fault("crash", _describe(e)))
+                    by_wall = False
+                    if isinstance(e, CallTimeout):
+                        # Raised by a timer whose handler ran in the finally above, before
+                        # it marked the call over: mark it now, or the armed timers would
+                        # interrupt the harness's own work (its read of the next batch)
+                        # and end the process.
+                        _in_call = False
+                        by_wall, _by_wall = _by_wall, False
+                    add(_fault_reply(e, limit, wall, by_wall))
                 other += 1
                 now = monotonic()
                 if measure:
@@ -706,6 +762,24 @@ def _serve(lines, proto_out, call, stats=None):
                 _count_batch(len(calls), in_calls, now - batch0, bot0)
     finally:
         _disarm()
+
+
+def _fault_reply(e, limit, wall, by_wall):
+    """The reply of a call that raised e (in a batch of those limits), the C loop's too."""
+    if isinstance(e, CallTimeout):
+        if by_wall:
+            # Stopped by the wall clock: the runner decides whether the bot waited (its
+            # fault) or the host kept it from a CPU (not its fault).
+            return '{"f":"timeout","d":"call exceeded %gs of wall time","wall":true}' % wall
+        return _fault("timeout", "call exceeded %gs of CPU time (or %gs of wall time)" % (limit, wall))
+    if isinstance(e, LostInstance):
+        return _fault("crash", str(e), lost=True)
+    if isinstance(e, RulesAnswer):
+        return _fault("crash", _describe(e), rules=True)
+    if isinstance(e, MemoryError):
+        # The sandbox's memory limit (RLIMIT_DATA) refused an allocation.
+        return _fault("memory limit", _describe(e))
+    return _fault("crash", _describe(e))
 
 
 def _count_batch(n, in_calls, span, bot0):
@@ -733,5 +807,7 @@ def _send_replies(out, replies, other):
 
 if __name__ == "__main__":
     _serving = main()
-    if _serving is not None:
+    if type(_serving) is dict:
+        _fast.serve(**_serving)  # from here: no frame of the harness's under a call
+    elif _serving is not None:
         _serve(*_serving)
