@@ -656,9 +656,9 @@ def main():
     launcher = Launcher(args, isolation, proto_in, proto_out)
     if forks and isolation == "pidns" and "ForkServer" in globals():
         try:
-            served = ForkServer.serves(args)
-            if served is not None:
-                launcher.forks = ForkServer(served, launcher.env)
+            plan = ForkServer.serves(args, launcher.env)
+            if plan is not None:
+                launcher.forks = ForkServer(args, plan, launcher.env)
         except OSError:
             pass  # no /proc to find our children in: every decision is spawned
     launcher.serve()
