@@ -117,8 +117,9 @@ class Plan:
 
     @staticmethod
     def interpreter(words, path_var):
-        """`PYTHON SCRIPT` as executed (execvp when PYTHON has no slash): (plan, the
-        file executed as bash names it), or None. A shim found for PYTHON is followed."""
+        """`PYTHON SCRIPT` as executed (execvp when PYTHON has no slash): its plan, whose
+        `named` is the file executed as bash names it (its `_`), or None. A shim found for
+        PYTHON is followed to the interpreter it execs."""
         if len(words) != 2 or words[1].startswith("-") or not os.path.isfile(words[1]) or not os.access(words[1], os.R_OK):
             return None
         found, named = _lookup(words[0], path_var)
