@@ -283,3 +283,24 @@ func TestForkServerFormsHostileBot(t *testing.T) {
 		t.Fatalf("%d launchers started, want 1", n)
 	}
 }
+
+// The CPU limit reaches the interpreter under a waiting shell as it does when launched
+// plainly (the shell's child inherits it): a spinning bot dies of SIGXCPU after its CPU
+// second, and the shell exits with 128+SIGXCPU, both ways, long before the wall timeout.
+func TestForkServerFormsCPULimit(t *testing.T) {
+	sb := NeedBwrap(t)
+	for _, form := range []string{"py3-bash", "py2-bash-env-redirect"} {
+		t.Run(form, func(t *testing.T) {
+			f := forkForms[form]
+			forked, plain, fdir, pdir := formPair(t, sb, f, "while True:\n    pass\n")
+			for _, l := range []*Launcher{forked, plain} {
+				l.spec.Limits.CPUTime = time.Second
+			}
+			fr, _ := decide(t, forked, fdir, f, "")
+			pr, _ := decide(t, plain, pdir, f, "")
+			if !fr.Forked || fr.Exit != pr.Exit || outcome(fr.Fault) != outcome(pr.Fault) || pr.Exit != 128+24 {
+				t.Fatalf("forked %+v\nplain  %+v", fr, pr)
+			}
+		})
+	}
+}

@@ -300,8 +300,9 @@ class ForkServer:
         p.register(self.sock, select.POLLIN)
         return bool(p.poll(0))
 
-    def spawn(self, args, stdin, out_w, err_w):
-        """Fork the decision's process; its pid. ForkDown: spawn it instead."""
+    def spawn(self, args, stdin, out_w, err_w, cpu=0):
+        """Fork the decision's process (CPU limit: cpu seconds, 0 none); its pid. ForkDown:
+        spawn it instead."""
         if self.plan.run:
             # The bot may have rewritten `run` or anything it runs: the plan is made anew.
             plan = Plan.of(self.command, self.base_env)
@@ -312,7 +313,7 @@ class ForkServer:
                 self.plan = plan
             args = []  # the script's line passes none of its own
         argv = [os.fsencode(a) for a in self.plan.argv + args]
-        msg = b"\0".join([b"w" if self.plan.waited else b""] + argv)
+        msg = b"\0".join([b"w%d" % max(cpu, 0) if self.plan.waited else b""] + argv)
         if any(b"\0" in a for a in argv) or len(msg) > FORK_MAX_ARGV:
             raise ForkDown("argv")
         if self.sock is not None and self.pending():

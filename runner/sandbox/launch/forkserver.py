@@ -8,8 +8,8 @@ Starting the interpreter once instead of once per decision is the whole gain: a 
 an idle interpreter costs a fraction of a millisecond, a start 15-30 ms of CPU.
 
 Protocol (one message each):
-  launcher -> server: NUL-separated mode ("", or "w" when a shell waits for the
-                      interpreter: see shell) and argv (interpreter, script, arguments...) with three
+  launcher -> server: NUL-separated mode ("", or "w<CPU seconds>" when a shell waits
+                      for the interpreter: see shell) and argv (interpreter, script, arguments...) with three
                       descriptors (SCM_RIGHTS): the decision's stdin, stdout and stderr.
   server -> launcher: "R" once ready; "P<pid>" once the decision's process is forked;
                       "S<pid> <wait status>" once it has exited (the server reaps it).
@@ -34,14 +34,14 @@ def serve():
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                 fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
         argv = msg.split(b"\0")
-        if len(fds) != 3 or len(argv) < 3 or argv[0] not in (b"", b"w") or flags & (_socket.MSG_TRUNC | _socket.MSG_CTRUNC):
+        if len(fds) != 3 or len(argv) < 3 or not (argv[0] == b"" or argv[0][:1] == b"w" and argv[0][1:].isdigit()) or flags & (_socket.MSG_TRUNC | _socket.MSG_CTRUNC):
             for fd in fds:
                 os.close(fd)
             S.send(b"E")
             continue
         pid = os.fork()
         if pid == 0:
-            return fds, argv[0] == b"w", [os.fsdecode(a) for a in argv[1:]]
+            return fds, int(argv[0][1:] or -1), [os.fsdecode(a) for a in argv[1:]]
         for fd in fds:
             os.close(fd)
         S.send(b"P%d" % pid)
@@ -49,7 +49,7 @@ def serve():
         S.send(b"S%d %d" % (pid, status))
 
 
-def become(fds, waited, argv):
+def become(fds, shell_cpu, argv):
     """In the fork: become `argv[0] argv[1] argv[2:]...` as a fresh interpreter would run
     it. What a fresh start would differ in is set back: argv, sys.path[0], the modules the
     server imported (gone from sys.modules), __main__'s namespace, `random`'s seed (when
@@ -59,8 +59,8 @@ def become(fds, waited, argv):
     for i, fd in enumerate(fds):
         os.dup2(fd, i)
     os.closerange(3, 1 << 16)
-    if waited:
-        shell()
+    if shell_cpu >= 0:  # a shell waits for the interpreter (-1: none)
+        shell(shell_cpu)
     exe, script = argv[0], argv[1]
     # The interpreter names its script so (__file__, tracebacks): joined to the working
     # directory, not normalised ("./bot.py" is "/dir/./bot.py").
@@ -102,11 +102,16 @@ def become(fds, waited, argv):
     finish(main, 0)
 
 
-def shell():
+def shell(cpu):
     """Stand in for the shell that runs the interpreter and waits for it (a `run` without
     exec): this process, which leads the session, waits and exits as the shell does (128+n
     for signal n); its child goes on to become the interpreter, in the same session and
-    process group, as the shell's child is."""
+    process group, as the shell's child is. The decision's CPU limit (cpu seconds, 0 for
+    none) is set before the fork, so that the child inherits it as the shell's child does:
+    the launcher sets it on this process only once the server has said its pid."""
+    if cpu > 0:
+        import resource  # gone from sys.modules in the child, with the server's
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     pid = os.fork()
     if pid == 0:
         return

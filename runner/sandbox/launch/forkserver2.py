@@ -8,8 +8,8 @@ every module it adds is gone from sys.modules in the decision's process, as in t
 server.
 
 The protocol is forkserver.py's (one message each):
-  launcher -> server: NUL-separated mode ("", or "w" when a shell waits for the
-                      interpreter: see shell) and argv (interpreter, script, arguments...) with three
+  launcher -> server: NUL-separated mode ("", or "w<CPU seconds>" when a shell waits
+                      for the interpreter: see shell) and argv (interpreter, script, arguments...) with three
                       descriptors (SCM_RIGHTS): the decision's stdin, stdout and stderr.
   server -> launcher: "R" once ready; "P<pid>" once the decision's process is forked;
                       "S<pid> <wait status>" once it has exited (the server reaps it).
@@ -89,14 +89,14 @@ def serve():
         if not msg and not fds:
             os._exit(0)  # the launcher went away
         argv = msg.split(b"\0")
-        if len(fds) != 3 or len(argv) < 3 or argv[0] not in (b"", b"w") or flags & (MSG_TRUNC | MSG_CTRUNC):
+        if len(fds) != 3 or len(argv) < 3 or not (argv[0] == b"" or argv[0][:1] == b"w" and argv[0][1:].isdigit()) or flags & (MSG_TRUNC | MSG_CTRUNC):
             for fd in fds:
                 os.close(fd)
             S.send(b"E")
             continue
         pid = os.fork()
         if pid == 0:
-            return fds, argv[0] == b"w", argv[1:]
+            return fds, int(argv[0][1:] or -1), argv[1:]
         for fd in fds:
             os.close(fd)
         S.send(b"P%d" % pid)
@@ -110,7 +110,7 @@ def serve():
         S.send(b"S%d %d" % (pid, status))
 
 
-def become(fds, waited, argv):
+def become(fds, shell_cpu, argv):
     """In the fork: become `argv[0] argv[1] argv[2:]...` as a fresh 2.7 interpreter would
     run it: argv, sys.path[0], the modules the server imported (gone from sys.modules),
     __main__'s namespace, descriptors and session are set back as a start makes them."""
@@ -126,8 +126,8 @@ def become(fds, waited, argv):
                 os.close(int(fd))
             except OSError:
                 pass
-    if waited:
-        shell()
+    if shell_cpu >= 0:  # a shell waits for the interpreter (-1: none)
+        shell(shell_cpu)
     exe, script = argv[0], argv[1]
     sys.argv[:] = argv[1:]
     # 2.7 puts the script's directory, symbolic links resolved, where -c put "".
@@ -167,11 +167,16 @@ def become(fds, waited, argv):
     finish(0)
 
 
-def shell():
+def shell(cpu):
     """Stand in for the shell that runs the interpreter and waits for it (a `run` without
     exec): this process, which leads the session, waits and exits as the shell does (128+n
     for signal n); its child goes on to become the interpreter, in the same session and
-    process group, as the shell's child is."""
+    process group, as the shell's child is. The decision's CPU limit (cpu seconds, 0 for
+    none) is set before the fork, so that the child inherits it as the shell's child does:
+    the launcher sets it on this process only once the server has said its pid."""
+    if cpu > 0:
+        import resource  # gone from sys.modules in the child, with the server's
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     pid = os.fork()
     if pid == 0:
         return

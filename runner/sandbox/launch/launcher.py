@@ -477,12 +477,12 @@ class Launcher:
         or 0 when it is to be spawned."""
         if self.forks is None or not self.forks.usable():
             return 0
+        cpu = int(req.get("cpu") or 0)
         try:
-            pid = self.forks.spawn([str(a) for a in req.get("args") or []], stdin, out_w, err_w)
+            pid = self.forks.spawn([str(a) for a in req.get("args") or []], stdin, out_w, err_w, cpu)
         except ForkDown:
             return 0
         d.forked = True
-        cpu = int(req.get("cpu") or 0)
         if cpu > 0:
             try:
                 resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu + 1))
