@@ -27,6 +27,8 @@ obs = {
     "session_leader": os.getsid(0) == os.getpid(), "group_leader": os.getpgrp() == os.getpid(),
     "umask": os.umask(0o22), "stdout_tty": sys.stdout.isatty(),
     "stdin_kind": stat.S_IFMT(os.fstat(0).st_mode), "stdout_kind": stat.S_IFMT(os.fstat(1).st_mode),
+    "stdout_seekable": getattr(sys.stdout, "seekable", lambda: None)(),
+    "stdin_seekable": getattr(sys.stdin, "seekable", lambda: None)(),
     "status": [l for l in open("/proc/self/status").read().splitlines() if l.split(":")[0] in ("Umask", "Seccomp", "NoNewPrivs", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "SigIgn", "SigBlk", "SigCgt", "Cpus_allowed_list")],
 }
 import resource, signal, random

@@ -255,14 +255,17 @@ class ForkServer:
     def start(self):
         a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         devnull = os.open(os.devnull, os.O_RDONLY)
+        # stdout and stderr go to the launcher's stderr: a pipe, as a bot's stdout is, so
+        # that the interpreter's stdio objects, made at its start, are alike (Python 3's
+        # remember whether their file could seek). A `> FILE` stdout is a regular file:
+        # the server's is then an empty one of its own (a memfd), for the same reason.
+        out = os.memfd_create("stdout") if self.plan.stdout is not None else 2
         try:
-            # stdout and stderr go to the launcher's stderr: a pipe, as a bot's stdout is,
-            # so that the interpreter's stdio objects, made at its start, are alike.
             env = dict(self.base_env)
             env.update(self.plan.env)
             self.pid = os.posix_spawn(
                 self.plan.exe, [self.plan.argv[0], "-c", FORK_BOOT if self.plan.flavor == 3 else FORK_BOOT2], env,
-                file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, 2, 1),
+                file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, out, 1),
                               (os.POSIX_SPAWN_DUP2, b.fileno(), 3)],
                 setsid=True, setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT))
         except OSError:
@@ -271,6 +274,8 @@ class ForkServer:
             raise ForkDown("spawn")
         finally:
             os.close(devnull)
+            if out != 2:
+                os.close(out)
             b.close()
         self.sock = a
         try:
