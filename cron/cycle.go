@@ -96,7 +96,10 @@ type Report struct {
 	Rejected  []publisher.Rejected
 	RunID     int64
 	Seed      uint64
-	Games     int
+	Games     int // games scored (the board's)
+	// Played is every game the run played, scored or not (Mafia's abandoned games, games
+	// voided by host faults): what its time went to. 0 when the run failed.
+	Played    int
 	Elapsed   time.Duration
 	Stopped   bool            // the run was stopped on request (Games: those done by then)
 	Published []string        // targets written

@@ -113,6 +113,31 @@ func TestCycleCountsEngineFaults(t *testing.T) {
 	}
 }
 
+// A run's report tells the games it played apart from those it scored: a game the engine
+// leaves out of its result (Mafia's abandoned games) took its time all the same, and kothd
+// bench divides by the games played.
+func TestReportCountsUnscoredGames(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{
+		"<h1>Steady</h1><pre><code>class Steady(Bot):\n    pass\n</code></pre>",
+	})
+	cy := withFakeGame(t, crontest.NewCycle(t, dir))
+	cy.Source = scraper.Snapshot{Dir: filepath.Join(dir, "snap"), Site: "codegolf"}
+	ch, _ := cy.Config.Challenge("forty")
+	if err := yaml.Unmarshal([]byte("unscored: 2\n"), &ch.Options); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := cy.Run(ctx, ch, cron.Options{Games: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Games != 5 || rep.Played != 7 {
+		t.Fatalf("report: %d games scored, %d played; want 5 and 7", rep.Games, rep.Played)
+	}
+}
+
 func TestEngineNotAvailable(t *testing.T) {
 	t.Parallel()
 	cy := crontest.NewCycle(t, t.TempDir())

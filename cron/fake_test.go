@@ -48,6 +48,9 @@ var fakeGame = &engine.Game{
 
 type fakeOptions struct {
 	Bonus int `yaml:"bonus"` // added to every score
+	// Unscored games are played but left out of the result, as Mafia leaves out its
+	// abandoned games.
+	Unscored int `yaml:"unscored"`
 }
 
 // fakeScore is bot i's score in game g of run r, and its fault if it has one.
@@ -122,7 +125,7 @@ func fakePlay(ctx context.Context, r engine.Run) (*engine.Result, error) {
 // result is the table of the games tallied, with their points as the bootstrap's samples.
 func (t *fakeTally) result(r engine.Run) *engine.Result {
 	games := len(t.Points)
-	res := &engine.Result{Columns: []string{"Points"}, Games: games, Units: games, UnitName: "games"}
+	res := &engine.Result{Columns: []string{"Points"}, Games: max(games-engine.OptionsOf[fakeOptions](r).Unscored, 0), Units: games, UnitName: "games"}
 	smp := &engine.Samples{}
 	for _, b := range r.Bots {
 		smp.Bots = append(smp.Bots, b.Name)

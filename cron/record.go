@@ -109,7 +109,7 @@ func (c *Cycle) play(ctx context.Context, env *PlayEnv, a protocol.Protocol, opt
 		c.watch().RunEnded(ch.Name, outcome, rep.Games, rep.Elapsed)
 		return fmt.Errorf("run %d: %w", runID, describe(err))
 	}
-	rep.Games = played.Result.Games
+	rep.Games, rep.Played = played.Result.Games, played.Games
 	c.watch().RunEnded(ch.Name, "done", rep.Games, rep.Elapsed)
 	c.watchDecisions(ch.Name, played.Stats)
 	if v := played.Result.Voided; v > 0 {

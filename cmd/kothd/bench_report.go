@@ -11,13 +11,18 @@ import (
 // benchResult is what kothd bench reports for one challenge (docs/benchmarks.md says what
 // each number means). Times are in seconds, CPU per decision in microseconds.
 type benchResult struct {
-	Challenge   string `json:"challenge"`
-	Engine      string `json:"engine"`
-	Protocol    string `json:"protocol"`
-	RunID       int64  `json:"run"`
-	Seed        uint64 `json:"seed"`
-	Bots        int    `json:"bots"`
+	Challenge string `json:"challenge"`
+	Engine    string `json:"engine"`
+	Protocol  string `json:"protocol"`
+	RunID     int64  `json:"run"`
+	Seed      uint64 `json:"seed"`
+	Bots      int    `json:"bots"`
+	// Games is every game the run played, Scored those on its board: Mafia leaves its
+	// abandoned games (the longest) off the board, but they took their time and their
+	// decisions, and the yardstick plays and counts them too. Rates and per-game figures
+	// are per game played.
 	Games       int    `json:"games"`
+	Scored      int    `json:"scored_games"`
 	Concurrency int    `json:"concurrency"` // the run's games in flight (fewer than asked when a bot ran out of memory)
 	Sandbox     string `json:"sandbox"`
 	LoadAverage string `json:"load_average"` // /proc/loadavg when the games ended
@@ -70,7 +75,7 @@ type sequentialResult struct {
 
 func newBenchResult(r *cron.Report, m playMeasure, sandbox string) *benchResult {
 	res := &benchResult{
-		Challenge: r.Challenge, RunID: r.RunID, Seed: r.Seed, Bots: r.Entered, Games: r.Games,
+		Challenge: r.Challenge, RunID: r.RunID, Seed: r.Seed, Bots: r.Entered, Games: max(r.Played, r.Games), Scored: r.Games,
 		Sandbox: sandbox, LoadAverage: loadAverage(),
 		Seconds:   m.Wall.Seconds(),
 		Decisions: m.Decisions,
@@ -103,8 +108,12 @@ func per(a, b float64) float64 {
 
 // print writes the result as a block of text.
 func (res *benchResult) print(w io.Writer) {
-	fmt.Fprintf(w, "%s (%s, %s): %d games (%d in flight), %d bots, seed %d, run %d, sandbox %s, load average %s\n",
-		res.Challenge, res.Engine, res.Protocol, res.Games, res.Concurrency, res.Bots, res.Seed, res.RunID, res.Sandbox, res.LoadAverage)
+	scored := ""
+	if res.Scored != res.Games {
+		scored = fmt.Sprintf(", %d scored", res.Scored)
+	}
+	fmt.Fprintf(w, "%s (%s, %s): %d games%s (%d in flight), %d bots, seed %d, run %d, sandbox %s, load average %s\n",
+		res.Challenge, res.Engine, res.Protocol, res.Games, scored, res.Concurrency, res.Bots, res.Seed, res.RunID, res.Sandbox, res.LoadAverage)
 	fmt.Fprintf(w, "  games/s          %s  (%.2f s of wall time)\n", rate(res.GamesPerSec), res.Seconds)
 	fmt.Fprintf(w, "  decisions/s      %s  (%d decisions, %.1f per game)\n", rate(res.DecisionsPerSec), res.Decisions, per(float64(res.Decisions), float64(res.Games)))
 	fmt.Fprintf(w, "  CPU per decision kothd %.1f µs, bots %.1f µs  (CPU: kothd %.2f s, bots %.2f s; bots by %s)\n",

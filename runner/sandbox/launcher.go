@@ -68,12 +68,14 @@ var LauncherPython = "/usr/bin/python3"
 //go:embed launch/launcher.py
 var launcherSource string
 
-// The fork server (launch/forkserver.py) and the launcher's client of it
-// (launch/forkclient.py): a Python bot's decisions fork an idle interpreter instead of
-// starting one. launcherProgram puts them before the launcher's source.
+// The fork servers (launch/forkserver.py for Python 3, launch/forkserver2.py its 2.7
+// twin) and the launcher's client of them (launch/forkclient.py): a Python bot's
+// decisions fork an idle interpreter instead of starting one. launcherProgram puts them before the launcher's source.
 var (
 	//go:embed launch/forkserver.py
 	forkServerSource string
+	//go:embed launch/forkserver2.py
+	forkServer2Source string
 	//go:embed launch/forkclient.py
 	forkClientSource string
 )
@@ -82,11 +84,12 @@ var (
 // started from then on: off, every decision starts its process afresh.
 var LauncherForkServer = true
 
-// launcherProgram is the source the launcher runs: the fork server's source as a string,
+// launcherProgram is the source the launcher runs: the fork servers' sources as strings,
 // its client, the launcher.
 func launcherProgram() string {
 	fs, _ := json.Marshal(forkServerSource)
-	return "FORKSERVER_SOURCE = " + string(fs) + "\n" + forkClientSource + "\n" + launcherSource
+	fs2, _ := json.Marshal(forkServer2Source)
+	return "FORKSERVER_SOURCE = " + string(fs) + "\nFORKSERVER2_SOURCE = " + string(fs2) + "\n" + forkClientSource + "\n" + launcherSource
 }
 
 // launcherBoot reads the launcher's source from the first line of stdin and runs it.

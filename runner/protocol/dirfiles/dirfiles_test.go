@@ -438,12 +438,22 @@ func TestDirPoolBenches(t *testing.T) {
 	}
 }
 
-// The `run` Prepare writes for a Python answer is the form the launcher's fork server
-// recognizes (RUN_SCRIPT in runner/sandbox/launch/forkclient.py): a change here must be
-// made there too, or Mafia's Python bots silently lose the fork server.
+// The `run` Prepare writes for a Python answer is a form the launcher's fork server
+// recognizes (Plan.of_run in runner/sandbox/launch/forkclient.py: one line, words in
+// single quotes or bare), and so are the interpreter shims InstallShims writes (its SHIM):
+// a change here must be made there too, or Mafia's Python bots silently lose the fork
+// server.
 func TestRunScriptFormForkServer(t *testing.T) {
 	got := "#!/bin/sh\nexec " + shellJoin([]string{"/usr/bin/python3", "bot.py"}) + "\n"
 	if want := "#!/bin/sh\nexec '/usr/bin/python3' 'bot.py'\n"; got != want {
 		t.Fatalf("run script %q, want %q", got, want)
+	}
+	dir := t.TempDir()
+	if err := InstallShims(dir, map[string]string{"python": "/root/.pyenv/versions/2.7.18/bin/python2.7"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ShimDir, "python"))
+	if want := "#!/bin/sh\nexec '/root/.pyenv/versions/2.7.18/bin/python2.7' \"$@\"\n"; err != nil || string(b) != want {
+		t.Fatalf("shim %q (%v), want %q", b, err, want)
 	}
 }

@@ -8,7 +8,8 @@ Starting the interpreter once instead of once per decision is the whole gain: a 
 an idle interpreter costs a fraction of a millisecond, a start 15-30 ms of CPU.
 
 Protocol (one message each):
-  launcher -> server: NUL-separated argv (interpreter, script, arguments...) with three
+  launcher -> server: NUL-separated mode ("", or "w<CPU seconds>" when a shell waits
+                      for the interpreter: see shell) and argv (interpreter, script, arguments...) with three
                       descriptors (SCM_RIGHTS): the decision's stdin, stdout and stderr.
   server -> launcher: "R" once ready; "P<pid>" once the decision's process is forked;
                       "S<pid> <wait status>" once it has exited (the server reaps it).
@@ -33,14 +34,14 @@ def serve():
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                 fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
         argv = msg.split(b"\0")
-        if len(fds) != 3 or len(argv) < 2 or flags & (_socket.MSG_TRUNC | _socket.MSG_CTRUNC):
+        if len(fds) != 3 or len(argv) < 3 or not (argv[0] == b"" or argv[0][:1] == b"w" and argv[0][1:].isdigit()) or flags & (_socket.MSG_TRUNC | _socket.MSG_CTRUNC):
             for fd in fds:
                 os.close(fd)
             S.send(b"E")
             continue
         pid = os.fork()
         if pid == 0:
-            return fds, [os.fsdecode(a) for a in argv]
+            return fds, int(argv[0][1:] or -1), [os.fsdecode(a) for a in argv[1:]]
         for fd in fds:
             os.close(fd)
         S.send(b"P%d" % pid)
@@ -48,7 +49,7 @@ def serve():
         S.send(b"S%d %d" % (pid, status))
 
 
-def become(fds, argv):
+def become(fds, shell_cpu, argv):
     """In the fork: become `argv[0] argv[1] argv[2:]...` as a fresh interpreter would run
     it. What a fresh start would differ in is set back: argv, sys.path[0], the modules the
     server imported (gone from sys.modules), __main__'s namespace, `random`'s seed (when
@@ -58,8 +59,12 @@ def become(fds, argv):
     for i, fd in enumerate(fds):
         os.dup2(fd, i)
     os.closerange(3, 1 << 16)
+    if shell_cpu >= 0:  # a shell waits for the interpreter (-1: none)
+        shell(shell_cpu)
     exe, script = argv[0], argv[1]
-    path = os.path.abspath(script)  # the interpreter names its script so (__file__, tracebacks)
+    # The interpreter names its script so (__file__, tracebacks): joined to the working
+    # directory, not normalised ("./bot.py" is "/dir/./bot.py").
+    path = os.path.join(os.getcwd(), script)
     sys.argv[:] = argv[1:]
     sys.orig_argv[:] = argv
     # A script's directory heads sys.path (symlinks resolved), where -c put "".
@@ -95,6 +100,31 @@ def become(fds, argv):
         del e, tb
         finish(main, 1, sys.exc_info()[0] is KeyboardInterrupt)
     finish(main, 0)
+
+
+def shell(cpu):
+    """Stand in for the shell that runs the interpreter and waits for it (a `run` without
+    exec): this process, which leads the session, waits and exits as the shell does (128+n
+    for signal n); its child goes on to become the interpreter, in the same session and
+    process group, as the shell's child is. The decision's CPU limit (cpu seconds, 0 for
+    none) is set before the fork, so that the child inherits it as the shell's child does:
+    the launcher sets it on this process only once the server has said its pid."""
+    if cpu > 0:
+        import resource  # gone from sys.modules in the child, with the server's
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    pid = os.fork()
+    if pid == 0:
+        return
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except OSError as e:
+            if e.errno != 4:  # EINTR
+                os._exit(127)
+    if os.WIFSIGNALED(status):
+        os._exit(128 + os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status))
 
 
 def exit_code(e):

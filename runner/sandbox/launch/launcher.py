@@ -477,12 +477,12 @@ class Launcher:
         or 0 when it is to be spawned."""
         if self.forks is None or not self.forks.usable():
             return 0
+        cpu = int(req.get("cpu") or 0)
         try:
-            pid = self.forks.spawn([str(a) for a in req.get("args") or []], stdin, out_w, err_w)
+            pid = self.forks.spawn([str(a) for a in req.get("args") or []], stdin, out_w, err_w, cpu)
         except ForkDown:
             return 0
         d.forked = True
-        cpu = int(req.get("cpu") or 0)
         if cpu > 0:
             try:
                 resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu + 1))
@@ -656,9 +656,9 @@ def main():
     launcher = Launcher(args, isolation, proto_in, proto_out)
     if forks and isolation == "pidns" and "ForkServer" in globals():
         try:
-            served = ForkServer.serves(args)
-            if served is not None:
-                launcher.forks = ForkServer(served, launcher.env)
+            plan = ForkServer.serves(args, launcher.env)
+            if plan is not None:
+                launcher.forks = ForkServer(args, plan, launcher.env)
         except OSError:
             pass  # no /proc to find our children in: every decision is spawned
     launcher.serve()

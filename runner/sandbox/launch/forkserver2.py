@@ -1,0 +1,230 @@
+"""kothd fork server for Python 2.7 bots: forkserver.py's twin, in the language of 2.7.
+
+Started by the launcher (forkclient.py) as the bot's Python 2.7 interpreter with only
+`-c FORK_BOOT2`, the boot reading this source from descriptor 3 (a SOCK_SEQPACKET socket
+to the launcher). The boot records the modules the interpreter started with (M) and
+imports only _socket. Python 2 has no recvmsg: this program imports ctypes to call libc's;
+every module it adds is gone from sys.modules in the decision's process, as in the Python 3
+server.
+
+The protocol is forkserver.py's (one message each):
+  launcher -> server: NUL-separated mode ("", or "w<CPU seconds>" when a shell waits
+                      for the interpreter: see shell) and argv (interpreter, script, arguments...) with three
+                      descriptors (SCM_RIGHTS): the decision's stdin, stdout and stderr.
+  server -> launcher: "R" once ready; "P<pid>" once the decision's process is forked;
+                      "S<pid> <wait status>" once it has exited (the server reaps it).
+The decision's process becomes `python2.7 script args...` as 2.7 starts a script (see
+become); what differs from the Python 3 server is 2.7's: __file__ and tracebacks name the
+script as given, sys.path[0] is its directory with symbolic links resolved, an uncaught
+KeyboardInterrupt exits with status 1, exit handlers run through sys.exitfunc.
+"""
+import os
+import sys
+import ctypes
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_SZ = ctypes.sizeof(ctypes.c_size_t)
+_CMSG_HDR = _SZ + 8  # cmsghdr: cmsg_len (size_t), cmsg_level, cmsg_type (int)
+_CONTROL = 64  # room for one cmsghdr and a few descriptors
+SOL_SOCKET, SCM_RIGHTS, MSG_CTRUNC, MSG_TRUNC = 1, 1, 0x8, 0x20
+
+
+class _Iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+class _Msghdr(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_void_p), ("namelen", ctypes.c_uint32),
+                ("iov", ctypes.POINTER(_Iovec)), ("iovlen", ctypes.c_size_t),
+                ("control", ctypes.c_void_p), ("controllen", ctypes.c_size_t),
+                ("flags", ctypes.c_int)]
+
+
+_BUF = ctypes.create_string_buffer(1 << 20)
+_CTL = ctypes.create_string_buffer(_CONTROL)
+_IOV = _Iovec(ctypes.cast(_BUF, ctypes.c_void_p), len(_BUF))
+_libc.recvmsg.argtypes = [ctypes.c_int, ctypes.POINTER(_Msghdr), ctypes.c_int]
+_libc.recvmsg.restype = ctypes.c_ssize_t
+_libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+_libc.fopen.restype = ctypes.c_void_p
+# PyRun_FileExFlags(fp, filename, start, globals, locals, closeit, flags): pythonapi
+# raises the script's exception as its own.
+_run_file = ctypes.pythonapi.PyRun_FileExFlags
+_run_file.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.py_object,
+                      ctypes.py_object, ctypes.c_int, ctypes.c_void_p]
+_run_file.restype = ctypes.py_object
+
+
+def recv_fds():
+    """One message and the descriptors it carries: (bytes, [fd...], flags)."""
+    ctypes.memset(_CTL, 0, _CONTROL)
+    m = _Msghdr(None, 0, ctypes.pointer(_IOV), 1, ctypes.cast(_CTL, ctypes.c_void_p), _CONTROL, 0)
+    while True:
+        n = _libc.recvmsg(S.fileno(), ctypes.byref(m), 0)
+        if n >= 0:
+            break
+        if ctypes.get_errno() != 4:  # EINTR
+            os._exit(0)
+    fds = []
+    raw = _CTL.raw[:m.controllen]
+    at = 0
+    while at + _CMSG_HDR <= len(raw):
+        length = int(ctypes.c_size_t.from_buffer_copy(raw[at:at + _SZ]).value)
+        level = ctypes.c_int.from_buffer_copy(raw[at + _SZ:at + _SZ + 4]).value
+        kind = ctypes.c_int.from_buffer_copy(raw[at + _SZ + 4:at + _SZ + 8]).value
+        if length < _CMSG_HDR or at + length > len(raw):
+            break
+        if level == SOL_SOCKET and kind == SCM_RIGHTS:
+            for i in range(at + _CMSG_HDR, at + length - 3, 4):
+                fds.append(ctypes.c_int.from_buffer_copy(raw[i:i + 4]).value)
+        at += (length + _SZ - 1) // _SZ * _SZ
+    return _BUF.raw[:n], fds, m.flags
+
+
+def serve():
+    """The server's loop; returns only in a forked child, with its descriptors and argv."""
+    S.send(b"R")
+    while True:
+        msg, fds, flags = recv_fds()
+        if not msg and not fds:
+            os._exit(0)  # the launcher went away
+        argv = msg.split(b"\0")
+        if len(fds) != 3 or len(argv) < 3 or not (argv[0] == b"" or argv[0][:1] == b"w" and argv[0][1:].isdigit()) or flags & (MSG_TRUNC | MSG_CTRUNC):
+            for fd in fds:
+                os.close(fd)
+            S.send(b"E")
+            continue
+        pid = os.fork()
+        if pid == 0:
+            return fds, int(argv[0][1:] or -1), argv[1:]
+        for fd in fds:
+            os.close(fd)
+        S.send(b"P%d" % pid)
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except OSError as e:
+                if e.errno != 4:
+                    os._exit(0)
+        S.send(b"S%d %d" % (pid, status))
+
+
+def become(fds, shell_cpu, argv):
+    """In the fork: become `argv[0] argv[1] argv[2:]...` as a fresh 2.7 interpreter would
+    run it: argv, sys.path[0], the modules the server imported (gone from sys.modules),
+    __main__'s namespace, descriptors and session are set back as a start makes them."""
+    S.close()
+    os.setsid()
+    for i, fd in enumerate(fds):
+        os.dup2(fd, i)
+    # 2.7's closerange calls close() on every number up to the limit (tens of thousands
+    # of system calls, a fork's worth of CPU): only the open ones are closed.
+    for fd in os.listdir("/proc/self/fd"):
+        if int(fd) >= 3:
+            try:
+                os.close(int(fd))
+            except OSError:
+                pass
+    if shell_cpu >= 0:  # a shell waits for the interpreter (-1: none)
+        shell(shell_cpu)
+    exe, script = argv[0], argv[1]
+    sys.argv[:] = argv[1:]
+    # 2.7 puts the script's directory, symbolic links resolved, where -c put "".
+    sys.path[0] = os.path.dirname(os.path.realpath(script))
+    for name in set(sys.modules) - M:
+        del sys.modules[name]
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    main = sys.modules["__main__"].__dict__
+    main.clear()
+    main.update(__name__="__main__", __doc__=None, __package__=None,
+                __builtins__=sys.modules["__builtin__"], __file__=script)
+    # The script is read and run by the C call the interpreter runs a script file with:
+    # its tokenizer reads a file (line numbers of a syntax error at the end of the file,
+    # coding declarations) as no compile() of a string does.
+    fp = _libc.fopen(script, b"r")
+    if not fp:
+        err = ctypes.get_errno()
+        sys.stderr.write("%s: can't open file '%s': [Errno %d] %s\n" % (exe, script, err, os.strerror(err)))
+        sys.stderr.flush()
+        os._exit(2)
+    try:
+        _run_file(fp, script, 257, main, main, 1, None)  # Py_file_input; closes fp
+    except SystemExit as e:
+        finish(exit_code(e))
+    except BaseException:
+        t, v, tb = sys.exc_info()
+        # As the interpreter reports an uncaught exception, without this frame (a syntax
+        # error has no frame of the script's).
+        if tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        elif tb is not None and issubclass(t, SyntaxError):
+            tb = None
+        sys.excepthook(t, v, tb)
+        del t, v, tb
+        finish(1)
+    finish(0)
+
+
+def shell(cpu):
+    """Stand in for the shell that runs the interpreter and waits for it (a `run` without
+    exec): this process, which leads the session, waits and exits as the shell does (128+n
+    for signal n); its child goes on to become the interpreter, in the same session and
+    process group, as the shell's child is. The decision's CPU limit (cpu seconds, 0 for
+    none) is set before the fork, so that the child inherits it as the shell's child does:
+    the launcher sets it on this process only once the server has said its pid."""
+    if cpu > 0:
+        import resource  # gone from sys.modules in the child, with the server's
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    pid = os.fork()
+    if pid == 0:
+        return
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except OSError as e:
+            if e.errno != 4:  # EINTR
+                os._exit(127)
+    if os.WIFSIGNALED(status):
+        os._exit(128 + os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status))
+
+
+def exit_code(e):
+    """The exit status 2.7 gives an uncaught SystemExit, printing a message that is not a
+    number to stderr as it does."""
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, (int, long)):
+        return int(code) & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except Exception:
+        pass
+    return 1
+
+
+def finish(code):
+    """End as 2.7's finalization ends a script, less its teardown of every object (see
+    forkserver.py's finish): non-daemon threads joined, sys.exitfunc (atexit's handlers),
+    stdio flushed, then the process exits."""
+    for step in (sys.modules["threading"]._shutdown if "threading" in sys.modules else None,
+                 getattr(sys, "exitfunc", None)):
+        try:
+            if step is not None:
+                step()
+        except BaseException:
+            pass
+    for f in (sys.stdout, sys.stderr):
+        try:
+            if f is not None and not f.closed:
+                f.flush()
+        except BaseException:
+            pass
+    os._exit(code)
+
+
+become(*serve())
