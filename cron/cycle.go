@@ -160,6 +160,7 @@ func (c *Cycle) RunSome(ctx context.Context, names []string, opts Options) ([]*R
 			err = nil // played and recorded; the failed targets are in rep.Targets
 		}
 		if err == nil {
+			c.rememberSettings(ctx, ch)
 			if in, ok := probed[ch.QuestionID]; ok {
 				if err := c.Store.SetQuestionState(ctx, ch.Name, in.AnswerCount, in.LastActivityDate); err != nil {
 					c.Log.Error("record question state", "challenge", ch.Name, "err", err)

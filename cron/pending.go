@@ -26,5 +26,8 @@ func (c *Cycle) pending(ctx context.Context, ch *config.Challenge) string {
 	if why == "" {
 		why = c.commentsQueued(ctx, ch.Name)
 	}
+	if why == "" {
+		why = c.settingsChanged(ctx, ch)
+	}
 	return why
 }
