@@ -790,14 +790,19 @@ static int one_call(Loop *L, Py_ssize_t k, PyObject *game, PyObject *method, int
         else {
             PyObject *t = PyObject_CallOneArg(L->reply, r);
             Py_DECREF(r);
-            if (!t)
-                return -1;
-            L->texts[k] = t;
-            return 0;
+            if (t) {
+                L->texts[k] = t;
+                return 0;
+            }
+            /* _reply raised what it does not turn into "bad output" itself (a result nested
+               past the recursion limit, a MemoryError): in the Python loop _reply runs in the
+               call's try, so that is the call's fault, and the loop goes on. */
+            goto fault;
         }
         Py_DECREF(r);
         return 0;
     }
+fault:;
     PyObject *et, *ev, *tb;
     PyErr_Fetch(&et, &ev, &tb);
     PyErr_NormalizeException(&et, &ev, &tb);
