@@ -755,6 +755,14 @@ nomem:
    (as one raised by the Python loop's own code ends it). */
 static int one_call(Loop *L, Py_ssize_t k, PyObject *game, PyObject *method, int forty_kind, PyObject *args,
                     double limit, double wall, double *now, double *in_calls) {
+    /* Signals that came while no Python code ran (the harness's C work, the wait for the
+       batch while a thread of the bot used CPU and took the ticks: the kernel gives a tick
+       to the thread that ran) have their handlers run here, outside the call, as the Python
+       loop runs them in its own code: run first inside the call, a tick's handler would
+       charge it the CPU used since the last tick handled and stop it at once. One atomic
+       read when none came. */
+    if (PyErr_CheckSignals() < 0)
+        return -1;
     S.call_cpu0 = S.last_cpu;
     S.call_wall0 = *now;
     S.in_call = 1;
