@@ -540,20 +540,26 @@ typedef struct {
 
 static PyObject *s_bot, *s_turn, *s_update_state, *s_make_throw;
 
+/* "bot_time[0] += dt", as timed_call's finally does it: an in-place add (its errors are
+   that statement's), on the item held while its methods run (the bot's object, whose
+   __add__ may let go of the list's reference to it), stored back by index. */
 static int add_bot_time(PyObject *bot_time, double dt) {
-    if (!PyList_Check(bot_time) || PyList_GET_SIZE(bot_time) < 1) {
-        PyErr_SetString(PyExc_TypeError, "bot_time is not a list");
+    PyObject *cur = PySequence_GetItem(bot_time, 0);
+    if (!cur)
+        return -1;
+    PyObject *d = PyFloat_FromDouble(dt);
+    if (!d) {
+        Py_DECREF(cur);
         return -1;
     }
-    PyObject *d = PyFloat_FromDouble(dt);
-    if (!d)
-        return -1;
-    PyObject *v = PyNumber_Add(PyList_GET_ITEM(bot_time, 0), d);
+    PyObject *v = PyNumber_InPlaceAdd(cur, d);
     Py_DECREF(d);
+    Py_DECREF(cur);
     if (!v)
         return -1;
-    PyList_SetItem(bot_time, 0, v); /* steals v */
-    return 0;
+    int r = PySequence_SetItem(bot_time, 0, v);
+    Py_DECREF(v);
+    return r;
 }
 
 /* The bot's time of a call (kothd bench's split): "_bot_time[0] += t1 - t0", keeping the
