@@ -1070,6 +1070,13 @@ static PyObject *serve(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     }
     S.serving = 1;
+    /* Held for the loop: the caller's references (its keyword dict, the harness's globals)
+       are within the bot's reach (gc), and what they name is called on every batch. */
+    Py_INCREF(call);
+    Py_INCREF(request);
+    Py_INCREF(fault);
+    Py_INCREF(reply);
+    Py_INCREF(globals);
     Loop L = {.call = call, .fault = fault, .reply = reply, .measure = measure, .globals = globals};
     Py_INCREF(timeout);
     Py_XSETREF(CallTimeout, timeout);
@@ -1142,6 +1149,11 @@ out:
     Py_XDECREF(L.forty.bot_time);
     Py_XDECREF(L.forty.lost);
     Py_XDECREF(L.bot_time);
+    Py_DECREF(call);
+    Py_DECREF(request);
+    Py_DECREF(fault);
+    Py_DECREF(reply);
+    Py_DECREF(globals);
     PyMem_Free(L.bools);
     PyMem_Free(L.texts);
     S.serving = 0;
