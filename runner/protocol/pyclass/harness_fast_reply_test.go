@@ -62,3 +62,19 @@ func TestFastLoopReplyErrorIsTheCallsFault(t *testing.T) {
 		t.Fatalf("replies: %s", out)
 	}
 }
+
+// Forty's dispatch in C says a game has no instance with Handler.call's own words: its
+// "%d" of the game as the request had it (the general form may name a game by any JSON
+// value: a float, true, a string, where %d fails).
+func TestFastLoopLostGameAsHandlerCall(t *testing.T) {
+	t.Setenv(FastEnv, "")
+	dir := pyAnswer(t, fortyBot)
+	lines := []string{
+		`{"t":1,"w":3,"calls":[{"g":2.5,"m":"next","a":[1]},{"g":true,"m":"next","a":[1]},{"g":"x","m":"start","a":[0,1,2,0]},{"g":12345678901234567890,"m":"next","a":[1]}]}`,
+		`{"stats":true}`,
+	}
+	out := compareLoops(t, dir, "forty", "Roller", lines)
+	if !strings.Contains(out, "no instance for game 2 ") || !strings.Contains(out, "TypeError") {
+		t.Fatalf("replies: %s", out)
+	}
+}

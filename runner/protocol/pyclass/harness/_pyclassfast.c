@@ -610,7 +610,11 @@ static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, in
     if (!g) {
         if (PyErr_Occurred())
             return -1;
-        PyObject *msg = PyUnicode_FromFormat("no instance for game %S (process restarted)", game);
+        /* Handler.call's own "%d" % game: the general form may name a game by any JSON
+           value (2.5 is game 2, true game 1, a string a TypeError, not a lost game). */
+        PyObject *fmt = PyUnicode_FromString("no instance for game %d (process restarted)");
+        PyObject *msg = fmt ? PyUnicode_Format(fmt, game) : NULL;
+        Py_XDECREF(fmt);
         if (msg) {
             PyErr_SetObject(f->lost, msg);
             Py_DECREF(msg);
