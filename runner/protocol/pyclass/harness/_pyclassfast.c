@@ -581,13 +581,21 @@ static int add_bot_time_keep(const Forty *f, double dt) {
     return r;
 }
 
+/* Whether adding to bot_time[0] runs no Python code (a float's add): then the window's
+   end is the call's (forty_call), else the clock is read again when it is done. */
+static int plain_bot_time(const Forty *f) {
+    return PyList_GET_SIZE(f->bot_time) > 0 && PyFloat_CheckExact(PyList_GET_ITEM(f->bot_time, 0));
+}
+
 /* forty_call: forty's Handler.call (timed: Handler.timed_call) for "next" and "start",
    without its frame. Returns 1 with *out set, 0 when the call is Handler.call's to serve
    (arguments not in the packed list form, or ones its slices would read otherwise), -1
    with an exception set. Timed, the bot's time is one window from its update_state to the
    end of its generator's step (two clock reads, where timed_call has four: the harness's
    few attribute reads between them are counted as the bot's), and *end is the window's
-   end, which the loop takes as the call's. */
+   end, which the loop takes as the call's, or 0 when code of the bot's may have run after
+   it (a yielded value's __bool__, an object of its own in bot_time[0]): then the loop
+   reads the clock, as the Python loop does after Handler.call. */
 static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, int timed, PyObject **out, double *end) {
     Py_ssize_t n = 0;
     if (!PyList_CheckExact(a))
@@ -691,7 +699,7 @@ static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, in
     if (clocked) { /* bool(v) is outside the bot's time in timed_call, as a __bool__'s error is */
         double t1 = monotonic();
         clocked = 0;
-        *end = t1;
+        *end = plain_bot_time(f) ? t1 : 0;
         if (add_bot_time_keep(f, t1 - t0) < 0)
             goto done;
     }
@@ -700,6 +708,8 @@ static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, in
         if (b < 0)
             goto done;
         r = b ? Py_True : Py_False;
+        if (!(PyBool_Check(v) || PyLong_CheckExact(v) || v == Py_None))
+            *end = 0; /* a __bool__ may have run: the call ends when it has (one_call reads the clock) */
     }
 result:
     Py_INCREF(r);
@@ -708,7 +718,7 @@ result:
 done:
     if (clocked) {
         double t1 = monotonic();
-        *end = t1;
+        *end = plain_bot_time(f) ? t1 : 0;
         if (add_bot_time_keep(f, t1 - t0) < 0 && res == 1) {
             Py_CLEAR(*out);
             res = -1;
