@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kothd/kothd/runner/sandbox"
@@ -150,6 +151,9 @@ func buildFast(python, cache string) (*fastExt, error) {
 	if _, err := os.Stat(filepath.Join(info.Include, "Python.h")); err != nil {
 		return nil, fmt.Errorf("no Python.h for %s in %s (Debian: apt-get install python3-dev)", python, info.Include)
 	}
+	if err := privateCache(cache); err != nil {
+		return nil, err
+	}
 	h := sha256.New()
 	for _, s := range []string{info.Version, info.Soabi, info.Suffix, info.Include} {
 		h.Write([]byte(s))
@@ -218,6 +222,25 @@ func buildFast(python, cache string) (*fastExt, error) {
 		return nil, fmt.Errorf("C batch loop cache: %w", err)
 	}
 	return &fastExt{file: file, so: so}, nil
+}
+
+// privateCache makes the cache's folder if it is missing and refuses one that others can
+// write to: what it holds is loaded on the host (loadFast) and in every bot's sandbox. The
+// default under the system's temporary directory has a name any local user could make
+// first. Its owner must be kothd's user or root.
+func privateCache(cache string) error {
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return fmt.Errorf("C batch loop cache: %w", err)
+	}
+	fi, err := os.Lstat(cache)
+	if err != nil {
+		return fmt.Errorf("C batch loop cache: %w", err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || (int(st.Uid) != os.Getuid() && st.Uid != 0) || fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("C batch loop cache %s: others can write to it (not a folder of kothd's user or root, closed to others)", cache)
+	}
+	return nil
 }
 
 // loadProbe loads the extension at argv[1] as the harness does (pyclass.py's _load_fast).
