@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kothd/kothd/runner/sandbox"
@@ -150,6 +151,9 @@ func buildFast(python, cache string) (*fastExt, error) {
 	if _, err := os.Stat(filepath.Join(info.Include, "Python.h")); err != nil {
 		return nil, fmt.Errorf("no Python.h for %s in %s (Debian: apt-get install python3-dev)", python, info.Include)
 	}
+	if err := privateCache(cache); err != nil {
+		return nil, err
+	}
 	h := sha256.New()
 	for _, s := range []string{info.Version, info.Soabi, info.Suffix, info.Include} {
 		h.Write([]byte(s))
@@ -160,13 +164,30 @@ func buildFast(python, cache string) (*fastExt, error) {
 	file := fastPrefix + info.Suffix
 	so, err := os.ReadFile(filepath.Join(dir, file))
 	if err == nil {
-		return &fastExt{file: file, so: so}, nil
+		if loadFast(ctx, python, filepath.Join(dir, file)) == nil {
+			return &fastExt{file: file, so: so}, nil
+		}
+		// A cached build that does not load (kept by a kothd before builds were tried):
+		// built again.
+		os.Remove(filepath.Join(dir, file))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("C batch loop cache: %w", err)
 	}
-	src := filepath.Join(dir, fastPrefix+".c")
-	if err := os.WriteFile(src, fastSource, 0o644); err != nil {
+	// The source in a file of this build's own: two kothd processes (the daemon, kothd
+	// bench) may build at once, and a compiler reading a file the other is rewriting
+	// (truncated first) would build an empty library.
+	srcf, err := os.CreateTemp(dir, "src-*.c")
+	if err != nil {
+		return nil, fmt.Errorf("C batch loop cache: %w", err)
+	}
+	src := srcf.Name()
+	defer os.Remove(src)
+	_, err = srcf.Write(fastSource)
+	if cerr := srcf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, fmt.Errorf("C batch loop cache: %w", err)
 	}
 	cc := os.Getenv("CC")
@@ -188,6 +209,11 @@ func buildFast(python, cache string) (*fastExt, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("compiling the C batch loop: %v: %s", err, sandbox.Truncate(stderr.String(), 500))
 	}
+	// What the compiler made must load in the interpreter: else every harness would say so
+	// on its stderr and serve in Python while the host's log said C.
+	if err := loadFast(ctx, python, tmp.Name()); err != nil {
+		return nil, fmt.Errorf("the C batch loop built with %s does not load: %v", cc, err)
+	}
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, file)); err != nil {
 		return nil, fmt.Errorf("C batch loop cache: %w", err)
 	}
@@ -196,6 +222,48 @@ func buildFast(python, cache string) (*fastExt, error) {
 		return nil, fmt.Errorf("C batch loop cache: %w", err)
 	}
 	return &fastExt{file: file, so: so}, nil
+}
+
+// privateCache makes the cache's folder if it is missing and refuses one that others can
+// write to: what it holds is loaded on the host (loadFast) and in every bot's sandbox. The
+// default under the system's temporary directory has a name any local user could make
+// first. Its owner must be kothd's user or root.
+func privateCache(cache string) error {
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return fmt.Errorf("C batch loop cache: %w", err)
+	}
+	fi, err := os.Lstat(cache)
+	if err != nil {
+		return fmt.Errorf("C batch loop cache: %w", err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || (int(st.Uid) != os.Getuid() && st.Uid != 0) || fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("C batch loop cache %s: others can write to it (not a folder of kothd's user or root, closed to others)", cache)
+	}
+	return nil
+}
+
+// loadProbe loads the extension at argv[1] as the harness does (pyclass.py's _load_fast).
+const loadProbe = `import sys, importlib.machinery as m
+l = m.ExtensionFileLoader("_pyclassfast", sys.argv[1])
+mod = l.create_module(m.ModuleSpec("_pyclassfast", l, origin=sys.argv[1]))
+l.exec_module(mod)
+mod.serve`
+
+// loadFast reports whether python loads the extension in file (one interpreter start, once
+// per interpreter and kothd process).
+func loadFast(ctx context.Context, python, file string) error {
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, python, "-I", "-c", loadProbe, file)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:] // the exception's line
+		}
+		return fmt.Errorf("%v: %s", err, sandbox.Truncate(msg, 300))
+	}
+	return nil
 }
 
 // installMu orders the installs of the extension: classes of one answer share a directory.

@@ -540,20 +540,26 @@ typedef struct {
 
 static PyObject *s_bot, *s_turn, *s_update_state, *s_make_throw;
 
+/* "bot_time[0] += dt", as timed_call's finally does it: an in-place add (its errors are
+   that statement's), on the item held while its methods run (the bot's object, whose
+   __add__ may let go of the list's reference to it), stored back by index. */
 static int add_bot_time(PyObject *bot_time, double dt) {
-    if (!PyList_Check(bot_time) || PyList_GET_SIZE(bot_time) < 1) {
-        PyErr_SetString(PyExc_TypeError, "bot_time is not a list");
+    PyObject *cur = PySequence_GetItem(bot_time, 0);
+    if (!cur)
+        return -1;
+    PyObject *d = PyFloat_FromDouble(dt);
+    if (!d) {
+        Py_DECREF(cur);
         return -1;
     }
-    PyObject *d = PyFloat_FromDouble(dt);
-    if (!d)
-        return -1;
-    PyObject *v = PyNumber_Add(PyList_GET_ITEM(bot_time, 0), d);
+    PyObject *v = PyNumber_InPlaceAdd(cur, d);
     Py_DECREF(d);
+    Py_DECREF(cur);
     if (!v)
         return -1;
-    PyList_SetItem(bot_time, 0, v); /* steals v */
-    return 0;
+    int r = PySequence_SetItem(bot_time, 0, v);
+    Py_DECREF(v);
+    return r;
 }
 
 /* The bot's time of a call (kothd bench's split): "_bot_time[0] += t1 - t0", keeping the
@@ -575,13 +581,21 @@ static int add_bot_time_keep(const Forty *f, double dt) {
     return r;
 }
 
+/* Whether adding to bot_time[0] runs no Python code (a float's add): then the window's
+   end is the call's (forty_call), else the clock is read again when it is done. */
+static int plain_bot_time(const Forty *f) {
+    return PyList_GET_SIZE(f->bot_time) > 0 && PyFloat_CheckExact(PyList_GET_ITEM(f->bot_time, 0));
+}
+
 /* forty_call: forty's Handler.call (timed: Handler.timed_call) for "next" and "start",
    without its frame. Returns 1 with *out set, 0 when the call is Handler.call's to serve
    (arguments not in the packed list form, or ones its slices would read otherwise), -1
    with an exception set. Timed, the bot's time is one window from its update_state to the
    end of its generator's step (two clock reads, where timed_call has four: the harness's
    few attribute reads between them are counted as the bot's), and *end is the window's
-   end, which the loop takes as the call's. */
+   end, which the loop takes as the call's, or 0 when code of the bot's may have run after
+   it (a yielded value's __bool__, an object of its own in bot_time[0]): then the loop
+   reads the clock, as the Python loop does after Handler.call. */
 static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, int timed, PyObject **out, double *end) {
     Py_ssize_t n = 0;
     if (!PyList_CheckExact(a))
@@ -604,7 +618,11 @@ static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, in
     if (!g) {
         if (PyErr_Occurred())
             return -1;
-        PyObject *msg = PyUnicode_FromFormat("no instance for game %S (process restarted)", game);
+        /* Handler.call's own "%d" % game: the general form may name a game by any JSON
+           value (2.5 is game 2, true game 1, a string a TypeError, not a lost game). */
+        PyObject *fmt = PyUnicode_FromString("no instance for game %d (process restarted)");
+        PyObject *msg = fmt ? PyUnicode_Format(fmt, game) : NULL;
+        Py_XDECREF(fmt);
         if (msg) {
             PyErr_SetObject(f->lost, msg);
             Py_DECREF(msg);
@@ -681,7 +699,7 @@ static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, in
     if (clocked) { /* bool(v) is outside the bot's time in timed_call, as a __bool__'s error is */
         double t1 = monotonic();
         clocked = 0;
-        *end = t1;
+        *end = plain_bot_time(f) ? t1 : 0;
         if (add_bot_time_keep(f, t1 - t0) < 0)
             goto done;
     }
@@ -690,6 +708,8 @@ static int forty_call(const Forty *f, PyObject *game, int start, PyObject *a, in
         if (b < 0)
             goto done;
         r = b ? Py_True : Py_False;
+        if (!(PyBool_Check(v) || PyLong_CheckExact(v) || v == Py_None))
+            *end = 0; /* a __bool__ may have run: the call ends when it has (one_call reads the clock) */
     }
 result:
     Py_INCREF(r);
@@ -698,7 +718,7 @@ result:
 done:
     if (clocked) {
         double t1 = monotonic();
-        *end = t1;
+        *end = plain_bot_time(f) ? t1 : 0;
         if (add_bot_time_keep(f, t1 - t0) < 0 && res == 1) {
             Py_CLEAR(*out);
             res = -1;
@@ -755,6 +775,14 @@ nomem:
    (as one raised by the Python loop's own code ends it). */
 static int one_call(Loop *L, Py_ssize_t k, PyObject *game, PyObject *method, int forty_kind, PyObject *args,
                     double limit, double wall, double *now, double *in_calls) {
+    /* Signals that came while no Python code ran (the harness's C work, the wait for the
+       batch while a thread of the bot used CPU and took the ticks: the kernel gives a tick
+       to the thread that ran) have their handlers run here, outside the call, as the Python
+       loop runs them in its own code: run first inside the call, a tick's handler would
+       charge it the CPU used since the last tick handled and stop it at once. One atomic
+       read when none came. */
+    if (PyErr_CheckSignals() < 0)
+        return -1;
     S.call_cpu0 = S.last_cpu;
     S.call_wall0 = *now;
     S.in_call = 1;
@@ -790,14 +818,19 @@ static int one_call(Loop *L, Py_ssize_t k, PyObject *game, PyObject *method, int
         else {
             PyObject *t = PyObject_CallOneArg(L->reply, r);
             Py_DECREF(r);
-            if (!t)
-                return -1;
-            L->texts[k] = t;
-            return 0;
+            if (t) {
+                L->texts[k] = t;
+                return 0;
+            }
+            /* _reply raised what it does not turn into "bad output" itself (a result nested
+               past the recursion limit, a MemoryError): in the Python loop _reply runs in the
+               call's try, so that is the call's fault, and the loop goes on. */
+            goto fault;
         }
         Py_DECREF(r);
         return 0;
     }
+fault:;
     PyObject *et, *ev, *tb;
     PyErr_Fetch(&et, &ev, &tb);
     PyErr_NormalizeException(&et, &ev, &tb);
@@ -1051,6 +1084,13 @@ static PyObject *serve(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     }
     S.serving = 1;
+    /* Held for the loop: the caller's references (its keyword dict, the harness's globals)
+       are within the bot's reach (gc), and what they name is called on every batch. */
+    Py_INCREF(call);
+    Py_INCREF(request);
+    Py_INCREF(fault);
+    Py_INCREF(reply);
+    Py_INCREF(globals);
     Loop L = {.call = call, .fault = fault, .reply = reply, .measure = measure, .globals = globals};
     Py_INCREF(timeout);
     Py_XSETREF(CallTimeout, timeout);
@@ -1123,6 +1163,11 @@ out:
     Py_XDECREF(L.forty.bot_time);
     Py_XDECREF(L.forty.lost);
     Py_XDECREF(L.bot_time);
+    Py_DECREF(call);
+    Py_DECREF(request);
+    Py_DECREF(fault);
+    Py_DECREF(reply);
+    Py_DECREF(globals);
     PyMem_Free(L.bools);
     PyMem_Free(L.texts);
     S.serving = 0;

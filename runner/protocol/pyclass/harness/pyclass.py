@@ -707,7 +707,7 @@ def _serve(lines, proto_out, call, stats=None):
                 _arm(limit, wall)
             if wall > 0 or measure:
                 _batch_wait0 = _sched_wait()
-            bot0 = bot_time[0]
+            bot0 = bot_time[0] if measure else 0.0  # the bot's list (in its reach): read only when asked for
             in_calls = 0.0
             replies = []
             add = replies.append
