@@ -115,16 +115,16 @@ once_from_shell() {
   kothd backup --config "$CONF" $d/data/kothd.db || { log "no backup of the daemon's database"; return 1; }
   sed -e "s|^data_dir: .*|data_dir: $d/data|" -e "s|^output_dir: .*|output_dir: $d/out|" "$CONF" >$d/config.yaml
   log "kothd once in a shared cgroup:"
-  "$BIN/kothd" once --config $d/config.yaml --snapshot "$SRC/testdata/snapshot" --challenge forty --force --games 500 >$d/shared.log 2>&1
+  "$BIN/kothd" once --config $d/config.yaml --snapshot "$SRC/testdata/snapshot" --challenge forty --force --games 100 >$d/shared.log 2>&1
   local rc=$?
   log "exit $rc: $(grep -iE 'cgroup|preflight|error' $d/shared.log | head -3)"
   # It refuses to play (cgroups: required) and says how to run it instead.
   [ $rc -ne 0 ] && grep -q 'systemd-run --scope -p Delegate=yes' $d/shared.log || { log "no refusal naming the way out"; ok=1; }
   log "kothd once in a scope with Delegate=yes:"
-  systemd-run --scope --quiet -p Delegate=yes "$BIN/kothd" once --config $d/config.yaml --snapshot "$SRC/testdata/snapshot" --challenge forty --force --games 500 >$d/scope.log 2>&1 ||
+  systemd-run --scope --quiet -p Delegate=yes "$BIN/kothd" once --config $d/config.yaml --snapshot "$SRC/testdata/snapshot" --challenge forty --force --games 100 >$d/scope.log 2>&1 ||
     { tail -20 $d/scope.log; ok=1; }
   tail -3 $d/scope.log
-  grep -qE '^forty: 500 games in ' $d/scope.log || { log "the scope's cycle did not play its 500 games"; ok=1; }
+  grep -qE '^forty: 100 games in ' $d/scope.log || { log "the scope's cycle did not play its 100 games"; ok=1; }
   test -f $d/out/forty.md || { log "no board"; ok=1; }
   return $ok
 }
