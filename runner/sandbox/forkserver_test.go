@@ -293,7 +293,9 @@ func TestForkServerTimeoutSchedstat(t *testing.T) {
 			if f != nil || rep.End != "timeout" || !rep.Forked || rep.Run == nil || rep.Wait == nil {
 				t.Fatalf("fault %v, reply %+v", f, rep)
 			}
-			if *rep.Run < int64(150*time.Millisecond) {
+			// Half the child's 200 ms: another process's schedstat (the wrong pid found)
+			// reads a millisecond or two; a loaded host has read 148 ms for the right one.
+			if *rep.Run < int64(100*time.Millisecond) {
 				t.Fatalf("the child ran %v by its schedstat, want about 200ms", time.Duration(*rep.Run))
 			}
 		})
