@@ -23,6 +23,11 @@ const prefetchAhead = 4
 // written (prefetch_other.go).
 func Prefetch(p unsafe.Pointer) { prefetch(uintptr(p)) }
 
+// PrefetchAt is Prefetch for an address reckoned as a number: an address that may lie
+// outside the object it was reckoned from (an unsafe.Pointer may not, and -race's
+// pointer checks would stop the program).
+func PrefetchAt(addr uintptr) { prefetch(addr) }
+
 // PrefetchRange is Prefetch for the n bytes from p on.
 func PrefetchRange(p unsafe.Pointer, n uintptr) {
 	for a, end := uintptr(p), uintptr(p)+n; a < end; a += CacheLine {

@@ -13,7 +13,7 @@ func TestPrefetchNeverFaults(t *testing.T) {
 	Prefetch(unsafe.Pointer(&x[1]))
 	PrefetchRange(unsafe.Pointer(&x), unsafe.Sizeof(x))
 	for _, a := range []uintptr{1, 0xdead0000, ^uintptr(0) - 7} {
-		prefetch(a) // unmapped, kernel space
+		PrefetchAt(a) // unmapped, kernel space
 	}
 }
 

@@ -101,16 +101,15 @@ func (s *remoteGame) Prefetch() {
 func (a *beginArgs) Prefetch() { engine.Prefetch(unsafe.Pointer(a)) }
 
 func (a *startArgs) Prefetch() {
-	p := unsafe.Pointer(a)
-	engine.PrefetchRange(p, unsafe.Sizeof(*a))
-	engine.Prefetch(unsafe.Add(p, argsToThrows-unsafe.Offsetof(remoteGame{}.start)))
-	engine.Prefetch(unsafe.Add(p, argsToScores-unsafe.Offsetof(remoteGame{}.start)))
+	engine.PrefetchRange(unsafe.Pointer(a), unsafe.Sizeof(*a))
+	slot := uintptr(unsafe.Pointer(a)) - unsafe.Offsetof(remoteGame{}.start)
+	engine.PrefetchAt(slot + argsToThrows)
+	engine.PrefetchAt(slot + argsToScores)
 }
 
 func (a *nextArgs) Prefetch() {
-	p := unsafe.Pointer(a)
-	engine.Prefetch(p)
-	engine.Prefetch(unsafe.Add(p, argsToThrows-unsafe.Offsetof(remoteGame{}.next)))
+	engine.Prefetch(unsafe.Pointer(a))
+	engine.PrefetchAt(uintptr(unsafe.Pointer(a)) - unsafe.Offsetof(remoteGame{}.next) + argsToThrows)
 }
 
 // The offsets in a slot of its throws and scores (the arguments' Prefetch reckons from
