@@ -56,6 +56,19 @@ func SubSeed(seed uint64, name string) uint64 {
 // so the draws a bot has seen do not tell it the draws to come. Engines that need no
 // compatibility with an original controller's generator use it for every draw.
 func NewRand(seed uint64) *rand.Rand {
-	key := sha256.Sum256(binary.LittleEndian.AppendUint64([]byte("kothd stream\x00"), seed))
-	return rand.New(rand.NewChaCha8(key))
+	return rand.New(rand.NewChaCha8(streamKey(seed)))
+}
+
+// SeedRand resets src to the source of NewRand(seed): the draws of rand.New(src) are then
+// NewRand(seed)'s. An engine that keeps the generator inside the state of a game it plays
+// many of at once (forty's slots) draws from memory the game has just touched, not from a
+// generator allocated elsewhere.
+func SeedRand(src *rand.ChaCha8, seed uint64) {
+	src.Seed(streamKey(seed))
+}
+
+// streamKey is the ChaCha8 key of a stream's seed.
+func streamKey(seed uint64) [32]byte {
+	var buf [len("kothd stream\x00") + 8]byte
+	return sha256.Sum256(binary.LittleEndian.AppendUint64(append(buf[:0], "kothd stream\x00"...), seed))
 }

@@ -108,6 +108,23 @@ func TestStreamIsChaCha8(t *testing.T) {
 	}
 }
 
+// SeedRand makes a source that is reused from game to game (forty's slots) draw what
+// NewRand draws for the same seed, whatever it drew before.
+func TestSeedRandIsNewRand(t *testing.T) {
+	var src rand.ChaCha8
+	r := rand.New(&src)
+	for _, seed := range []uint64{GameSeed(99, 7), GameSeed(99, 8), 0, GameSeed(99, 7)} {
+		SeedRand(&src, seed)
+		want := NewRand(seed)
+		for i := range 100 {
+			if a, b := r.Uint64(), want.Uint64(); a != b {
+				t.Fatalf("seed %d, draw %d: %d, want NewRand's %d", seed, i, a, b)
+			}
+		}
+		r.IntN(6) // a game that stopped mid-block: the next seed resets it all the same
+	}
+}
+
 // A bot seeing the draws of one game learns nothing of the next: streams of neighbouring
 // games and seeds agree on a die no more often than chance.
 func TestStreamsIndependent(t *testing.T) {

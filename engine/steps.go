@@ -84,7 +84,12 @@ func (r *stepRun) answer(g *stepGroup, replies []Reply) {
 	// The tick holds a copy of the calls: the next ones are built in the same slice.
 	g.calls = g.calls[:0]
 	off, kept := 0, 0
-	for _, sg := range g.games {
+	for j, sg := range g.games {
+		if j+prefetchAhead < len(g.games) {
+			if p, ok := g.games[j+prefetchAhead].s.(Prefetcher); ok {
+				p.Prefetch()
+			}
+		}
 		rs := replies[off : off+sg.calls : off+sg.calls]
 		off += sg.calls
 		if r.step(&sg, rs, g) {

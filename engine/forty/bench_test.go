@@ -91,3 +91,64 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// packBots answers like goBots without a map (bot b throws until its turn has 1 + b%5
+// throws: the throws' count is in the call's packed arguments), and packs every call's
+// arguments as the pyclass wire does (engine.IntsAppender), so that what is measured is
+// the daemon's side of a decision: the rules' step function, the lockstep and the reading
+// of each call's arguments, at the games in flight of a real run.
+type packBots struct {
+	calls int
+	ints  []int32
+	out   []engine.Reply
+}
+
+func (p *packBots) Exchange(_ context.Context, calls []engine.Call) []engine.Reply {
+	p.calls += len(calls)
+	p.out = append(p.out[:0], make([]engine.Reply, len(calls))...)
+	for i, c := range calls {
+		if i+4 < len(calls) { // as the pyclass wire encodes them
+			if a, ok := calls[i+4].Args.(engine.Prefetcher); ok {
+				a.Prefetch()
+			}
+		}
+		p.ints = p.ints[:0]
+		if a, ok := c.Args.(engine.IntsAppender); ok {
+			p.ints = a.AppendInts(p.ints)
+		}
+		throws := 0
+		switch c.Method {
+		case "start":
+			throws = int(p.ints[1])
+		case "next":
+			throws = len(p.ints)
+		}
+		if throws < 1+c.Bot%5 && c.Method != "end" && c.Method != "new" {
+			p.out[i].Result = replyTrue
+		} else if c.Method == "end" || c.Method == "new" {
+			p.out[i].Result = replyTrue
+		} else {
+			p.out[i].Result = replyFalse
+		}
+	}
+	return p.out
+}
+
+// BenchmarkSteps measures the forty engine's side of a decision at the descriptor's games
+// in flight (16384: the slots' state is far out of the caches, as in a real run) with
+// packBots. One op is one game; cpu-ns/call is the process's CPU per call.
+func BenchmarkSteps(b *testing.B) {
+	bots := make([]engine.Entrant, 48)
+	for i := range bots {
+		bots[i] = engine.Entrant{Name: fmt.Sprintf("Go%02d", i), Seed: uint64(i)}
+	}
+	p := &packBots{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	if _, err := forty.Run(b.Context(), p, bots, forty.Options{Games: b.N, Seed: 1, Concurrency: forty.Descriptor.Concurrency}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(p.calls), "cpu-ns/call")
+	b.ReportMetric(float64(p.calls)/float64(b.N), "calls/game")
+}

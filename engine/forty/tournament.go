@@ -114,7 +114,7 @@ func run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts O
 	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Groups: engine.TickGroups, Progress: opts.Progress, First: first}
 	var free []*remoteGame // the slots of games that ended, to start the next games in
 	over := func(s *remoteGame) {
-		fold.Add(s.game, played{s.g.res, s.bots})
+		fold.Add(s.game, played{s.result(), s.seating})
 		free = append(free, s)
 	}
 	err = ls.RunSteps(playCtx, opts.Games, func(game int) engine.Stepper {
@@ -182,7 +182,7 @@ func Replay(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, see
 	// random module by the number its calls carry, so a replay sent as game 0 would draw
 	// from another stream than the run's game did.
 	err := engine.Lockstep{Exchanger: ex, Concurrency: 1, First: game}.RunSteps(ctx, game+1, func(int) engine.Stepper {
-		s.deal(n, k, game, engine.GameSeed(seed, game), bots, trace, func(s *remoteGame) { res = s.g.res })
+		s.deal(n, k, game, engine.GameSeed(seed, game), bots, trace, func(s *remoteGame) { res = s.result() })
 		return s
 	})
 	return res, err

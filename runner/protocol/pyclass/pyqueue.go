@@ -102,7 +102,8 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 		fail(f)
 		return
 	}
-	defer b.streak.count(pool.cfg, calls, idx, replies)
+	b.streak.note(pool.cfg, calls, idx)
+	defer b.streak.tally(pool.cfg, idx, replies)
 	deadline := pool.cfg.batchDeadline(len(idx))
 	if b.proc == nil {
 		if !b.start(ctx, pool, fail) {

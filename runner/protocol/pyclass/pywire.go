@@ -88,10 +88,20 @@ type packer struct {
 	methods []string
 }
 
+// prefetchAhead is how many calls ahead of the one it encodes appendPacked prefetches.
+const prefetchAhead = 4
+
 // appendPacked appends the packed form's ,"m":[…],"p":"…"} to b.
 func (pk *packer) appendPacked(b []byte, calls []engine.Call, idx []int) []byte {
 	pk.ints, pk.methods = pk.ints[:0], pk.methods[:0]
-	for _, i := range idx {
+	for k, i := range idx {
+		if k+prefetchAhead < len(idx) {
+			// The arguments of a game of thousands in flight are out of the caches: their
+			// loads, a few calls ahead, overlap (engine.Prefetcher).
+			if p, ok := calls[idx[k+prefetchAhead]].Args.(engine.Prefetcher); ok {
+				p.Prefetch()
+			}
+		}
 		c := &calls[i]
 		m := slices.Index(pk.methods, c.Method)
 		if m < 0 {

@@ -25,8 +25,9 @@ import (
 // streak is one bot's run of faulted decisions. Only the bot's worker goroutine touches
 // it; what is published goes to the bot's Stats.
 type streak struct {
-	run     int
-	benched bool
+	run      int
+	benched  bool
+	decision []bool // of the batch in flight, by its calls' order (note)
 }
 
 // benched answers a batch of a benched bot: the fault each of its calls gets, or nil when
@@ -50,11 +51,32 @@ func (b *pyProc) benched(pool *PyPool, calls []engine.Call, idx []int) *engine.F
 
 // count adds a batch's replies to the streak, in the order the bot answered them.
 func (s *streak) count(cfg PyConfig, calls []engine.Call, idx []int, replies []engine.Reply) {
+	s.note(cfg, calls, idx)
+	s.tally(cfg, idx, replies)
+}
+
+// note reads which of a batch's calls are decisions, for tally once the batch is answered:
+// before the batch is sent, while the calls are in the caches (the encoding reads them
+// next), not after the wait for the reply, when other bots' batches have pushed them out
+// (of a tick of 16384 calls, each bot's are strewn over the whole of it).
+func (s *streak) note(cfg PyConfig, calls []engine.Call, idx []int) {
+	s.decision = s.decision[:0]
 	if cfg.FaultStreak <= 0 || s.benched {
 		return
 	}
 	for _, i := range idx {
-		if !cfg.isDecision(calls[i].Method) {
+		s.decision = append(s.decision, cfg.isDecision(calls[i].Method))
+	}
+}
+
+// tally adds the replies of the batch note read to the streak, in the order the bot
+// answered them.
+func (s *streak) tally(cfg PyConfig, idx []int, replies []engine.Reply) {
+	if cfg.FaultStreak <= 0 || s.benched || len(s.decision) != len(idx) {
+		return
+	}
+	for k, i := range idx {
+		if !s.decision[k] {
 			continue
 		}
 		f := replies[i].Fault
