@@ -859,7 +859,7 @@ func TestMemoryFaultSeenByTheHost(t *testing.T) {
 	}
 	p.Proc.KillStrays() // finds the bot's pid
 	if data, ok := p.DataBytes(); !ok || data < 100<<20 || data > 200<<20 {
-		t.Errorf("DataBytes %d MB (%v) for a process holding 100 MB", data>>20, ok)
+		t.Errorf("DataBytes %d MB (%v) for a process holding 100 MB (bot pid %d); processes in namespaces:\n%s", data>>20, ok, p.botPid(), nestedProcesses())
 	}
 }
 
@@ -881,4 +881,24 @@ func ownSeccompFilters(t *testing.T) int {
 		}
 	}
 	return 0
+}
+
+// nestedProcesses lists the processes in a PID namespace below this one (pid, NSpid,
+// VmData, command line), for a failure's message.
+func nestedProcesses() string {
+	var b strings.Builder
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		ns := procStatus(pid, "NSpid")
+		if len(strings.Fields(ns)) < 2 {
+			continue
+		}
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		fmt.Fprintf(&b, "  %d NSpid %q VmData %q %.80q\n", pid, ns, procStatus(pid, "VmData"), strings.ReplaceAll(string(cmd), "\x00", " "))
+	}
+	return b.String()
 }
