@@ -857,9 +857,10 @@ func TestMemoryFaultSeenByTheHost(t *testing.T) {
 	if _, f := p.RoundTrip(nil, 20*time.Second); f != nil {
 		t.Fatal(f)
 	}
+	before := nestedProcesses()
 	p.Proc.KillStrays() // finds the bot's pid
 	if data, ok := p.DataBytes(); !ok || data < 100<<20 || data > 200<<20 {
-		t.Errorf("DataBytes %d MB (%v) for a process holding 100 MB (bot pid %d); processes in namespaces:\n%s", data>>20, ok, p.botPid(), nestedProcesses())
+		t.Errorf("DataBytes %d MB (%v) for a process holding 100 MB (bot pid %d); processes in namespaces before the strays were killed:\n%s\nafter:\n%s", data>>20, ok, p.botPid(), before, nestedProcesses())
 	}
 }
 
