@@ -4,7 +4,7 @@
 #
 # ./test.sh --vm runs the VM suite instead (scripts/vm/suite.sh): kothd on Debian 12 with
 # systemd and cgroup v2, booted under qemu, as hosts run it (root the first time: it
-# installs qemu and builds the image; about 40 minutes under emulation, docs/deploy.md).
+# installs qemu and builds the image; 20-30 minutes under emulation, docs/vm-suite.md).
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ "${1:-}" = "--vm" ]; then
