@@ -28,7 +28,7 @@ import (
 // real tournament.
 func TestHostKeepsTheBoard(t *testing.T) {
 	ctx := context.Background()
-	cfg := hostConfig(t, 10000, "") // a run of seconds: long enough to be killed in the middle on a fast machine (1,500 games once ended between the first progress line and the kill)
+	cfg := hostConfig(t, 40000, "") // a run of seconds: long enough to be killed in the middle on a fast machine (1,500 games once ended between the first progress line and the kill; with the C batch loop, 10,000 take about two seconds)
 	dir := filepath.Dir(cfg)
 	if code, out, errs := once(t, cfg); code != 0 {
 		t.Fatalf("first cycle: exit %d\n%s\n%s", code, out, errs)
