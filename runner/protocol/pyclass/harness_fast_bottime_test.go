@@ -1,12 +1,9 @@
 package pyclass
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/forty"
 )
 
@@ -43,21 +40,14 @@ class Meddler(Bot):
 // object its own method may free was read again after it returned).
 func TestFastLoopBotTimeAsTimedCall(t *testing.T) {
 	t.Setenv(FastEnv, "")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(meddlerBot), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := pyAnswer(t, meddlerBot) // forty's harness
 	h := forty.Descriptor.Harness
-	if err := InstallHarness(dir, h.Module, h.Source); err != nil {
-		t.Fatal(err)
-	}
-	c := func(g int, m string, a any) engine.Call { return engine.Call{Game: g, Method: m, Args: a} }
 	lines := []string{
-		packedLine(t, 1, 3, c(1, "new", intsArgs{0})),
-		packedLine(t, 1, 3, c(1, "start", intsArgs{0, 1, 3, 0, 0})),
-		packedLine(t, 1, 3, c(1, "next", intsArgs{7}), c(1, "next", intsArgs{8}), c(1, "next", intsArgs{1})),
-		packedLine(t, 1, 3, c(1, "next", intsArgs{9}), c(1, "next", intsArgs{8}), c(1, "next", intsArgs{1})),
-		packedLine(t, 1, 3, c(1, "start", intsArgs{0, 1, 9, 0, 0}), c(1, "next", intsArgs{8})),
+		packedLine(t, 1, 3, call(1, "new", intsArgs{0})),
+		packedLine(t, 1, 3, call(1, "start", intsArgs{0, 1, 3, 0, 0})),
+		packedLine(t, 1, 3, call(1, "next", intsArgs{7}), call(1, "next", intsArgs{8}), call(1, "next", intsArgs{1})),
+		packedLine(t, 1, 3, call(1, "next", intsArgs{9}), call(1, "next", intsArgs{8}), call(1, "next", intsArgs{1})),
+		packedLine(t, 1, 3, call(1, "start", intsArgs{0, 1, 9, 0, 0}), call(1, "next", intsArgs{8})),
 		`{"stats":true}`,
 	}
 	out := compareLoops(t, dir, h.Module, "Meddler", lines)

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/kothd/kothd/engine"
 )
 
 // deepModule's Handler returns results whose encoding (the harness's _reply) raises an
@@ -50,11 +48,10 @@ func TestFastLoopReplyErrorIsTheCallsFault(t *testing.T) {
 	if err := InstallHarness(dir, "deep", []byte(deepModule)); err != nil {
 		t.Fatal(err)
 	}
-	c := func(g int, m string, a any) engine.Call { return engine.Call{Game: g, Method: m, Args: a} }
 	lines := []string{
-		packedLine(t, 1, 3, c(1, "deep", nil), c(2, "bool", intsArgs{1})),
-		jsonLine(t, 1, 3, c(1, "bool", true), c(2, "deep", nil)),
-		packedLine(t, 1, 3, c(3, "bool", intsArgs{0})),
+		packedLine(t, 1, 3, call(1, "deep", nil), call(2, "bool", intsArgs{1})),
+		jsonLine(t, 1, 3, call(1, "bool", true), call(2, "deep", nil)),
+		packedLine(t, 1, 3, call(3, "bool", intsArgs{0})),
 		`{"stats":true}`,
 	}
 	out := compareLoops(t, dir, "deep", "Deep", lines)

@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/kothd/kothd/engine"
 )
 
 // dropperBot lets go of every reference it can reach to the functions the harness serves
@@ -40,12 +38,11 @@ func TestFastLoopHoldsItsArguments(t *testing.T) {
 	if err := InstallHarness(dir, "probe", []byte(probeModule)); err != nil {
 		t.Fatal(err)
 	}
-	c := func(g int, m string, a any) engine.Call { return engine.Call{Game: g, Method: m, Args: a} }
 	lines := []string{
-		packedLine(t, 1, 3, c(1, "bool", intsArgs{1})),
-		jsonLine(t, 1, 3, c(0, "bot", map[string]string{"m": "crash"})),
-		packedLine(t, 1, 3, c(1, "bool", intsArgs{1}), c(3, "echo", intsArgs{4})),
-		jsonLine(t, 1, 3, c(5, "bot", map[string]string{"m": "crash"}), c(2, "value", nil)),
+		packedLine(t, 1, 3, call(1, "bool", intsArgs{1})),
+		jsonLine(t, 1, 3, call(0, "bot", map[string]string{"m": "crash"})),
+		packedLine(t, 1, 3, call(1, "bool", intsArgs{1}), call(3, "echo", intsArgs{4})),
+		jsonLine(t, 1, 3, call(5, "bot", map[string]string{"m": "crash"}), call(2, "value", nil)),
 		`{"stats":true}`,
 	}
 	compareLoops(t, dir, "probe", "Dropper", lines)

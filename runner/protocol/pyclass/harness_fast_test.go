@@ -115,6 +115,9 @@ class Liar(Bot):
 `
 
 // packedLine is the packed request kothd writes for calls (pywire.go).
+// call is one engine call, for the request lines below.
+func call(g int, m string, a any) engine.Call { return engine.Call{Game: g, Method: m, Args: a} }
+
 func packedLine(t *testing.T, cpu, wall float64, calls ...engine.Call) string {
 	t.Helper()
 	idx := make([]int, len(calls))
@@ -149,18 +152,8 @@ func jsonLine(t *testing.T, cpu, wall float64, calls ...engine.Call) string {
 // with the C loop installed or not, and returns its protocol output and its stderr.
 func harnessOutput(t *testing.T, dir, module, class string, lines []string, fast bool) (string, string) {
 	t.Helper()
-	cfg := PyConfig{Harness: module, Python: "/usr/bin/python3", PureHarness: !fast}
-	if err := cfg.installFast(dir); err != nil {
-		t.Fatal(err)
-	}
-	have, _ := filepath.Glob(filepath.Join(dir, HarnessDir, fastPrefix+"*"))
-	if fast != (len(have) == 1) {
-		t.Fatalf("fast %v: installed %v (%s)", fast, have, FastHarness(cfg.Python, false))
-	}
+	cmd := harnessCmd(t, dir, module, fast)
 	in := string(setup(class, 11, false, true)) + "\n" + strings.Join(lines, "\n") + "\n"
-	argv := cfg.argv()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(in)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -168,6 +161,23 @@ func harnessOutput(t *testing.T, dir, module, class string, lines []string, fast
 		t.Fatalf("harness (fast %v): %v\n%s", fast, err, errb.String())
 	}
 	return out.String(), errb.String()
+}
+
+// harnessCmd is the harness's command in dir for module, with the C loop installed beside
+// it (fast) or taken away, checked either way.
+func harnessCmd(t *testing.T, dir, module string, fast bool) *exec.Cmd {
+	t.Helper()
+	cfg := PyConfig{Harness: module, Python: "/usr/bin/python3", PureHarness: !fast}
+	if err := cfg.installFast(dir); err != nil {
+		t.Fatal(err)
+	}
+	if have, _ := filepath.Glob(filepath.Join(dir, HarnessDir, fastPrefix+"*")); fast != (len(have) == 1) {
+		t.Fatalf("fast %v: installed %v (%s)", fast, have, FastHarness(cfg.Python, false))
+	}
+	argv := cfg.argv()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	return cmd
 }
 
 // statsFigures masks the stats line's times, which differ from run to run (its shape, its
@@ -213,17 +223,16 @@ func TestFastLoopRepliesAsPythonLoop(t *testing.T) {
 		if err := InstallHarness(dir, "probe", []byte(probeModule)); err != nil {
 			t.Fatal(err)
 		}
-		c := func(g int, m string, a any) engine.Call { return engine.Call{Game: g, Method: m, Args: a} }
 		lines := []string{
-			jsonLine(t, 1, 3, c(1, "loop", nil)),
-			packedLine(t, 1, 3, c(1, "bool", intsArgs{1}), c(2, "bool", intsArgs{0}), c(3, "echo", intsArgs{4, -5, 2147483647}), c(4, "echo", nil)),
-			packedLine(t, 1, 3, c(1, "bool", intsArgs{1}), c(2, "bool", intsArgs{0})),
-			jsonLine(t, 1, 3, c(1, "value", nil), c(7, "value", nil), c(2, "object", nil), c(3, "nan", nil)),
-			jsonLine(t, 0.5, 2, c(5, "lost", nil), c(6, "rules", nil), c(7, "memory", nil), c(8, "nope", nil)),
-			jsonLine(t, 1, 3, c(1, "bot", map[string]string{"m": "crash"}), c(2, "bot", map[string]string{"m": "deep"}), c(3, "bot", map[string]string{"m": "exit"}), c(4, "bot", map[string]string{"m": "value"})),
-			jsonLine(t, 0.05, 5, c(1, "bot", map[string]string{"m": "spin"}), c(2, "bool", true)),
-			jsonLine(t, 0.05, 0.2, c(1, "bot", map[string]string{"m": "sleep"}), c(2, "bool", false)),
-			jsonLine(t, 0, 0, c(1, "bool", true), c(2, "echo", "text")),
+			jsonLine(t, 1, 3, call(1, "loop", nil)),
+			packedLine(t, 1, 3, call(1, "bool", intsArgs{1}), call(2, "bool", intsArgs{0}), call(3, "echo", intsArgs{4, -5, 2147483647}), call(4, "echo", nil)),
+			packedLine(t, 1, 3, call(1, "bool", intsArgs{1}), call(2, "bool", intsArgs{0})),
+			jsonLine(t, 1, 3, call(1, "value", nil), call(7, "value", nil), call(2, "object", nil), call(3, "nan", nil)),
+			jsonLine(t, 0.5, 2, call(5, "lost", nil), call(6, "rules", nil), call(7, "memory", nil), call(8, "nope", nil)),
+			jsonLine(t, 1, 3, call(1, "bot", map[string]string{"m": "crash"}), call(2, "bot", map[string]string{"m": "deep"}), call(3, "bot", map[string]string{"m": "exit"}), call(4, "bot", map[string]string{"m": "value"})),
+			jsonLine(t, 0.05, 5, call(1, "bot", map[string]string{"m": "spin"}), call(2, "bool", true)),
+			jsonLine(t, 0.05, 0.2, call(1, "bot", map[string]string{"m": "sleep"}), call(2, "bool", false)),
+			jsonLine(t, 0, 0, call(1, "bool", true), call(2, "echo", "text")),
 			`{"t":1,"w":3,"calls":[{"g":1,"m":"bool","a":true}]}`,
 			`{"stats": true}`,
 			`{"t":1e0,"w":3.0,"m":["bool"],"p":"AQAAAAAAAAABAAAAAQAAAA=="}`,
@@ -246,37 +255,36 @@ func TestFastLoopRepliesAsPythonLoop(t *testing.T) {
 		if err := InstallHarness(dir, h.Module, h.Source); err != nil {
 			t.Fatal(err)
 		}
-		c := func(g int, m string, a any) engine.Call { return engine.Call{Game: g, Method: m, Args: a} }
 		var lines []string
 		games := []int{1, 2, 3, 70000, -4}
 		var news []engine.Call
 		for i, g := range games {
-			news = append(news, c(g, "new", intsArgs{int32(i % 4)}))
+			news = append(news, call(g, "new", intsArgs{int32(i % 4)}))
 		}
 		lines = append(lines, packedLine(t, 0.1, 2, news...))
 		for turn := 0; turn < 6; turn++ {
 			var starts []engine.Call
 			for i, g := range games {
-				starts = append(starts, c(g, "start", intsArgs{int32(turn % 2), 1, int32(1 + i), int32(10 * turn), 3, int32(40 - turn)}))
+				starts = append(starts, call(g, "start", intsArgs{int32(turn % 2), 1, int32(1 + i), int32(10 * turn), 3, int32(40 - turn)}))
 			}
-			starts = append(starts, c(99, "start", intsArgs{0, 1, 2, 0}))
+			starts = append(starts, call(99, "start", intsArgs{0, 1, 2, 0}))
 			lines = append(lines, packedLine(t, 0.1, 2, starts...))
 			for k := 0; k < 8; k++ {
 				var nexts []engine.Call
 				for _, g := range games {
-					nexts = append(nexts, c(g, "next", intsArgs{1, 2, 3, int32(k + 1)}))
+					nexts = append(nexts, call(g, "next", intsArgs{1, 2, 3, int32(k + 1)}))
 				}
 				lines = append(lines, packedLine(t, 0.1, 2, nexts...))
 			}
 			// The JSON form of the same methods (tools and tests send it), and odd packed
 			// arguments that Handler.call reads.
 			lines = append(lines, jsonLine(t, 0.1, 2,
-				c(1, "start", map[string]any{"throws": []int{2}, "scores": []int{1, 2}, "last": true}),
-				c(2, "next", map[string]any{"throws": []int{2, 3}})))
-			lines = append(lines, packedLine(t, 0.1, 2, c(3, "start", intsArgs{0, -1, 5}), c(70000, "start", intsArgs{1, 9, 2}), c(-4, "next", nil)))
+				call(1, "start", map[string]any{"throws": []int{2}, "scores": []int{1, 2}, "last": true}),
+				call(2, "next", map[string]any{"throws": []int{2, 3}})))
+			lines = append(lines, packedLine(t, 0.1, 2, call(3, "start", intsArgs{0, -1, 5}), call(70000, "start", intsArgs{1, 9, 2}), call(-4, "next", nil)))
 		}
-		lines = append(lines, packedLine(t, 0.1, 2, c(1, "end", nil), c(2, "end", nil), c(3, "next", intsArgs{1}), c(1, "next", intsArgs{1})))
-		lines = append(lines, packedLine(t, 0.1, 2, c(3, "bogus", intsArgs{1})), `{"stats":true}`)
+		lines = append(lines, packedLine(t, 0.1, 2, call(1, "end", nil), call(2, "end", nil), call(3, "next", intsArgs{1}), call(1, "next", intsArgs{1})))
+		lines = append(lines, packedLine(t, 0.1, 2, call(3, "bogus", intsArgs{1})), `{"stats":true}`)
 		for _, class := range []string{"Roller", "Broken", "Nothing", "Liar", "Spinner", "GoToTenBot"} {
 			out := compareLoops(t, dir, h.Module, class, lines)
 			if class == "Roller" && (!strings.Contains(out, `{"b":"1`) || !strings.Contains(out, `"lost":true`)) {
@@ -292,10 +300,9 @@ func TestFastLoopRepliesAsPythonLoop(t *testing.T) {
 func TestFastLoopStats(t *testing.T) {
 	t.Setenv(FastEnv, "")
 	dir := pyAnswer(t, fortyBot)
-	c := func(g int, m string, a any) engine.Call { return engine.Call{Game: g, Method: m, Args: a} }
-	lines := []string{packedLine(t, 1, 3, c(1, "new", intsArgs{0}))}
+	lines := []string{packedLine(t, 1, 3, call(1, "new", intsArgs{0}))}
 	for i := 0; i < 50; i++ {
-		lines = append(lines, packedLine(t, 1, 3, c(1, "start", intsArgs{0, 1, 3, 0, 0}), c(2, "next", intsArgs{1})))
+		lines = append(lines, packedLine(t, 1, 3, call(1, "start", intsArgs{0, 1, 3, 0, 0}), call(2, "next", intsArgs{1})))
 	}
 	lines = append(lines, `{"stats":true}`)
 	out, _ := harnessOutput(t, dir, "forty", "Roller", lines, true)

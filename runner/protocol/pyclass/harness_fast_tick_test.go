@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,16 +54,7 @@ class Burner(Player):
 // input, its protocol output and its stderr, line by line.
 func harnessSession(t *testing.T, dir, module, class string, fast bool) (io.Writer, *bufio.Reader, *bufio.Reader) {
 	t.Helper()
-	cfg := PyConfig{Harness: module, Python: "/usr/bin/python3", PureHarness: !fast}
-	if err := cfg.installFast(dir); err != nil {
-		t.Fatal(err)
-	}
-	if have, _ := filepath.Glob(filepath.Join(dir, HarnessDir, fastPrefix+"*")); fast != (len(have) == 1) {
-		t.Fatalf("fast %v: installed %v", fast, have)
-	}
-	argv := cfg.argv()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
+	cmd := harnessCmd(t, dir, module, fast)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

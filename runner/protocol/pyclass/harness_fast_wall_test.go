@@ -1,12 +1,9 @@
 package pyclass
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/engine/forty"
 )
 
@@ -33,18 +30,11 @@ class SlowTruth(Bot):
 // less than its limit of its own.
 func TestFastLoopWallTimeOfTheTruthIsTheCalls(t *testing.T) {
 	t.Setenv(FastEnv, "")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(slowTruthBot), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := pyAnswer(t, slowTruthBot) // forty's harness
 	h := forty.Descriptor.Harness
-	if err := InstallHarness(dir, h.Module, h.Source); err != nil {
-		t.Fatal(err)
-	}
-	c := func(g int, m string, a any) engine.Call { return engine.Call{Game: g, Method: m, Args: a} }
 	lines := []string{
-		packedLine(t, 1, 1, c(1, "new", intsArgs{0})),
-		packedLine(t, 1, 1, c(1, "start", intsArgs{0, 1, 3, 0, 0}), c(1, "next", intsArgs{2})),
+		packedLine(t, 1, 1, call(1, "new", intsArgs{0})),
+		packedLine(t, 1, 1, call(1, "start", intsArgs{0, 1, 3, 0, 0}), call(1, "next", intsArgs{2})),
 		`{"stats":true}`,
 	}
 	out := compareLoops(t, dir, h.Module, "SlowTruth", lines)

@@ -5,8 +5,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-
-	"github.com/kothd/kothd/engine"
 )
 
 // emptierBot empties the harness's bot_time list (pyclass.bot_time, within its reach).
@@ -27,12 +25,11 @@ class Emptier(Bot):
 func TestUnmeasuredLoopsLeaveBotTimeAlone(t *testing.T) {
 	t.Setenv(FastEnv, "")
 	dir := pyAnswer(t, emptierBot)
-	c := func(g int, m string, a any) engine.Call { return engine.Call{Game: g, Method: m, Args: a} }
 	lines := []string{
-		packedLine(t, 1, 3, c(1, "new", intsArgs{0})),
-		packedLine(t, 1, 3, c(1, "start", intsArgs{0, 1, 3, 0, 0})),
-		packedLine(t, 1, 3, c(1, "next", intsArgs{3})),
-		packedLine(t, 1, 3, c(1, "next", intsArgs{3})),
+		packedLine(t, 1, 3, call(1, "new", intsArgs{0})),
+		packedLine(t, 1, 3, call(1, "start", intsArgs{0, 1, 3, 0, 0})),
+		packedLine(t, 1, 3, call(1, "next", intsArgs{3})),
+		packedLine(t, 1, 3, call(1, "next", intsArgs{3})),
 	}
 	var outs [2]string
 	for i, fast := range []bool{false, true} {
