@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 
@@ -57,6 +58,7 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	probe := fs.Bool("machine", false, "first measure what this machine charges for a system call, a page fault, a pipe round trip, a launch, a Python start (alone: only that)")
 	asJSON := fs.Bool("json", false, "print the results as JSON instead of text: an array of challenges, or with --machine an object {machine, challenges}")
 	verbose := fs.Bool("v", false, "print the cycle's progress")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of kothd's own process over the games (not fetching, building, validating, nor the yardstick) to `FILE`, for go tool pprof; with several challenges, FILE.<challenge>")
 	pos, err := cl.parse(fs, args)
 	if err != nil {
 		return err
@@ -113,7 +115,7 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	}
 	defer closeFn()
 	cy.Sinks = []publisher.Sink{publisher.Dir{Path: cfg.OutputDir}}
-	b := &bencher{cy: cy, cfg: cfg, flags: benchFlags{games: int(games), seed: seed.v, sequential: *sequential, yardstick: !*noYard, options: options}}
+	b := &bencher{cy: cy, cfg: cfg, flags: benchFlags{games: int(games), seed: seed.v, sequential: *sequential, yardstick: !*noYard, options: options}, profile: *cpuProfile, several: len(names) > 1}
 	cy.Meter = b.meter
 	// The pyclass harnesses tell where their time went (the split of the bots' CPU).
 	pyclass.MeasureHarnesses(true)
@@ -190,15 +192,49 @@ type bencher struct {
 	cfg   *config.Config
 	flags benchFlags
 	last  *playMeasure // the measure of the last run played
+	// profile names the file of --cpuprofile ("": none); several says that each
+	// challenge's profile goes to profile.<challenge>.
+	profile string
+	several bool
 }
 
 // meter is the cycle's Meter: it measures each run's games.
-func (b *bencher) meter(string) func([]*protocol.Stats) {
+func (b *bencher) meter(challenge string) func([]*protocol.Stats) {
 	b.last = nil
+	endProfile := b.startProfile(challenge)
 	stop := startMeasure()
 	return func(stats []*protocol.Stats) {
 		m := stop(stats)
+		endProfile()
 		b.last = &m
+	}
+}
+
+// startProfile starts --cpuprofile's profile of one run's games and returns what ends
+// it. A file that cannot be written is said on stderr and the bench goes on unprofiled.
+func (b *bencher) startProfile(challenge string) func() {
+	if b.profile == "" {
+		return func() {}
+	}
+	path := b.profile
+	if b.several {
+		path += "." + challenge
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kothd bench: --cpuprofile: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "kothd bench: --cpuprofile: %v\n", err)
+		}
 	}
 }
 

@@ -243,38 +243,47 @@ func TestForkServerHostileBot(t *testing.T) {
 	}
 }
 
-// BenchmarkLauncherPython is one decision of a small Python 3 bot (PassivePanga's
-// arithmetic) in the bwrap sandbox, forked by the fork server or started afresh: CPU
-// time by the sandbox's cgroup (a loaded machine inflates wall time, not CPU time).
+// BenchmarkLauncherPython is one decision of a small Python 3 bot in the bwrap sandbox,
+// forked by the fork server or started afresh: CPU time by the sandbox's cgroup (a loaded
+// machine inflates wall time, not CPU time). The bot is PassivePanga's arithmetic
+// (imports sys only), or the same importing json as the snapshot's Mafia Sheriff does at
+// every decision (a warm module: launch/forkserver.py).
 func BenchmarkLauncherPython(b *testing.B) {
+	bots := []struct{ name, src string }{
+		{"sys", "import sys\ncredits = int(sys.argv[2])\nprint(69 if credits > 69 else 0)\n"},
+		{"json", "import sys, json\ncredits = int(sys.argv[2])\nprint(json.dumps(69 if credits > 69 else 0))\n"},
+	}
+	for _, bot := range bots {
+		for _, mode := range []string{"forked", "plain"} {
+			b.Run(bot.name+"/"+mode, func(b *testing.B) { benchLauncherPython(b, bot.src, mode) })
+		}
+	}
+}
+
+func benchLauncherPython(b *testing.B, src, mode string) {
 	sb := NeedBwrap(b)
 	dir := b.TempDir()
-	src := "import sys\ncredits = int(sys.argv[2])\nprint(69 if credits > 69 else 0)\n"
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	spec := ProcSpec{Dir: dir, Argv: []string{"/usr/bin/python3", "bot.py"}, Limits: Limits{MemoryMB: 1024, Procs: 64}}
-	for _, mode := range []string{"forked", "plain"} {
-		b.Run(mode, func(b *testing.B) {
-			l := NewLauncher(sb, spec)
-			l.noForks = mode == "plain"
-			defer l.Close()
-			if r := l.Launch(context.Background(), Job{Args: []string{"1", "100"}, Timeout: time.Minute}); r.Fault != nil || r.Forked != (mode == "forked") {
-				b.Fatalf("%+v", r)
-			}
-			sandboxCPU := func() time.Duration { return sandboxUse(l.idle[0].p.Proc).cpu }
-			cpu0, self0 := sandboxCPU(), selfCPU()
-			n := 0
-			for b.Loop() {
-				if _, f := l.Run(context.Background(), []string{"1", "100"}, time.Minute); f != nil {
-					b.Fatal(f)
-				}
-				n++
-			}
-			b.ReportMetric(float64((sandboxCPU()-cpu0).Microseconds())/1000/float64(n), "sandbox-cpu-ms/op")
-			b.ReportMetric(float64((selfCPU()-self0).Microseconds())/1000/float64(n), "daemon-cpu-ms/op")
-		})
+	l := NewLauncher(sb, spec)
+	l.noForks = mode == "plain"
+	defer l.Close()
+	if r := l.Launch(context.Background(), Job{Args: []string{"1", "100"}, Timeout: time.Minute}); r.Fault != nil || r.Forked != (mode == "forked") {
+		b.Fatalf("%+v", r)
 	}
+	sandboxCPU := func() time.Duration { return sandboxUse(l.idle[0].p.Proc).cpu }
+	cpu0, self0 := sandboxCPU(), selfCPU()
+	n := 0
+	for b.Loop() {
+		if _, f := l.Run(context.Background(), []string{"1", "100"}, time.Minute); f != nil {
+			b.Fatal(f)
+		}
+		n++
+	}
+	b.ReportMetric(float64((sandboxCPU()-cpu0).Microseconds())/1000/float64(n), "sandbox-cpu-ms/op")
+	b.ReportMetric(float64((selfCPU()-self0).Microseconds())/1000/float64(n), "daemon-cpu-ms/op")
 }
 
 // A forked decision that times out is read for starvation as a spawned one is: the

@@ -21,6 +21,126 @@ reading its output) stays the launcher's, as for a spawned bot.
 import os
 import sys
 
+# The standard modules bots import most (json alone costs 8 ms of CPU and a Mafia bot
+# imports it at every decision), imported once by the server and kept out of sys.modules:
+# a decision's process gets each, with what its import needs, only when its code imports
+# it (see Warm). Modules whose import reads more than the interpreter's own files and
+# state are not here: their state is the server's moment, not the decision's.
+WARM = ("re", "json", "random", "collections", "functools", "string", "copy", "heapq",
+        "bisect", "math", "itertools", "operator", "time")
+
+
+class Warm:
+    """The warm modules, imported by the server before it serves, and the import of a
+    decision's process that hands them out. In the fork, every module the warm imports
+    added is gone from sys.modules, as a fresh start has none of them; when the script
+    imports one, the import system's _find_and_load (which it calls for a module not in
+    sys.modules: import statements, importlib, C code alike) is this one's, and installs
+    the module and every module its own import imported, as that import would have left
+    them, instead of reading them from disk again. The objects are the server's, never
+    used before (the fork's copy of them: what one decision does to them no other sees);
+    random's generator, seeded from os.urandom at its import, is seeded afresh from it.
+
+    A fresh import would read other files if the script's directory held a module of one
+    of those names (its json.py), or the script changed sys.path, sys.meta_path or
+    sys.path_hooks, or put another module in sys.modules under one of those names: the
+    import is then the interpreter's own, from disk. What remains visible: the import
+    system's _find_and_load is not the interpreter's function (docs/trust.md)."""
+
+    def __init__(self, names):
+        self.boot = sys.modules["_frozen_importlib"]
+        self.real = self.boot._find_and_load
+        self.mods, self.order, self.needs = {}, [], {}
+        path, sys.path[:] = sys.path[:], [p for p in sys.path[1:]]  # not the bot's directory
+        before = set(sys.modules)
+        import builtins
+        real_import, loading, imported = builtins.__import__, [], {}
+
+        def track_load(name, import_):
+            loading.append(name)
+            try:
+                return self.real(name, import_)
+            finally:
+                loading.pop()
+                if loading:
+                    imported.setdefault(loading[-1], set()).add(name)
+
+        def track_import(name, globals=None, locals=None, fromlist=(), level=0):
+            m = real_import(name, globals, locals, fromlist, level)
+            if loading:
+                got = imported.setdefault(loading[-1], set())
+                full = name
+                if level:
+                    try:
+                        full = self.boot._resolve_name(name, (globals or {}).get("__package__") or "", level)
+                    except ImportError:
+                        return m
+                parts = full.split(".")
+                got.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+                for f in fromlist or ():
+                    got.add(full + "." + f)
+            return m
+
+        self.boot._find_and_load, builtins.__import__ = track_load, track_import
+        try:
+            for name in names:
+                try:
+                    __import__(name)
+                except Exception:
+                    pass
+        finally:
+            self.boot._find_and_load, builtins.__import__ = self.real, real_import
+            sys.path[:] = path
+        # Modules in the order the warm imports added them: the order a closure goes in.
+        self.order = [n for n in sys.modules if n not in before]
+        added = set(self.order)
+        self.mods = {n: sys.modules[n] for n in self.order}
+        for n in self.order:
+            need, todo = [], [n]
+            seen = {n}
+            while todo:
+                m = todo.pop()
+                for d in imported.get(m, ()):
+                    if d in added and d not in seen:
+                        seen.add(d)
+                        todo.append(d)
+            self.needs[n] = [m for m in self.order if m in seen]
+        import _imp
+        self.suffixes = [".py", ".pyc", ".pyw"] + _imp.extension_suffixes()
+
+    def serve(self):
+        """In the fork: the warm modules out of sys.modules, the import theirs to give."""
+        for n in self.order:
+            sys.modules.pop(n, None)
+        self.path, self.meta, self.hooks = list(sys.path), list(sys.meta_path), list(sys.path_hooks)
+        self.listing = None
+        self.boot._find_and_load = self.find_and_load
+
+    def shadowed(self, names):
+        """Whether the script's directory holds a module of one of these names' packages."""
+        if self.listing is None:
+            try:
+                self.listing = set(os.listdir(self.path[0] or "."))
+            except OSError:
+                return True
+        for n in names:
+            top = n.partition(".")[0]
+            if top in self.listing or any(top + s in self.listing for s in self.suffixes):
+                return True
+        return False
+
+    def find_and_load(self, name, import_):
+        need = self.needs.get(name)
+        if (need is None or sys.path != self.path or sys.meta_path != self.meta or sys.path_hooks != self.hooks
+                or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need) or self.shadowed(need)):
+            return self.real(name, import_)
+        for n in need:
+            if n not in sys.modules:
+                sys.modules[n] = self.mods[n]
+                if n == "random":
+                    self.mods[n].seed()  # from os.urandom, as its import seeds it
+        return self.mods[name]
+
 
 def serve():
     """The server's loop; returns only in a forked child, with its descriptors and argv."""
@@ -71,6 +191,7 @@ def become(fds, shell_cpu, argv):
     sys.path[0] = os.path.dirname(os.path.realpath(script))
     for name in set(sys.modules) - M:
         del sys.modules[name]
+    W.serve()
     if "random" in sys.modules:
         sys.modules["random"].seed()  # from os.urandom, as a fresh import seeds it
     main = sys.modules["__main__"].__dict__
@@ -172,4 +293,8 @@ def finish(main, code, interrupted=False):
     os._exit(code)
 
 
+# Named as the import system's own code, so that a traceback through an import leaves
+# this frame out as it leaves out the import system's (the interpreter trims those).
+Warm.find_and_load.__code__ = Warm.find_and_load.__code__.replace(co_filename="<frozen importlib._bootstrap>")
+W = Warm(WARM)
 become(*serve())

@@ -20,7 +20,115 @@ KeyboardInterrupt exits with status 1, exit handlers run through sys.exitfunc.
 """
 import os
 import sys
-import ctypes
+
+# forkserver.py's warm modules, for 2.7: imported before anything else of the server's.
+WARM = ("re", "json", "random", "collections", "functools", "string", "copy", "heapq",
+        "bisect", "math", "itertools", "operator", "time")
+
+
+class Warm(object):
+    """forkserver.py's Warm in 2.7, where the import is C code without a _find_and_load of
+    Python's to stand in for: the decision's process imports the warm modules through a
+    finder first in sys.meta_path (empty at 2.7's start), the one difference a script can
+    see (docs/trust.md). 2.7's imports inside a package try the package's own module first
+    and leave a None in sys.modules for each name that is not one (json.re): those go in
+    with their package."""
+
+    def __init__(self, names):
+        path, sys.path[:] = sys.path[:], sys.path[1:]  # not the bot's directory
+        before = set(sys.modules)
+        import __builtin__
+        real_import, imported = __builtin__.__import__, {}
+
+        def track_import(name, globals=None, locals=None, fromlist=None, level=-1):
+            m = real_import(name, globals, locals, fromlist, level)
+            who = (globals or {}).get("__name__")
+            if who:
+                got = imported.setdefault(who, set())
+                pkg = who if hasattr(sys.modules.get(who), "__path__") else who.rpartition(".")[0]
+                full = name
+                if level != 0 and pkg:
+                    if level > 0:
+                        base = pkg.rsplit(".", level - 1)[0]
+                        full = base + "." + name if name else base
+                    elif sys.modules.get(pkg + "." + name) is not None:
+                        full = pkg + "." + name
+                parts = full.split(".")
+                got.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+                for f in fromlist or ():
+                    got.add(full + "." + f)
+            return m
+
+        __builtin__.__import__ = track_import
+        try:
+            for name in names:
+                try:
+                    __import__(name)
+                except Exception:
+                    pass
+        finally:
+            __builtin__.__import__ = real_import
+            sys.path[:] = path
+        self.order = [n for n in sys.modules if n not in before]
+        added = set(self.order)
+        self.mods = dict((n, sys.modules[n]) for n in self.order)
+        self.needs = {}
+        for n in self.order:
+            if self.mods[n] is None:
+                continue
+            seen, todo = set([n]), [n]
+            while todo:
+                m = todo.pop()
+                deps = set(imported.get(m, ()))
+                # the placeholders a package's implicit relative imports left
+                deps.update(d for d in added if self.mods[d] is None and d.rpartition(".")[0] == m)
+                for d in deps:
+                    if d in added and d not in seen:
+                        seen.add(d)
+                        todo.append(d)
+            self.needs[n] = [m for m in self.order if m in seen]
+        import imp
+        self.suffixes = [s for s, _, _ in imp.get_suffixes()]
+
+    def serve(self):
+        """In the fork: the warm modules out of sys.modules, the finder first in line."""
+        for n in self.order:
+            sys.modules.pop(n, None)
+        self.path, self.hooks = list(sys.path), list(sys.path_hooks)
+        self.listing = None
+        sys.meta_path.insert(0, self)
+
+    def shadowed(self, names):
+        if self.listing is None:
+            try:
+                self.listing = set(os.listdir(self.path[0] or "."))
+            except OSError:
+                return True
+        for n in names:
+            top = n.partition(".")[0]
+            if top in self.listing or any(top + s in self.listing for s in self.suffixes):
+                return True
+        return False
+
+    def find_module(self, name, path=None):
+        need = self.needs.get(name)
+        if (need is None or sys.path != self.path or sys.path_hooks != self.hooks or sys.meta_path[:1] != [self]
+                or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need) or self.shadowed(need)):
+            return None
+        return self
+
+    def load_module(self, name):
+        for n in self.needs[name]:
+            if n not in sys.modules:
+                sys.modules[n] = self.mods[n]
+                if n == "random":
+                    self.mods[n].seed()  # from os.urandom, as its import seeds it
+        return self.mods[name]
+
+
+W = Warm(WARM)
+
+import ctypes  # noqa: E402  after the warm modules: none of theirs is the server's
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _SZ = ctypes.sizeof(ctypes.c_size_t)
@@ -134,6 +242,7 @@ def become(fds, shell_cpu, argv):
     sys.path[0] = os.path.dirname(os.path.realpath(script))
     for name in set(sys.modules) - M:
         del sys.modules[name]
+    W.serve()
     if "random" in sys.modules:
         sys.modules["random"].seed()
     main = sys.modules["__main__"].__dict__

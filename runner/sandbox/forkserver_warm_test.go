@@ -1,0 +1,161 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// warmBot imports warm modules (launch/forkserver.py's WARM) one after the other and
+// prints what sys.modules holds after each, whether the modules see each other as one
+// import would have left them, and a draw; then it spoils what it imported, which the
+// next decision must not see.
+const warmBot = `import sys
+obs = {"start": sorted(sys.modules)}
+import json
+obs["json"] = sorted(sys.modules)
+import random, collections
+obs["all"] = sorted(sys.modules)
+import re
+obs["same_re"] = json.decoder.re is re and json.scanner.re is re
+obs["dumps"] = json.dumps({"a": [1, 2.5, None]}, sort_keys=True)
+obs["loads"] = json.loads('{"b": [true]}')
+obs["counter"] = sorted(collections.Counter("abracadabra").items())
+obs["file"] = json.__file__
+obs["random"] = random.random()
+sys.stdout.write(json.dumps(obs) + "\n")
+json.dumps = None
+json.decoder.JSONDecoder.decode = None
+collections.Counter = None
+random.seed(7)
+`
+
+// A forked Python 3 decision that imports warm modules gets what a fresh interpreter's
+// imports give it: the same sys.modules after each import, the modules wired to each
+// other as one import wires them, fresh randomness at every decision, and none of what
+// an earlier decision did to the modules.
+func TestForkServerWarmModulesAsImported(t *testing.T) {
+	sb := NeedBwrap(t)
+	for _, form := range []string{"py3-bash", "py3-bash-env-redirect"} {
+		t.Run(form, func(t *testing.T) {
+			f := forkForms[form]
+			forked, plain, fdir, pdir := formPair(t, sb, f, warmBot)
+			var draws []float64
+			for i := range 3 {
+				fr, fout := decide(t, forked, fdir, f, "")
+				pr, pout := decide(t, plain, pdir, f, "")
+				if fr.Fault != nil || pr.Fault != nil || !fr.Forked || pr.Forked {
+					t.Fatalf("decision %d: forked %+v; plain %+v", i, fr, pr)
+				}
+				var fo, po map[string]any
+				if err := json.Unmarshal([]byte(fout), &fo); err != nil {
+					t.Fatalf("forked: %v: %q (stderr %q)", err, fout, fr.Stderr)
+				}
+				if err := json.Unmarshal([]byte(pout), &po); err != nil {
+					t.Fatalf("plain: %v: %q", err, pout)
+				}
+				draws = append(draws, fo["random"].(float64))
+				delete(fo, "random")
+				delete(po, "random")
+				if !reflect.DeepEqual(fo, po) {
+					for k := range po {
+						if !reflect.DeepEqual(fo[k], po[k]) {
+							t.Errorf("decision %d: %s: forked %v\nplain %v", i, k, fo[k], po[k])
+						}
+					}
+				}
+				if fo["same_re"] != true {
+					t.Errorf("decision %d: json's re is not the re the bot imports", i)
+				}
+			}
+			if draws[0] == draws[1] || draws[1] == draws[2] {
+				t.Fatalf("random's first draws repeat across forked decisions: %v", draws)
+			}
+		})
+	}
+}
+
+// A module of the bot's own that bears a warm module's name (its json.py, its re.py that
+// json's import would read) is what the bot's import gets, forked as plainly launched;
+// so is a directory the bot puts first on sys.path.
+func TestForkServerWarmModulesShadowed(t *testing.T) {
+	sb := NeedBwrap(t)
+	f := forkForms["py3-bash"]
+	cases := map[string]struct {
+		files map[string]string
+		src   string
+	}{
+		"own json": {map[string]string{"json.py": "def dumps(x):\n    return 'mine'\n"},
+			"import json\nprint(json.dumps(1))\n"},
+		"own re under json": {map[string]string{"re.py": "import sys\nsys.stdout.write('own re\\n')\nVERBOSE = MULTILINE = DOTALL = 0\ndef compile(p, f=0):\n    return None\n"},
+			"import json\nprint(sorted(m for m in __import__('sys').modules if m.startswith('json')))\n"},
+		"own package": {map[string]string{"collections/__init__.py": "Counter = 'mine'\n"},
+			"import collections\nprint(collections.Counter)\n"},
+		"sys.path": {map[string]string{"lib/random.py": "def random():\n    return 'mine'\n"},
+			"import sys\nsys.path.insert(0, 'lib')\nimport random\nprint(random.random())\n"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			forked, plain, fdir, pdir := formPair(t, sb, f, c.src)
+			for _, dir := range []string{fdir, pdir} {
+				for file, text := range c.files {
+					p := filepath.Join(dir, file)
+					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			fr, fout := decide(t, forked, fdir, f, "")
+			pr, pout := decide(t, plain, pdir, f, "")
+			if !fr.Forked || fout != pout || fr.Exit != pr.Exit || strings.ReplaceAll(fr.Stderr, fdir, pdir) != pr.Stderr {
+				t.Fatalf("forked %q %+v\nplain  %q %+v", fout, fr, pout, pr)
+			}
+			if !strings.Contains(pout, "mine") && !strings.Contains(pout, "own re") {
+				t.Fatalf("the bot's own module was not imported: %q", pout)
+			}
+		})
+	}
+}
+
+// servedBot reports whether the json it imports is the fork server's (the warm import's
+// own objects, reached as a bot can reach them), then spoils the server's copy.
+const servedBot = `import sys
+try:
+    import _frozen_importlib as b
+    warm = getattr(b._find_and_load, "__self__", None)
+except ImportError:
+    warm = sys.meta_path[0] if sys.meta_path else None
+mods = getattr(warm, "mods", None) or {}
+import json
+sys.stdout.write("%s %s\n" % (mods.get("json") is json, json.dumps([1])))
+if mods:
+    mods["json"].dumps = lambda *a, **k: "spoiled"
+`
+
+// The warm modules are served, Python 2 and 3: the json a forked decision imports is the
+// server's (a fresh import would be another object), and a decision that spoils the
+// server's objects spoils only its own copy of them.
+func TestForkServerServesWarmModules(t *testing.T) {
+	sb := NeedBwrap(t)
+	for _, form := range []string{"py3-bash", "py2-argv", "py2-bash-env-redirect"} {
+		t.Run(form, func(t *testing.T) {
+			f := forkForms[form]
+			forked, plain, fdir, pdir := formPair(t, sb, f, servedBot)
+			for i := range 2 {
+				fr, fout := decide(t, forked, fdir, f, "")
+				if fr.Fault != nil || !fr.Forked || fout != "True [1]\n" {
+					t.Fatalf("forked decision %d: %q %+v", i, fout, fr)
+				}
+			}
+			if pr, pout := decide(t, plain, pdir, f, ""); pr.Fault != nil || pout != "False [1]\n" {
+				t.Fatalf("plain: %q %+v", pout, pr)
+			}
+		})
+	}
+}
