@@ -805,9 +805,31 @@ def _send_replies(out, replies, other):
     _write(out, '{"replies":[%s]}\n' % ",".join([_TRUE if r == "1" else _FALSE if r == "0" else r for r in replies]))
 
 
+def _end():
+    """Ends the process once its input is closed, as the interpreter's exit does for what a
+    bot can see of it (non-daemon threads joined, exit handlers, stdio flushed) but without
+    its teardown of every object, which nothing of the run waits for any more: 3 ms of CPU
+    for the harness alone, 15 with numpy imported, in each of fifty processes."""
+    for step in (sys.modules["threading"]._shutdown if "threading" in sys.modules else None,
+                 sys.modules["atexit"]._run_exitfuncs if "atexit" in sys.modules else None):
+        try:
+            if step is not None:
+                step()
+        except BaseException:
+            pass
+    for f in (sys.stdout, sys.stderr):
+        try:
+            if f is not None and not f.closed:
+                f.flush()
+        except BaseException:
+            pass
+    os._exit(0)
+
+
 if __name__ == "__main__":
     _serving = main()
     if type(_serving) is dict:
         _fast.serve(**_serving)  # from here: no frame of the harness's under a call
     elif _serving is not None:
         _serve(*_serving)
+    _end()
