@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,12 +14,18 @@ import (
 )
 
 // kothd bench on two forty answers (the real sandbox, the real yardstick): every number it
-// reports is there and positive, and the text shows each of them.
+// reports is there and positive, and the text shows each of them; --cpuprofile writes the
+// games' profile.
 func TestBenchReportsEveryMeasure(t *testing.T) {
 	cfg := hostDir(t, "")
-	code, out, errOut := kothd(t, "bench", "forty", "--config", cfg, "--snapshot", oneBotSnapshot(t), "--games", "30", "--json")
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	code, out, errOut := kothd(t, "bench", "forty", "--config", cfg, "--snapshot", oneBotSnapshot(t), "--games", "30", "--json", "--cpuprofile", prof)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	// --cpuprofile: a profile of the games, in pprof's format (gzipped protocol buffers).
+	if b, err := os.ReadFile(prof); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("--cpuprofile wrote no profile: %v, %d bytes", err, len(b))
 	}
 	var results []*benchResult
 	if err := json.Unmarshal([]byte(out), &results); err != nil || len(results) != 1 {
