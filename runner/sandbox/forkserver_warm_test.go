@@ -79,8 +79,8 @@ func TestForkServerWarmModulesAsImported(t *testing.T) {
 }
 
 // A module of the bot's own that bears a warm module's name (its json.py, its re.py that
-// json's import would read) is what the bot's import gets, forked as plainly launched;
-// so is a directory the bot puts first on sys.path.
+// json's import would read, one it writes while it runs) is what the bot's import gets,
+// forked as plainly launched; so is a directory the bot puts first on sys.path.
 func TestForkServerWarmModulesShadowed(t *testing.T) {
 	sb := NeedBwrap(t)
 	f := forkForms["py3-bash"]
@@ -94,6 +94,10 @@ func TestForkServerWarmModulesShadowed(t *testing.T) {
 			"import json\nprint(sorted(m for m in __import__('sys').modules if m.startswith('json')))\n"},
 		"own package": {map[string]string{"collections/__init__.py": "Counter = 'mine'\n"},
 			"import collections\nprint(collections.Counter)\n"},
+		// Written by the script after an import listed its directory: found as the
+		// interpreter's finder finds it (its directory changed since).
+		"written at run time": {nil,
+			"import re, time\ntime.sleep(0.05)\nopen('json.py', 'w').write(\"def dumps(x):\\n    return 'mine'\\n\")\nimport json\nprint(json.dumps(1))\n"},
 		"sys.path": {map[string]string{"lib/random.py": "def random():\n    return 'mine'\n"},
 			"import sys\nsys.path.insert(0, 'lib')\nimport random\nprint(random.random())\n"},
 	}

@@ -113,16 +113,20 @@ class Warm:
         for n in self.order:
             sys.modules.pop(n, None)
         self.path, self.meta, self.hooks = list(sys.path), list(sys.meta_path), list(sys.path_hooks)
-        self.listing = None
+        self.listing, self.listed = None, None
         self.boot._find_and_load = self.find_and_load
 
     def shadowed(self, names):
         """Whether the script's directory holds a module of one of these names' packages."""
-        if self.listing is None:
-            try:
-                self.listing = set(os.listdir(self.path[0] or "."))
-            except OSError:
-                return True
+        # Listed again when the directory changed since (the script may write a module
+        # and import it), as the import system's own finder looks again.
+        try:
+            d = self.path[0] or "."
+            mtime = os.stat(d).st_mtime
+            if self.listing is None or mtime != self.listed:
+                self.listing, self.listed = set(os.listdir(d)), mtime
+        except OSError:
+            return True
         for n in names:
             top = n.partition(".")[0]
             if top in self.listing or any(top + s in self.listing for s in self.suffixes):

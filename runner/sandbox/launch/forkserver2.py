@@ -95,15 +95,19 @@ class Warm(object):
         for n in self.order:
             sys.modules.pop(n, None)
         self.path, self.hooks = list(sys.path), list(sys.path_hooks)
-        self.listing = None
+        self.listing, self.listed = None, None
         sys.meta_path.insert(0, self)
 
     def shadowed(self, names):
-        if self.listing is None:
-            try:
-                self.listing = set(os.listdir(self.path[0] or "."))
-            except OSError:
-                return True
+        # Listed again when the directory changed since (the script may write a module
+        # and import it), as the import system's own finder looks again.
+        try:
+            d = self.path[0] or "."
+            mtime = os.stat(d).st_mtime
+            if self.listing is None or mtime != self.listed:
+                self.listing, self.listed = set(os.listdir(d)), mtime
+        except OSError:
+            return True
         for n in names:
             top = n.partition(".")[0]
             if top in self.listing or any(top + s in self.listing for s in self.suffixes):
