@@ -163,3 +163,43 @@ func TestForkServerServesWarmModules(t *testing.T) {
 		})
 	}
 }
+
+// warmAsFresh are scripts whose output (and stderr, exit status) is what a fresh
+// interpreter's imports give, for the warm modules' import to be compared with.
+var warmAsFresh = map[string]string{
+	// The import system imports a module's package first: json is in sys.modules.
+	"import_module of a submodule": "import sys, importlib\nimportlib.import_module('json.encoder')\nprint(list(sys.modules))\n",
+	// sys.modules in the order a fresh import leaves it, whatever the server imported first.
+	"order":         "import sys, functools\nprint(list(sys.modules))\nimport string, json\nprint(list(sys.modules))\n",
+	"order of enum": "import enum, sys\nprint(list(sys.modules))\nimport re\nprint(list(sys.modules))\n",
+	// Tables other warm modules' imports fill: re's cache (json's, string's patterns),
+	// copyreg's picklers (re's Pattern), the import system's finders (json's, re's
+	// directories; the script's directory, and the script itself as the interpreter
+	// asked whether it was a zip file to run).
+	"re's cache": "import re\nprint(list(re._cache))\nimport json\nprint(sorted(map(repr, re._cache)))\n",
+	"copyreg":    "import copyreg\nprint(sorted(map(repr, copyreg.dispatch_table)))\nimport re\nprint(sorted(map(repr, copyreg.dispatch_table)))\n",
+	"finders":    "import sys\nprint(sorted(sys.path_importer_cache))\nimport json\nprint(sorted(sys.path_importer_cache))\n",
+	// A module taken out of sys.modules is a new module at its next import.
+	"imported again": "import sys, json, random\njson.x = 1\nrandom.random = None\ndel sys.modules['json'], sys.modules['random']\nimport json, random\nprint(hasattr(json, 'x'), random.random is None)\n",
+	// The script's own os.stat and os.listdir are not called by its imports.
+	"os patched": "import os\nos.stat = os.listdir = lambda *a, **k: 1/0\nimport json\nprint(json.dumps(1))\n",
+}
+
+// A forked Python 3 decision's imports of warm modules leave what a fresh interpreter's
+// leave: sys.modules in its order, the tables the imports fill, a module imported again
+// afresh, and none of the script's own functions called by the import.
+func TestForkServerWarmImportsAsFresh(t *testing.T) {
+	sb := NeedBwrap(t)
+	f := forkForms["py3-bash"]
+	for name, src := range warmAsFresh {
+		t.Run(name, func(t *testing.T) {
+			forked, plain, fdir, pdir := formPair(t, sb, f, src)
+			fr, fout := decide(t, forked, fdir, f, "")
+			pr, pout := decide(t, plain, pdir, f, "")
+			fout, ferr := strings.ReplaceAll(fout, fdir, pdir), strings.ReplaceAll(fr.Stderr, fdir, pdir)
+			if !fr.Forked || pr.Forked || fout != pout || fr.Exit != pr.Exit || ferr != pr.Stderr {
+				t.Errorf("forked %q\n%q %v\nplain  %q\n%q %v", fout, ferr, fr.Exit, pout, pr.Stderr, pr.Exit)
+			}
+		})
+	}
+}
