@@ -181,6 +181,10 @@ var warmAsFresh = map[string]string{
 	"finders":    "import sys\nprint(sorted(sys.path_importer_cache))\nimport json\nprint(sorted(sys.path_importer_cache))\n",
 	// A module taken out of sys.modules is a new module at its next import.
 	"imported again": "import sys, json, random\njson.x = 1\nrandom.random = None\ndel sys.modules['json'], sys.modules['random']\nimport json, random\nprint(hasattr(json, 'x'), random.random is None)\n",
+	// A module of the interpreter's start the script took out or replaced is what the
+	// warm modules' imports get: an ImportError, the script's own object.
+	"start module gone":     "import sys\nsys.modules['os'] = None\ntry:\n    import random\nexcept ImportError as e:\n    print(e)\nprint('random' in sys.modules)\n",
+	"start module replaced": "import sys, types\nsys.modules['os'] = fake = types.ModuleType('os')\nfake.urandom = lambda n: b'x' * n\nfake.register_at_fork = lambda **k: None\nimport random\nprint(random._os is fake, random._urandom is fake.urandom)\n",
 	// The script's own os.stat and os.listdir are not called by its imports.
 	"os patched": "import os\nos.stat = os.listdir = lambda *a, **k: 1/0\nimport json\nprint(json.dumps(1))\n",
 }

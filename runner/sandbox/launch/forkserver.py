@@ -114,6 +114,12 @@ class Warm:
         self.order = [n for n in sys.modules if n not in before]
         self.mods = {n: sys.modules[n] for n in self.order}
         self.needs = {n: self.plan(n, ()) for n in self.order}
+        # The modules of the interpreter's start that each closure's imports bind (random's
+        # os): a fresh import binds what sys.modules holds under their names at the time.
+        self.bases = {}
+        for n in self.order:
+            self.bases[n] = [(b, sys.modules[b]) for b in {b for m in self.needs[n] for b in self.imports.get(m, ())}
+                             if b in before and b in sys.modules]
         import _imp
         self.suffixes = [".py", ".pyc", ".pyw"] + _imp.extension_suffixes()
         # The functions themselves, as the import system keeps its own: a script that
@@ -181,7 +187,8 @@ class Warm:
     def find_and_load(self, name, import_):
         need = self.needs.get(name)
         if (need is None or sys.path != self.path or sys.meta_path != self.meta or sys.path_hooks != self.hooks
-                or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need) or self.shadowed(need)):
+                or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need)
+                or any(sys.modules.get(b) is not m for b, m in self.bases[name]) or self.shadowed(need)):
             return self.real(name, import_)
         ended = self.plan(name, sys.modules)
         # A module the script has had and taken out of sys.modules is imported afresh
