@@ -189,21 +189,35 @@ var warmAsFresh = map[string]string{
 	"os patched": "import os\nos.stat = os.listdir = lambda *a, **k: 1/0\nimport json\nprint(json.dumps(1))\n",
 }
 
-// A forked Python 3 decision's imports of warm modules leave what a fresh interpreter's
-// leave: sys.modules in its order, the tables the imports fill, a module imported again
-// afresh, and none of the script's own functions called by the import.
+// warmAsFresh2 are warmAsFresh's for Python 2.7, whose sys.modules has no order and
+// whose re and copy_reg are modules of the interpreter's start.
+var warmAsFresh2 = map[string]string{
+	"re's cache":            "import re\nprint(sorted(map(repr, re._cache)))\nimport json\nprint(sorted(map(repr, re._cache)))\n",
+	"finders":               "import sys\nprint(sorted(sys.path_importer_cache))\nimport json\nprint(sorted(sys.path_importer_cache))\n",
+	"imported again":        "import sys, json, random\njson.x = 1\nrandom.random = None\ndel sys.modules['json'], sys.modules['random']\nimport json, random\nprint(hasattr(json, 'x'), random.random is None)\n",
+	"start module gone":     "import sys\nsys.modules['re'] = None\ntry:\n    import json\nexcept ImportError as e:\n    print(e)\nprint(sorted(sys.modules))\n",
+	"start module replaced": "import sys, types\nsys.modules['os'] = fake = types.ModuleType('os')\nfake.urandom = lambda n: 'x' * n\nimport random\nprint(random._urandom is fake.urandom)\n",
+	"os patched":            "import os\nos.stat = os.listdir = lambda *a, **k: 1/0\nimport json\nprint(json.dumps(1))\n",
+}
+
+// A forked decision's imports of warm modules leave what a fresh interpreter's leave,
+// Python 3 and 2.7: sys.modules (in its order), the tables the imports fill, a module
+// imported again afresh, the script's changes to the modules of the interpreter's start
+// seen, and none of the script's own functions called by the import.
 func TestForkServerWarmImportsAsFresh(t *testing.T) {
 	sb := NeedBwrap(t)
-	f := forkForms["py3-bash"]
-	for name, src := range warmAsFresh {
-		t.Run(name, func(t *testing.T) {
-			forked, plain, fdir, pdir := formPair(t, sb, f, src)
-			fr, fout := decide(t, forked, fdir, f, "")
-			pr, pout := decide(t, plain, pdir, f, "")
-			fout, ferr := strings.ReplaceAll(fout, fdir, pdir), strings.ReplaceAll(fr.Stderr, fdir, pdir)
-			if !fr.Forked || pr.Forked || fout != pout || fr.Exit != pr.Exit || ferr != pr.Stderr {
-				t.Errorf("forked %q\n%q %v\nplain  %q\n%q %v", fout, ferr, fr.Exit, pout, pr.Stderr, pr.Exit)
-			}
-		})
+	for form, cases := range map[string]map[string]string{"py3-bash": warmAsFresh, "py2-argv": warmAsFresh2} {
+		f := forkForms[form]
+		for name, src := range cases {
+			t.Run(form+"/"+name, func(t *testing.T) {
+				forked, plain, fdir, pdir := formPair(t, sb, f, src)
+				fr, fout := decide(t, forked, fdir, f, "")
+				pr, pout := decide(t, plain, pdir, f, "")
+				fout, ferr := strings.ReplaceAll(fout, fdir, pdir), strings.ReplaceAll(fr.Stderr, fdir, pdir)
+				if !fr.Forked || pr.Forked || fout != pout || fr.Exit != pr.Exit || ferr != pr.Stderr {
+					t.Errorf("forked %q\n%q %v\nplain  %q\n%q %v", fout, ferr, fr.Exit, pout, pr.Stderr, pr.Exit)
+				}
+			})
+		}
 	}
 }
