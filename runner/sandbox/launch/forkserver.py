@@ -120,6 +120,9 @@ class Warm:
         for n in self.order:
             self.bases[n] = [(b, sys.modules[b]) for b in {b for m in self.needs[n] for b in self.imports.get(m, ())}
                              if b in before and b in sys.modules]
+        # The directories a fresh import of each looks in besides sys.path's: those of the
+        # packages its submodules are found in.
+        self.dirs = {n: [d for m in self.needs[n] for d in getattr(self.mods[m], "__path__", ())] for n in self.order}
         import _imp
         self.suffixes = [".py", ".pyc", ".pyw"] + _imp.extension_suffixes()
         # The functions themselves, as the import system keeps its own: a script that
@@ -165,6 +168,17 @@ class Warm:
                     del cache[k]
         self.path, self.meta, self.hooks = list(sys.path), list(sys.meta_path), list(sys.path_hooks)
         self.listing, self.listed, self.given = None, None, set()
+        # The finders the decision's imports would ask, as the interpreter's start and the
+        # warm imports leave them; one of the script's own in their place (or a finder
+        # other than the import system's own where there was none) is asked by the real
+        # import: so it is.
+        ext = sys.modules["_frozen_importlib_external"]
+        self.known, self.finder = dict(cache), ext.FileFinder
+        self.loaders = ext.FileFinder("/", *ext._get_supported_file_loaders())._loaders
+        # One thread's import at a time, as the import system's module locks make it: a
+        # thread must not see a module of another's closure before its closure is in.
+        import _thread
+        self.lock = _thread.RLock()
         self.boot._find_and_load = self.find_and_load
 
     def shadowed(self, names):
@@ -184,17 +198,38 @@ class Warm:
                 return True
         return False
 
+    def finders_as_known(self, dirs):
+        """Whether the import system would ask, for these directories, the finders it
+        makes itself (or none): not one the script put in sys.path_importer_cache."""
+        cache, missing = sys.path_importer_cache, self.lock
+        for d in dirs:
+            f = cache.get(d, missing)
+            if not (f is missing or f is self.known.get(d, missing) or f is None and d not in self.known
+                    or type(f) is self.finder and f.path == d and f._loaders == self.loaders):
+                return False
+        return True
+
     def find_and_load(self, name, import_):
-        need = self.needs.get(name)
-        if (need is None or sys.path != self.path or sys.meta_path != self.meta or sys.path_hooks != self.hooks
-                or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need)
-                or any(sys.modules.get(b) is not m for b, m in self.bases[name]) or self.shadowed(need)):
+        if name not in self.needs:
             return self.real(name, import_)
+        with self.lock:
+            module = self.give(name)
+        return self.real(name, import_) if module is None else module
+
+    def give(self, name):
+        """The warm module name and its import's closure put in sys.modules as a fresh
+        import puts them, or None when its import must be the interpreter's own."""
+        need = self.needs[name]
+        if (sys.path != self.path or sys.meta_path != self.meta or sys.path_hooks != self.hooks
+                or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need)
+                or any(sys.modules.get(b) is not m for b, m in self.bases[name])
+                or not self.finders_as_known(self.path) or not self.finders_as_known(self.dirs[name]) or self.shadowed(need)):
+            return None
         ended = self.plan(name, sys.modules)
         # A module the script has had and taken out of sys.modules is imported afresh
         # (a new object, its code run again), as a fresh import of it would be.
         if any(n in self.given for n in ended):
-            return self.real(name, import_)
+            return None
         self.given.update(ended)
         for n in ended:
             sys.modules[n] = self.mods[n]
@@ -217,6 +252,8 @@ class Warm:
                     if t[0] == "re" and len(got) >= getattr(sys.modules["re"], "_MAXCACHE", 512):
                         del got[next(iter(got))]  # as re's cache drops its oldest
                     got[k] = v
+                    if t[0] == "sys":
+                        self.known[k] = v
         return self.mods[name]
 
     def found(self, module):
@@ -230,7 +267,7 @@ class Warm:
             where = os.path.dirname(where)
         finder = sys.modules["_frozen_importlib_external"].PathFinder
         for entry in sys.path:
-            finder._path_importer_cache(entry)
+            self.known.setdefault(entry, finder._path_importer_cache(entry))
             if entry == where:
                 break
 
@@ -391,7 +428,7 @@ def finish(main, code, interrupted=False):
 
 # Named as the import system's own code, so that a traceback through an import leaves
 # this frame out as it leaves out the import system's (the interpreter trims those).
-for _f in (Warm.find_and_load, Warm.plan, Warm.shadowed, Warm.found):
+for _f in (Warm.find_and_load, Warm.give, Warm.plan, Warm.shadowed, Warm.found, Warm.finders_as_known):
     _f.__code__ = _f.__code__.replace(co_filename="<frozen importlib._bootstrap>")
 W = Warm(WARM)
 become(*serve())

@@ -109,6 +109,10 @@ class Warm(object):
             # fresh import binds what sys.modules holds under their names at the time.
             self.bases[n] = [(b, sys.modules[b]) for b in set().union(*[imported.get(m, ()) for m in seen])
                              if b in before and sys.modules.get(b) is not None]
+        # The directories a fresh import of each looks in besides sys.path's: those of the
+        # packages its submodules are found in.
+        self.dirs = dict((n, [d for m in self.needs[n] if self.mods[m] is not None for d in getattr(self.mods[m], "__path__", ())])
+                         for n in self.needs)
         import imp
         self.suffixes = [s for s, _, _ in imp.get_suffixes()]
         self.null = imp.NullImporter
@@ -140,7 +144,18 @@ class Warm(object):
             sys.modules.pop(n, None)
         self.path, self.hooks = list(sys.path), list(sys.path_hooks)
         self.listing, self.listed, self.given = None, None, set()
+        # The finders the decision's imports would ask (None: the C import's own); one of
+        # the script's own in their place is asked by the real import: so it is.
+        self.known = dict(cache)
         sys.meta_path.insert(0, self)
+
+    def finders_as_known(self, dirs):
+        cache, missing = sys.path_importer_cache, self.known
+        for d in dirs:
+            f = cache.get(d, missing)
+            if not (f is missing or f is None or f is self.known.get(d, missing)):
+                return False
+        return True
 
     def shadowed(self, names):
         # Listed again when the directory changed since (the script may write a module
@@ -163,6 +178,7 @@ class Warm(object):
         if (need is None or sys.path != self.path or sys.path_hooks != self.hooks or sys.meta_path[:1] != [self]
                 or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need)
                 or any(sys.modules.get(b) is not m for b, m in self.bases[name])
+                or not self.finders_as_known(self.path) or not self.finders_as_known(self.dirs[name])
                 # a module the script has had and taken out is imported afresh
                 or any(n in self.given and n not in sys.modules for n in need) or self.shadowed(need)):
             return None
@@ -182,6 +198,8 @@ class Warm(object):
                     if t[0] == "re" and len(got) >= getattr(sys.modules["re"], "_MAXCACHE", 100):
                         got.clear()  # as 2.7's re empties its full cache
                     got[k] = v
+                    if t[0] == "sys":
+                        self.known[k] = v
             if "." not in n and self.mods[n] is not None:
                 self.found(self.mods[n])
         return self.mods[name]
@@ -213,6 +231,7 @@ class Warm(object):
                         isdir = False
                     if not isdir:
                         cache[entry] = self.null(entry)
+                self.known[entry] = cache[entry]
             if entry == where:
                 break
 
