@@ -207,6 +207,8 @@ var warmAsFresh2 = map[string]string{
 	"start module replaced": "import sys, types\nsys.modules['os'] = fake = types.ModuleType('os')\nfake.urandom = lambda n: 'x' * n\nimport random\nprint(random._urandom is fake.urandom)\n",
 	"os patched":            "import os\nos.stat = os.listdir = lambda *a, **k: 1/0\nimport json\nprint(json.dumps(1))\n",
 	"script's finder":       "import sys\nclass F(object):\n    def find_module(self, name, path=None):\n        print 'asked', name\n        return None\nsys.path_importer_cache[sys.path[0]] = F()\nimport json\nprint(json.__name__)\n",
+	// 2.7 asks every finder of sys.meta_path before its own import, the last one too.
+	"script's meta finder": "import sys\nclass F(object):\n    def find_module(self, name, path=None):\n        print 'asked', name\n        return None\nsys.meta_path.append(F())\nimport json\nprint(json.__name__)\n",
 }
 
 // A forked decision's imports of warm modules leave what a fresh interpreter's leave,

@@ -148,6 +148,7 @@ class Warm(object):
         # the script's own in their place is asked by the real import: so it is.
         self.known = dict(cache)
         sys.meta_path.insert(0, self)
+        self.meta = list(sys.meta_path)  # a finder the script adds is asked first
 
     def finders_as_known(self, dirs):
         cache, missing = sys.path_importer_cache, self.known
@@ -175,7 +176,7 @@ class Warm(object):
 
     def find_module(self, name, path=None):
         need = self.needs.get(name)
-        if (need is None or sys.path != self.path or sys.path_hooks != self.hooks or sys.meta_path[:1] != [self]
+        if (need is None or sys.path != self.path or sys.path_hooks != self.hooks or sys.meta_path != self.meta
                 or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need)
                 or any(sys.modules.get(b) is not m for b, m in self.bases[name])
                 or not self.finders_as_known(self.path) or not self.finders_as_known(self.dirs[name])
