@@ -184,6 +184,8 @@ var warmAsFresh = map[string]string{
 	"re's cache": "import re\nprint(list(re._cache))\nimport json\nprint(sorted(map(repr, re._cache)))\n",
 	"copyreg":    "import copyreg\nprint(sorted(map(repr, copyreg.dispatch_table)))\nimport re\nprint(sorted(map(repr, copyreg.dispatch_table)))\n",
 	"finders":    "import sys\nprint(sorted(sys.path_importer_cache))\nimport json\nprint(sorted(sys.path_importer_cache))\n",
+	// Every warm module, then what a bot is likely to import next from disk.
+	"all of them": "import sys\nimport re, json, random, collections, functools, string, copy, heapq, bisect, math, itertools, operator, time\nprint(list(sys.modules), sorted(sys.path_importer_cache), sorted(map(repr, re._cache)), sorted(map(repr, sys.modules['copyreg'].dispatch_table)))\nimport fractions, decimal\nprint(list(sys.modules), sorted(sys.path_importer_cache), sorted(map(repr, re._cache)))\n",
 	// A module taken out of sys.modules is a new module at its next import.
 	"imported again": "import sys, json, random\njson.x = 1\nrandom.random = None\ndel sys.modules['json'], sys.modules['random']\nimport json, random\nprint(hasattr(json, 'x'), random.random is None)\n",
 	// A module of the interpreter's start the script took out or replaced is what the
@@ -202,6 +204,7 @@ var warmAsFresh = map[string]string{
 var warmAsFresh2 = map[string]string{
 	"re's cache":            "import re\nprint(sorted(map(repr, re._cache)))\nimport json\nprint(sorted(map(repr, re._cache)))\n",
 	"finders":               "import sys\nprint(sorted(sys.path_importer_cache))\nimport json\nprint(sorted(sys.path_importer_cache))\n",
+	"all of them":           "import sys\nimport re, json, random, collections, functools, string, copy, heapq, bisect, math, itertools, operator, time\nprint(sorted(sys.modules), sorted(sys.path_importer_cache), sorted(map(repr, re._cache)), sorted(map(repr, sys.modules['copy_reg'].dispatch_table)))\nimport fractions, decimal\nprint(sorted(sys.modules), sorted(sys.path_importer_cache), sorted(map(repr, re._cache)))\n",
 	"imported again":        "import sys, json, random\njson.x = 1\nrandom.random = None\ndel sys.modules['json'], sys.modules['random']\nimport json, random\nprint(hasattr(json, 'x'), random.random is None)\n",
 	"start module gone":     "import sys\nsys.modules['re'] = None\ntry:\n    import json\nexcept ImportError as e:\n    print(e)\nprint(sorted(sys.modules))\n",
 	"start module replaced": "import sys, types\nsys.modules['os'] = fake = types.ModuleType('os')\nfake.urandom = lambda n: 'x' * n\nimport random\nprint(random._urandom is fake.urandom)\n",
