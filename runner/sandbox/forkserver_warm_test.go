@@ -202,9 +202,11 @@ var warmAsFresh = map[string]string{
 // warmAsFresh2 are warmAsFresh's for Python 2.7, whose sys.modules has no order and
 // whose re and copy_reg are modules of the interpreter's start.
 var warmAsFresh2 = map[string]string{
-	"re's cache":            "import re\nprint(sorted(map(repr, re._cache)))\nimport json\nprint(sorted(map(repr, re._cache)))\n",
-	"finders":               "import sys\nprint(sorted(sys.path_importer_cache))\nimport json\nprint(sorted(sys.path_importer_cache))\n",
-	"all of them":           "import sys\nimport re, json, random, collections, functools, string, copy, heapq, bisect, math, itertools, operator, time\nprint(sorted(sys.modules), sorted(sys.path_importer_cache), sorted(map(repr, re._cache)), sorted(map(repr, sys.modules['copy_reg'].dispatch_table)))\nimport fractions, decimal\nprint(sorted(sys.modules), sorted(sys.path_importer_cache), sorted(map(repr, re._cache)))\n",
+	"re's cache":  "import re\nprint(sorted(map(repr, re._cache)))\nimport json\nprint(sorted(map(repr, re._cache)))\n",
+	"finders":     "import sys\nprint(sorted(sys.path_importer_cache))\nimport json\nprint(sorted(sys.path_importer_cache))\n",
+	"all of them": "import sys\nimport re, json, random, collections, functools, string, copy, heapq, bisect, math, itertools, operator, time\nprint(sorted(sys.modules), sorted(sys.path_importer_cache), sorted(map(repr, re._cache)), sorted(map(repr, sys.modules['copy_reg'].dispatch_table)))\nimport fractions, decimal\nprint(sorted(sys.modules), sorted(sys.path_importer_cache), sorted(map(repr, re._cache)))\n",
+	// time's import reads TZ (2.7's time is not a module of the interpreter's start).
+	"TZ":                    "import os\nos.environ['TZ'] = 'EST+5'\nimport time\nprint(time.timezone, time.tzname, time.localtime(0).tm_hour)\n",
 	"imported again":        "import sys, json, random\njson.x = 1\nrandom.random = None\ndel sys.modules['json'], sys.modules['random']\nimport json, random\nprint(hasattr(json, 'x'), random.random is None)\n",
 	"start module gone":     "import sys\nsys.modules['re'] = None\ntry:\n    import json\nexcept ImportError as e:\n    print(e)\nprint(sorted(sys.modules))\n",
 	"start module replaced": "import sys, types\nsys.modules['os'] = fake = types.ModuleType('os')\nfake.urandom = lambda n: 'x' * n\nimport random\nprint(random._urandom is fake.urandom)\n",

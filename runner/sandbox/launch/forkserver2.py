@@ -22,8 +22,11 @@ import os
 import sys
 
 # forkserver.py's warm modules, for 2.7: imported before anything else of the server's.
+# Not time: Python 3 has it from its start, but 2.7's first import reads TZ into
+# time.timezone and time.tzname, and a script may set TZ before it imports time (2.7 keeps
+# a C module's first state: not even a real import again would read it afresh).
 WARM = ("re", "json", "random", "collections", "functools", "string", "copy", "heapq",
-        "bisect", "math", "itertools", "operator", "time")
+        "bisect", "math", "itertools", "operator")
 
 
 class Warm(object):
