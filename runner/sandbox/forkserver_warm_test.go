@@ -192,6 +192,11 @@ var warmAsFresh = map[string]string{
 	// warm modules' imports get: an ImportError, the script's own object.
 	"start module gone":     "import sys\nsys.modules['os'] = None\ntry:\n    import random\nexcept ImportError as e:\n    print(e)\nprint('random' in sys.modules)\n",
 	"start module replaced": "import sys, types\nsys.modules['os'] = fake = types.ModuleType('os')\nfake.urandom = lambda n: b'x' * n\nfake.register_at_fork = lambda **k: None\nimport random\nprint(random._os is fake, random._urandom is fake.urandom)\n",
+	// What a warm import's code reads of a module the script has changed is the
+	// script's: json's import compiles with the script's re.compile, random binds its
+	// os.urandom (2.7's random seeds from it).
+	"re.compile replaced": "import re\nreal, seen = re.compile, []\ndef compile(p, f=0):\n    seen.append(p)\n    return real(p, f)\nre.compile = compile\nimport json\nprint(len(seen))\n",
+	"os.urandom replaced": "import os\nos.urandom = lambda n: bytes(n)\nimport random\nprint(random._urandom is os.urandom)\n",
 	// A finder the script puts in sys.path_importer_cache is asked, as the import
 	// system asks it.
 	"script's finder": "import sys\nclass F:\n    def find_spec(self, name, target=None):\n        print('asked', name)\n        return None\n    def invalidate_caches(self):\n        pass\nsys.path_importer_cache[sys.path[0]] = F()\nimport json\nprint(json.__name__)\n",
@@ -207,6 +212,8 @@ var warmAsFresh2 = map[string]string{
 	"all of them": "import sys\nimport re, json, random, collections, functools, string, copy, heapq, bisect, math, itertools, operator, time\nprint(sorted(sys.modules), sorted(sys.path_importer_cache), sorted(map(repr, re._cache)), sorted(map(repr, sys.modules['copy_reg'].dispatch_table)))\nimport fractions, decimal\nprint(sorted(sys.modules), sorted(sys.path_importer_cache), sorted(map(repr, re._cache)))\n",
 	// time's import reads TZ (2.7's time is not a module of the interpreter's start).
 	"TZ":                    "import os\nos.environ['TZ'] = 'EST+5'\nimport time\nprint(time.timezone, time.tzname, time.localtime(0).tm_hour)\n",
+	"re.compile replaced":   "import re\nreal, seen = re.compile, []\ndef compile(p, f=0):\n    seen.append(p)\n    return real(p, f)\nre.compile = compile\nimport json\nprint(len(seen))\n",
+	"os.urandom replaced":   "import os\nos.urandom = lambda n: '\\0' * n\nimport random\nprint(random.random())\n",
 	"imported again":        "import sys, json, random\njson.x = 1\nrandom.random = None\ndel sys.modules['json'], sys.modules['random']\nimport json, random\nprint(hasattr(json, 'x'), random.random is None)\n",
 	"start module gone":     "import sys\nsys.modules['re'] = None\ntry:\n    import json\nexcept ImportError as e:\n    print(e)\nprint(sorted(sys.modules))\n",
 	"start module replaced": "import sys, types\nsys.modules['os'] = fake = types.ModuleType('os')\nfake.urandom = lambda n: 'x' * n\nimport random\nprint(random._urandom is fake.urandom)\n",

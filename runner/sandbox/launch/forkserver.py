@@ -123,6 +123,18 @@ class Warm:
         # The directories a fresh import of each looks in besides sys.path's: those of the
         # packages its submodules are found in.
         self.dirs = {n: [d for m in self.needs[n] for d in getattr(self.mods[m], "__path__", ())] for n in self.order}
+        # What each closure's code reads of the modules it imports (from os import
+        # urandom; re.compile at json's import) was these modules' namespaces as they are
+        # now: a script that has changed one (os.urandom, re.compile replaced) has a
+        # fresh import read its changes, so its import is the real one.
+        touched = set()
+        self.touches = {}
+        for n in self.order:
+            t = {b for m in self.needs[n] for b in self.imports.get(m, ())} | set(self.needs[n])
+            t = sorted(b for b in t if b in sys.modules and b not in ("sys", "builtins", "_frozen_importlib"))
+            self.touches[n] = t
+            touched.update(t)
+        self.spaces = {b: dict(vars(sys.modules[b])) for b in touched}
         import _imp
         self.suffixes = [".py", ".pyc", ".pyw"] + _imp.extension_suffixes()
         # The functions themselves, as the import system keeps its own: a script that
@@ -225,6 +237,15 @@ class Warm:
                 or any(sys.modules.get(b) is not m for b, m in self.bases[name])
                 or not self.finders_as_known(self.path) or not self.finders_as_known(self.dirs[name]) or self.shadowed(need)):
             return None
+        for b in self.touches[name]:
+            m = sys.modules.get(b)
+            if m is not None and b in self.mods and m is not self.mods[b]:
+                continue  # another module: the checks above have it
+            if m is not None:
+                space = vars(m)
+                for k, v in self.spaces[b].items():
+                    if space.get(k, space) is not v:
+                        return None
         ended = self.plan(name, sys.modules)
         # A module the script has had and taken out of sys.modules is imported afresh
         # (a new object, its code run again), as a fresh import of it would be.

@@ -116,6 +116,17 @@ class Warm(object):
         # packages its submodules are found in.
         self.dirs = dict((n, [d for m in self.needs[n] if self.mods[m] is not None for d in getattr(self.mods[m], "__path__", ())])
                          for n in self.needs)
+        # What each closure's code reads of the modules it imports (from os import
+        # urandom; re.compile at json's import) was these modules' namespaces as they are
+        # now: a script that has changed one has a fresh import read its changes, so its
+        # import is the real one.
+        touched, self.touches = set(), {}
+        for n in self.needs:
+            t = set(self.needs[n]).union(*[imported.get(m, ()) for m in self.needs[n]])
+            t = sorted(b for b in t if sys.modules.get(b) is not None and b not in ("sys", "__builtin__"))
+            self.touches[n] = t
+            touched.update(t)
+        self.spaces = dict((b, dict(vars(sys.modules[b]))) for b in touched)
         import imp
         self.suffixes = [s for s, _, _ in imp.get_suffixes()]
         self.null = imp.NullImporter
@@ -183,10 +194,23 @@ class Warm(object):
                 or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need)
                 or any(sys.modules.get(b) is not m for b, m in self.bases[name])
                 or not self.finders_as_known(self.path) or not self.finders_as_known(self.dirs[name])
+                or self.changed(name)
                 # a module the script has had and taken out is imported afresh
                 or any(n in self.given and n not in sys.modules for n in need) or self.shadowed(need)):
             return None
         return self
+
+    def changed(self, name):
+        for b in self.touches[name]:
+            m = sys.modules.get(b)
+            if m is not None and b in self.mods and m is not self.mods[b]:
+                continue  # another module: the other checks have it
+            if m is not None:
+                space = vars(m)
+                for k, v in self.spaces[b].items():
+                    if space.get(k, space) is not v:
+                        return True
+        return False
 
     def load_module(self, name):
         put = [n for n in self.needs[name] if n not in sys.modules]
