@@ -229,7 +229,7 @@ var warmAsFresh2 = map[string]string{
 // seen, and none of the script's own functions called by the import.
 func TestForkServerWarmImportsAsFresh(t *testing.T) {
 	sb := NeedBwrap(t)
-	for form, cases := range map[string]map[string]string{"py3-bash": warmAsFresh, "py2-argv": warmAsFresh2} {
+	for form, cases := range map[string]map[string]string{"py3-bash": warmAsFresh, "py2-argv": warmAsFresh2, "py3-bash-env-redirect": warmAsFresh, "py2-bash-env-redirect": warmAsFresh2} {
 		f := forkForms[form]
 		for name, src := range cases {
 			t.Run(form+"/"+name, func(t *testing.T) {
