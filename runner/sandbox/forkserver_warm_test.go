@@ -267,3 +267,38 @@ func TestForkServerWarmImportThreads(t *testing.T) {
 		}
 	}
 }
+
+// forkBot forks while a thread keeps the warm modules' import busy; each child imports a
+// warm module it has not imported yet.
+const forkBot = `import os, sys, threading, _frozen_importlib as b
+import json
+stop = False
+def busy():
+    while not stop:
+        b._find_and_load("json", None)
+threading.Thread(target=busy, daemon=True).start()
+ok = 0
+for i in range(40):
+    pid = os.fork()
+    if pid == 0:
+        import random
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    ok += status == 0
+stop = True
+print(ok)
+`
+
+// A process the script forks while one of its threads is in the warm modules' import
+// imports warm modules too (the import's lock is its own again in the child, as the
+// import system's lock is after a fork).
+func TestForkServerWarmImportAfterFork(t *testing.T) {
+	sb := NeedBwrap(t)
+	f := forkForms["py3-bash"]
+	forked, plain, fdir, pdir := formPair(t, sb, f, forkBot)
+	fr, fout := decide(t, forked, fdir, f, "")
+	pr, pout := decide(t, plain, pdir, f, "")
+	if !fr.Forked || fout != "40\n" || pout != "40\n" || fr.Fault != nil {
+		t.Fatalf("forked %q %q %+v\nplain  %q %q", fout, fr.Stderr, fr.Fault, pout, pr.Stderr)
+	}
+}

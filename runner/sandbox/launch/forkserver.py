@@ -191,6 +191,9 @@ class Warm:
         # thread must not see a module of another's closure before its closure is in.
         import _thread
         self.lock = _thread.RLock()
+        # A fork while another thread holds it: the child's own is free, as the import
+        # system's lock is made afresh in a forked child.
+        os.register_at_fork(after_in_child=lambda: setattr(self, "lock", _thread.RLock()))
         self.boot._find_and_load = self.find_and_load
 
     def shadowed(self, names):
