@@ -111,9 +111,27 @@ class Plan:
     @staticmethod
     def of(argv, env):
         """The plan for bot command argv with environment env (bytes keys), or None."""
+        if Plan.user_site(env):
+            return None
         if argv == ["./run"]:
             return Plan.of_run(env)
         return Plan.interpreter(argv, os.fsdecode(env.get(b"PATH", b"")))
+
+    @staticmethod
+    def user_site(env):
+        """Whether the interpreter's start would read the user's site directory (under
+        HOME, the bot's own directory: ~/.local/lib/pythonX.Y/site-packages, its .pth files
+        and usercustomize run at every start). A server started once would have run them
+        once, or, for one the bot makes later, never: such a bot is launched plainly."""
+        if env.get(b"PYTHONNOUSERSITE"):
+            return False
+        base = env.get(b"PYTHONUSERBASE")
+        if not base:
+            home = env.get(b"HOME")
+            if not home:
+                return False
+            base = os.path.join(home, b".local")
+        return os.path.isdir(base)
 
     @staticmethod
     def interpreter(words, path_var):

@@ -47,14 +47,28 @@ class Warm:
     import is then the interpreter's own, from disk. What remains visible: the import
     system's _find_and_load is not the interpreter's function (docs/trust.md)."""
 
+    # Tables of warm modules that other modules' imports fill (re's compiled patterns,
+    # copyreg's picklers) and the import system's finders: each entry goes to the module
+    # whose import made it, and is in the table only once that module is imported.
+    TABLES = (("re", "_cache"), ("copyreg", "dispatch_table"), ("sys", "path_importer_cache"))
+
     def __init__(self, names):
         self.boot = sys.modules["_frozen_importlib"]
         self.real = self.boot._find_and_load
         self.mods, self.order, self.needs = {}, [], {}
         path, sys.path[:] = sys.path[:], [p for p in sys.path[1:]]  # not the bot's directory
         before = set(sys.modules)
+        tables = {t: set(self.table(t) or ()) for t in self.TABLES}  # the entries before
         import builtins
-        real_import, loading, imported = builtins.__import__, [], {}
+        real_import, loading = builtins.__import__, []
+        # What each module's import imported, in the order it did: a fresh import puts a
+        # module in sys.modules before its code runs, then what that code imports.
+        self.imports, self.made = {}, {}
+
+        def imported(who, name):
+            got = self.imports.setdefault(who, [])
+            if name not in got:
+                got.append(name)
 
         def track_load(name, import_):
             loading.append(name)
@@ -63,12 +77,17 @@ class Warm:
             finally:
                 loading.pop()
                 if loading:
-                    imported.setdefault(loading[-1], set()).add(name)
+                    imported(loading[-1], name)
+                for t in self.TABLES:  # what this import (and none inside it) added
+                    got = self.table(t)
+                    for k in list(got or ()):
+                        if k not in tables[t]:
+                            tables[t].add(k)
+                            self.made.setdefault(name, []).append((t, k, got[k]))
 
         def track_import(name, globals=None, locals=None, fromlist=(), level=0):
             m = real_import(name, globals, locals, fromlist, level)
             if loading:
-                got = imported.setdefault(loading[-1], set())
                 full = name
                 if level:
                     try:
@@ -76,9 +95,10 @@ class Warm:
                     except ImportError:
                         return m
                 parts = full.split(".")
-                got.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+                for i in range(1, len(parts) + 1):
+                    imported(loading[-1], ".".join(parts[:i]))
                 for f in fromlist or ():
-                    got.add(full + "." + f)
+                    imported(loading[-1], full + "." + f)
             return m
 
         self.boot._find_and_load, builtins.__import__ = track_load, track_import
@@ -91,29 +111,89 @@ class Warm:
         finally:
             self.boot._find_and_load, builtins.__import__ = self.real, real_import
             sys.path[:] = path
-        # Modules in the order the warm imports added them: the order a closure goes in.
         self.order = [n for n in sys.modules if n not in before]
-        added = set(self.order)
         self.mods = {n: sys.modules[n] for n in self.order}
+        self.needs = {n: self.plan(n, ()) for n in self.order}
+        # The modules of the interpreter's start that each closure's imports bind (random's
+        # os): a fresh import binds what sys.modules holds under their names at the time.
+        self.bases = {}
         for n in self.order:
-            need, todo = [], [n]
-            seen = {n}
-            while todo:
-                m = todo.pop()
-                for d in imported.get(m, ()):
-                    if d in added and d not in seen:
-                        seen.add(d)
-                        todo.append(d)
-            self.needs[n] = [m for m in self.order if m in seen]
+            self.bases[n] = [(b, sys.modules[b]) for b in {b for m in self.needs[n] for b in self.imports.get(m, ())}
+                             if b in before and b in sys.modules]
+        # The directories a fresh import of each looks in besides sys.path's: those of the
+        # packages its submodules are found in.
+        self.dirs = {n: [d for m in self.needs[n] for d in getattr(self.mods[m], "__path__", ())] for n in self.order}
+        # What each closure's code reads of the modules it imports (from os import
+        # urandom; re.compile at json's import) was these modules' namespaces as they are
+        # now: a script that has changed one (os.urandom, re.compile replaced) has a
+        # fresh import read its changes, so its import is the real one.
+        touched = set()
+        self.touches = {}
+        for n in self.order:
+            t = {b for m in self.needs[n] for b in self.imports.get(m, ())} | set(self.needs[n])
+            t = sorted(b for b in t if b in sys.modules and b not in ("sys", "builtins", "_frozen_importlib"))
+            self.touches[n] = t
+            touched.update(t)
+        self.spaces = {b: dict(vars(sys.modules[b])) for b in touched}
         import _imp
         self.suffixes = [".py", ".pyc", ".pyw"] + _imp.extension_suffixes()
+        # The functions themselves, as the import system keeps its own: a script that
+        # replaces os.stat or os.listdir does not have them called by its imports.
+        self.stat, self.listdir = os.stat, os.listdir
+
+    @staticmethod
+    def table(t):
+        return getattr(sys.modules.get(t[0]), t[1], None)
+
+    def plan(self, name, present):
+        """The warm modules a fresh import of name puts in sys.modules when those in
+        present are there already, in the order their imports end: the order sys.modules
+        lists them in (the import system moves a module to its end once its code has run)
+        and the one they fill tables in. A module's package is imported before it, what a
+        module's code imports before it ends."""
+        ended, done = [], set()
+
+        def load(n):
+            if n in done or n in present or n not in self.mods:
+                return
+            parent = n.rpartition(".")[0]
+            if parent:
+                load(parent)  # the import system imports a module's package first
+                if n in done:
+                    return  # the package's import imported it
+            done.add(n)
+            for d in self.imports.get(n, ()):
+                load(d)
+            ended.append(n)
+
+        load(name)
+        return ended
 
     def serve(self):
         """In the fork: the warm modules out of sys.modules, the import theirs to give."""
         for n in self.order:
             sys.modules.pop(n, None)
+        cache = sys.path_importer_cache
+        for n in self.order:  # the finders their imports made, until they are imported
+            for t, k, v in self.made.get(n, ()):
+                if t[0] == "sys" and cache.get(k) is v:
+                    del cache[k]
         self.path, self.meta, self.hooks = list(sys.path), list(sys.meta_path), list(sys.path_hooks)
-        self.listing, self.listed = None, None
+        self.listing, self.listed, self.given = None, None, set()
+        # The finders the decision's imports would ask, as the interpreter's start and the
+        # warm imports leave them; one of the script's own in their place (or a finder
+        # other than the import system's own where there was none) is asked by the real
+        # import: so it is.
+        ext = sys.modules["_frozen_importlib_external"]
+        self.known, self.finder = dict(cache), ext.FileFinder
+        self.loaders = ext.FileFinder("/", *ext._get_supported_file_loaders())._loaders
+        # One thread's import at a time, as the import system's module locks make it: a
+        # thread must not see a module of another's closure before its closure is in.
+        import _thread
+        self.lock = _thread.RLock()
+        # A fork while another thread holds it: the child's own is free, as the import
+        # system's lock is made afresh in a forked child.
+        os.register_at_fork(after_in_child=lambda: setattr(self, "lock", _thread.RLock()))
         self.boot._find_and_load = self.find_and_load
 
     def shadowed(self, names):
@@ -122,9 +202,9 @@ class Warm:
         # and import it), as the import system's own finder looks again.
         try:
             d = self.path[0] or "."
-            mtime = os.stat(d).st_mtime
+            mtime = self.stat(d).st_mtime
             if self.listing is None or mtime != self.listed:
-                self.listing, self.listed = set(os.listdir(d)), mtime
+                self.listing, self.listed = set(self.listdir(d)), mtime
         except OSError:
             return True
         for n in names:
@@ -133,17 +213,87 @@ class Warm:
                 return True
         return False
 
+    def finders_as_known(self, dirs):
+        """Whether the import system would ask, for these directories, the finders it
+        makes itself (or none): not one the script put in sys.path_importer_cache."""
+        cache, missing = sys.path_importer_cache, self.lock
+        for d in dirs:
+            f = cache.get(d, missing)
+            if not (f is missing or f is self.known.get(d, missing) or f is None and d not in self.known
+                    or type(f) is self.finder and f.path == d and f._loaders == self.loaders):
+                return False
+        return True
+
     def find_and_load(self, name, import_):
-        need = self.needs.get(name)
-        if (need is None or sys.path != self.path or sys.meta_path != self.meta or sys.path_hooks != self.hooks
-                or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need) or self.shadowed(need)):
+        if name not in self.needs:
             return self.real(name, import_)
-        for n in need:
-            if n not in sys.modules:
-                sys.modules[n] = self.mods[n]
-                if n == "random":
-                    self.mods[n].seed()  # from os.urandom, as its import seeds it
+        with self.lock:
+            module = self.give(name)
+        return self.real(name, import_) if module is None else module
+
+    def give(self, name):
+        """The warm module name and its import's closure put in sys.modules as a fresh
+        import puts them, or None when its import must be the interpreter's own."""
+        need = self.needs[name]
+        if (sys.path != self.path or sys.meta_path != self.meta or sys.path_hooks != self.hooks
+                or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need)
+                or any(sys.modules.get(b) is not m for b, m in self.bases[name])
+                or not self.finders_as_known(self.path) or not self.finders_as_known(self.dirs[name]) or self.shadowed(need)):
+            return None
+        for b in self.touches[name]:
+            m = sys.modules.get(b)
+            if m is not None and b in self.mods and m is not self.mods[b]:
+                continue  # another module: the checks above have it
+            if m is not None:
+                space = vars(m)
+                for k, v in self.spaces[b].items():
+                    if space.get(k, space) is not v:
+                        return None
+        ended = self.plan(name, sys.modules)
+        # A module the script has had and taken out of sys.modules is imported afresh
+        # (a new object, its code run again), as a fresh import of it would be.
+        if any(n in self.given for n in ended):
+            return None
+        self.given.update(ended)
+        for n in ended:
+            sys.modules[n] = self.mods[n]
+            if n in ("re", "copyreg"):  # its table as its own import left it
+                for t in self.TABLES:
+                    if t[0] == n:
+                        got = self.table(t)
+                        for m in self.order:
+                            for u, k, v in self.made.get(m, ()):
+                                if u == t and got.get(k) is v:
+                                    del got[k]
+            if n == "random":
+                self.mods[n].seed()  # from os.urandom, as its import seeds it
+            if "." not in n:
+                self.found(self.mods[n])
+        for n in ended:
+            for t, k, v in self.made.get(n, ()):
+                got = self.table(t)
+                if got is not None and k not in got and (t[0] == "sys" or sys.modules.get(t[0]) is self.mods.get(t[0])):
+                    if t[0] == "re" and len(got) >= getattr(sys.modules["re"], "_MAXCACHE", 512):
+                        del got[next(iter(got))]  # as re's cache drops its oldest
+                    got[k] = v
+                    if t[0] == "sys":
+                        self.known[k] = v
         return self.mods[name]
+
+    def found(self, module):
+        """The finders a fresh import of a top-level module from a file makes on its way
+        to it: one for each entry of sys.path up to the directory that holds it."""
+        spec = getattr(module, "__spec__", None)
+        if spec is None or not spec.has_location or not spec.origin:
+            return
+        where = os.path.dirname(spec.origin)
+        if spec.submodule_search_locations is not None:
+            where = os.path.dirname(where)
+        finder = sys.modules["_frozen_importlib_external"].PathFinder
+        for entry in sys.path:
+            self.known.setdefault(entry, finder._path_importer_cache(entry))
+            if entry == where:
+                break
 
 
 def serve():
@@ -195,6 +345,9 @@ def become(fds, shell_cpu, argv):
     sys.path[0] = os.path.dirname(os.path.realpath(script))
     for name in set(sys.modules) - M:
         del sys.modules[name]
+    # The interpreter asks the import system whether the script is a zip file or a
+    # directory to run: the answer (none) stays in the finders' cache.
+    sys.path_importer_cache[path] = None
     W.serve()
     if "random" in sys.modules:
         sys.modules["random"].seed()  # from os.urandom, as a fresh import seeds it
@@ -299,6 +452,7 @@ def finish(main, code, interrupted=False):
 
 # Named as the import system's own code, so that a traceback through an import leaves
 # this frame out as it leaves out the import system's (the interpreter trims those).
-Warm.find_and_load.__code__ = Warm.find_and_load.__code__.replace(co_filename="<frozen importlib._bootstrap>")
+for _f in (Warm.find_and_load, Warm.give, Warm.plan, Warm.shadowed, Warm.found, Warm.finders_as_known):
+    _f.__code__ = _f.__code__.replace(co_filename="<frozen importlib._bootstrap>")
 W = Warm(WARM)
 become(*serve())

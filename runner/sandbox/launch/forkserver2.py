@@ -22,8 +22,11 @@ import os
 import sys
 
 # forkserver.py's warm modules, for 2.7: imported before anything else of the server's.
+# Not time: Python 3 has it from its start, but 2.7's first import reads TZ into
+# time.timezone and time.tzname, and a script may set TZ before it imports time (2.7 keeps
+# a C module's first state: not even a real import again would read it afresh).
 WARM = ("re", "json", "random", "collections", "functools", "string", "copy", "heapq",
-        "bisect", "math", "itertools", "operator", "time")
+        "bisect", "math", "itertools", "operator")
 
 
 class Warm(object):
@@ -34,25 +37,43 @@ class Warm(object):
     and leave a None in sys.modules for each name that is not one (json.re): those go in
     with their package."""
 
+    # forkserver.py's tables: entries other modules' imports make, each given with the
+    # import that made it (2.7's re and copy_reg are modules of the interpreter's start).
+    TABLES = (("re", "_cache"), ("copy_reg", "dispatch_table"), ("sys", "path_importer_cache"))
+
     def __init__(self, names):
         path, sys.path[:] = sys.path[:], sys.path[1:]  # not the bot's directory
         before = set(sys.modules)
+        # The finders of the interpreter's start: those made since (the boot's for "", the
+        # warm imports', ctypes') are not in a decision's process until its imports make them.
+        self.finders = set(sys.path_importer_cache) - set([""])
+        tables = dict((t, set(self.table(t) or ())) for t in self.TABLES)
         import __builtin__
         real_import, imported = __builtin__.__import__, {}
+        self.made = {}
 
         def track_import(name, globals=None, locals=None, fromlist=None, level=-1):
             m = real_import(name, globals, locals, fromlist, level)
             who = (globals or {}).get("__name__")
+            pkg = who if hasattr(sys.modules.get(who), "__path__") else (who or "").rpartition(".")[0]
+            full = name
+            if level != 0 and pkg:
+                if level > 0:
+                    base = pkg.rsplit(".", level - 1)[0]
+                    full = base + "." + name if name else base
+                elif sys.modules.get(pkg + "." + name) is not None:
+                    full = pkg + "." + name
+            # What this import made in the tables is the imported module's import's (an
+            # import inside it has taken its own already).
+            if full in sys.modules and full not in before:
+                for t in self.TABLES:
+                    got = self.table(t)
+                    for k in list(got or ()):
+                        if k not in tables[t]:
+                            tables[t].add(k)
+                            self.made.setdefault(full, []).append((t, k, got[k]))
             if who:
                 got = imported.setdefault(who, set())
-                pkg = who if hasattr(sys.modules.get(who), "__path__") else who.rpartition(".")[0]
-                full = name
-                if level != 0 and pkg:
-                    if level > 0:
-                        base = pkg.rsplit(".", level - 1)[0]
-                        full = base + "." + name if name else base
-                    elif sys.modules.get(pkg + "." + name) is not None:
-                        full = pkg + "." + name
                 parts = full.split(".")
                 got.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
                 for f in fromlist or ():
@@ -72,7 +93,7 @@ class Warm(object):
         self.order = [n for n in sys.modules if n not in before]
         added = set(self.order)
         self.mods = dict((n, sys.modules[n]) for n in self.order)
-        self.needs = {}
+        self.needs, self.bases = {}, {}
         for n in self.order:
             if self.mods[n] is None:
                 continue
@@ -87,25 +108,78 @@ class Warm(object):
                         seen.add(d)
                         todo.append(d)
             self.needs[n] = [m for m in self.order if m in seen]
+            # The modules of the interpreter's start its imports bind (random's os): a
+            # fresh import binds what sys.modules holds under their names at the time.
+            self.bases[n] = [(b, sys.modules[b]) for b in set().union(*[imported.get(m, ()) for m in seen])
+                             if b in before and sys.modules.get(b) is not None]
+        # The directories a fresh import of each looks in besides sys.path's: those of the
+        # packages its submodules are found in.
+        self.dirs = dict((n, [d for m in self.needs[n] if self.mods[m] is not None for d in getattr(self.mods[m], "__path__", ())])
+                         for n in self.needs)
+        # What each closure's code reads of the modules it imports (from os import
+        # urandom; re.compile at json's import) was these modules' namespaces as they are
+        # now: a script that has changed one has a fresh import read its changes, so its
+        # import is the real one.
+        touched, self.touches = set(), {}
+        for n in self.needs:
+            t = set(self.needs[n]).union(*[imported.get(m, ()) for m in self.needs[n]])
+            t = sorted(b for b in t if sys.modules.get(b) is not None and b not in ("sys", "__builtin__"))
+            self.touches[n] = t
+            touched.update(t)
+        self.spaces = dict((b, dict(vars(sys.modules[b]))) for b in touched)
         import imp
         self.suffixes = [s for s, _, _ in imp.get_suffixes()]
+        self.null = imp.NullImporter
+        # The functions themselves, as the C import calls its own: a script that replaces
+        # os.stat or os.listdir does not have them called by its imports.
+        self.stat, self.listdir = os.stat, os.listdir
 
-    def serve(self):
-        """In the fork: the warm modules out of sys.modules, the finder first in line."""
+    @staticmethod
+    def table(t):
+        return getattr(sys.modules.get(t[0]), t[1], None)
+
+    def serve(self, script):
+        """In the fork: the warm modules out of sys.modules, the finder first in line, the
+        tables as the interpreter's start left them."""
+        tables = [(t, self.table(t) if t[0] not in self.mods else getattr(self.mods[t[0]], t[1], None)) for t in self.TABLES]
+        for n in self.order:
+            for t, k, v in self.made.get(n, ()):
+                got = dict(tables)[t]
+                if got is not None and got.get(k) is v:
+                    del got[k]
+        cache = sys.path_importer_cache
+        for k in list(cache):
+            if k not in self.finders:
+                del cache[k]
+        # 2.7 asks whether the script, as named, is a zip file or a directory to run: the
+        # answer (none) stays in the finders' cache.
+        cache[script] = None
         for n in self.order:
             sys.modules.pop(n, None)
         self.path, self.hooks = list(sys.path), list(sys.path_hooks)
-        self.listing, self.listed = None, None
+        self.listing, self.listed, self.given = None, None, set()
+        # The finders the decision's imports would ask (None: the C import's own); one of
+        # the script's own in their place is asked by the real import: so it is.
+        self.known = dict(cache)
         sys.meta_path.insert(0, self)
+        self.meta = list(sys.meta_path)  # a finder the script adds is asked first
+
+    def finders_as_known(self, dirs):
+        cache, missing = sys.path_importer_cache, self.known
+        for d in dirs:
+            f = cache.get(d, missing)
+            if not (f is missing or f is None or f is self.known.get(d, missing)):
+                return False
+        return True
 
     def shadowed(self, names):
         # Listed again when the directory changed since (the script may write a module
         # and import it), as the import system's own finder looks again.
         try:
             d = self.path[0] or "."
-            mtime = os.stat(d).st_mtime
+            mtime = self.stat(d).st_mtime
             if self.listing is None or mtime != self.listed:
-                self.listing, self.listed = set(os.listdir(d)), mtime
+                self.listing, self.listed = set(self.listdir(d)), mtime
         except OSError:
             return True
         for n in names:
@@ -116,18 +190,78 @@ class Warm(object):
 
     def find_module(self, name, path=None):
         need = self.needs.get(name)
-        if (need is None or sys.path != self.path or sys.path_hooks != self.hooks or sys.meta_path[:1] != [self]
-                or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need) or self.shadowed(need)):
+        if (need is None or sys.path != self.path or sys.path_hooks != self.hooks or sys.meta_path != self.meta
+                or any(sys.modules.get(n, self.mods[n]) is not self.mods[n] for n in need)
+                or any(sys.modules.get(b) is not m for b, m in self.bases[name])
+                or not self.finders_as_known(self.path) or not self.finders_as_known(self.dirs[name])
+                or self.changed(name)
+                # a module the script has had and taken out is imported afresh
+                or any(n in self.given and n not in sys.modules for n in need) or self.shadowed(need)):
             return None
         return self
 
+    def changed(self, name):
+        for b in self.touches[name]:
+            m = sys.modules.get(b)
+            if m is not None and b in self.mods and m is not self.mods[b]:
+                continue  # another module: the other checks have it
+            if m is not None:
+                space = vars(m)
+                for k, v in self.spaces[b].items():
+                    if space.get(k, space) is not v:
+                        return True
+        return False
+
     def load_module(self, name):
-        for n in self.needs[name]:
-            if n not in sys.modules:
-                sys.modules[n] = self.mods[n]
-                if n == "random":
-                    self.mods[n].seed()  # from os.urandom, as its import seeds it
+        put = [n for n in self.needs[name] if n not in sys.modules]
+        self.given.update(put)
+        for n in put:
+            sys.modules[n] = self.mods[n]
+            if n == "random":
+                self.mods[n].seed()  # from os.urandom, as its import seeds it
+        for n in put:
+            for t, k, v in self.made.get(n, ()):
+                got = self.table(t)
+                if got is not None and k not in got:
+                    if t[0] == "re" and len(got) >= getattr(sys.modules["re"], "_MAXCACHE", 100):
+                        got.clear()  # as 2.7's re empties its full cache
+                    got[k] = v
+                    if t[0] == "sys":
+                        self.known[k] = v
+            if "." not in n and self.mods[n] is not None:
+                self.found(self.mods[n])
         return self.mods[name]
+
+    def found(self, module):
+        """The finders a fresh import of a top-level module from a file makes on its way to
+        it: one for each entry of sys.path up to the directory that holds it, as 2.7's C
+        import makes them (a path hook's, None for a directory, a NullImporter else)."""
+        f = getattr(module, "__file__", None)
+        if not f:
+            return
+        where = os.path.dirname(f)
+        if hasattr(module, "__path__"):
+            where = os.path.dirname(where)
+        cache = sys.path_importer_cache
+        for entry in sys.path:
+            if entry not in cache:
+                cache[entry] = None
+                for hook in sys.path_hooks:
+                    try:
+                        cache[entry] = hook(entry)
+                        break
+                    except ImportError:
+                        pass
+                else:
+                    try:
+                        isdir = self.stat(entry).st_mode & 0o170000 == 0o040000
+                    except OSError:
+                        isdir = False
+                    if not isdir:
+                        cache[entry] = self.null(entry)
+                self.known[entry] = cache[entry]
+            if entry == where:
+                break
 
 
 W = Warm(WARM)
@@ -246,7 +380,7 @@ def become(fds, shell_cpu, argv):
     sys.path[0] = os.path.dirname(os.path.realpath(script))
     for name in set(sys.modules) - M:
         del sys.modules[name]
-    W.serve()
+    W.serve(script)
     if "random" in sys.modules:
         sys.modules["random"].seed()
     main = sys.modules["__main__"].__dict__
