@@ -14,7 +14,7 @@ import (
 // A Python-class bot serves every game in flight from one process, one instance per game,
 // under one memory_mb. The original controllers play one game at a time: an answer that
 // keeps 800 KB per game fits them, and fits kothd at one game in flight, but not at 5,000
-// (forty plays 65,536 at once). Its memory fault there is the host's choice of games in
+// (forty plays 32,768 at once). Its memory fault there is the host's choice of games in
 // flight, not the answer's. So a run whose bot runs out of memory while more than one game
 // is in flight stops at once and is played again from its first game with fewer games in
 // flight (nextConcurrency: a sixteenth of those it held). Only a fault the host saw for

@@ -56,7 +56,7 @@ func TestCrowdedBotGetsFewerGamesInFlight(t *testing.T) {
 			snap := questionSnapshot(t, 177765, []int64{177771, 177786}, map[int64]string{999101: hogBot(c.name, c.line)})
 			cfg := challengeConfig(t, "forty", "    games: 40\n")
 			b, _ := os.ReadFile(cfg)
-			s := strings.Replace(string(b), "    concurrency: 65536", fmt.Sprintf("    concurrency: %d", c.from), 1)
+			s := strings.Replace(string(b), "    concurrency: 32768", fmt.Sprintf("    concurrency: %d", c.from), 1)
 			if s == string(b) {
 				t.Fatal("config.yaml: forty has no concurrency line")
 			}
@@ -119,7 +119,7 @@ func TestCrowdedBotInACluster(t *testing.T) {
 	snap := questionSnapshot(t, 177765, []int64{177771, 177786}, map[int64]string{999101: hogBot("Hog60MB", "self.table = [0] * 7_500_000")})
 	cfg := challengeConfig(t, "forty", "    games: 40\n")
 	b, _ := os.ReadFile(cfg)
-	if err := os.WriteFile(cfg, []byte(strings.Replace(string(b), "    concurrency: 65536", "    concurrency: 256", 1)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(b), "    concurrency: 32768", "    concurrency: 256", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	port := freePort(t)

@@ -135,7 +135,7 @@ func (p *packBots) Exchange(_ context.Context, calls []engine.Call) []engine.Rep
 }
 
 // BenchmarkSteps measures the forty engine's side of a decision at the descriptor's games
-// in flight (65536: the slots' state is far out of the caches, as in a real run) with
+// in flight (32768: the slots' state is far out of the caches, as in a real run) with
 // packBots. One op is one game; cpu-ns/call is the process's CPU per call.
 func BenchmarkSteps(b *testing.B) {
 	bots := make([]engine.Entrant, 48)

@@ -34,15 +34,17 @@ var yardstick []byte
 // kothd's and the harnesses', for each call). Since the harness's batch loop is C
 // (runner/protocol/pyclass), a call costs the harness a fraction of what it did and the
 // wake-up is most of a tick's cost: over 60,000 games 65536 played 11 % more games/s than
-// 16384 (0.92× → 1.05× the yardstick, medians of three interleaved runs), for a peak RSS
-// of about 330 MB against 195 MB and some 10 MB more in each harness; at 20,000 games
-// (every game in flight either way) the two are within the noise. A bot that cannot hold
-// its share of 65536 games is played again with fewer (cron/crowd.go).
+// 16384 (0.92× → 1.05× the yardstick, medians of three interleaved runs), and 32768 as
+// many as 65536 (4,678 and 4,759 against 4,902 and 4,569 games/s, interleaved), for less
+// memory: on the bundled snapshot's 21 bots, kothd's peak RSS 178, 272 and 317 MB and the
+// harnesses' resident sets 418, 565 and 787 MB in all at 16384, 32768 and 65536. A run of
+// 20,000 games has every game in flight at either. A bot that cannot hold its share is
+// played again with fewer games in flight (cron/crowd.go).
 var Descriptor = &engine.Game{
 	Name:        "forty",
 	Protocol:    engine.PyClass,
 	Games:       1_000_000, // §5.1
-	Concurrency: 65536,     // in two groups of 32768 (engine.TickGroups); see above
+	Concurrency: 32768,     // in two groups of 16384 (engine.TickGroups); see above
 	Baselines:   []string{"ThrowTwiceBot", "GoToTenBot"},
 	Harness: &engine.Harness{Module: "forty", Source: harness,
 		Competes:  "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)",

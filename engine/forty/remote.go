@@ -19,7 +19,7 @@ import (
 // from fields it reuses: a game has one call in flight at a time, and the lockstep keeps
 // them untouched until its next step.
 //
-// A run keeps 65536 games in flight: each tick steps every slot once, long after the
+// A run keeps 32768 games in flight: each tick steps every slot once, long after the
 // others have pushed it out of the caches, so a decision costs what the memory it touches
 // costs, one trip to memory after the other. The game's state therefore lives in the slot
 // itself (its scores, throws, seats' bots and the dice to come: inline arrays, not
