@@ -35,7 +35,8 @@ var yardstick []byte
 // (runner/protocol/pyclass), a call costs the harness a fraction of what it did and the
 // wake-up is most of a tick's cost: over 60,000 games 65536 played 11 % more games/s than
 // 16384 (0.92× → 1.05× the yardstick, medians of three interleaved runs), and 32768 as
-// many as 65536 (4,678 and 4,759 against 4,902 and 4,569 games/s, interleaved), for less
+// many as 65536 (4,678 and 4,759 against 4,902 and 4,569 games/s, interleaved; against
+// 16384 in two other pairs 1.5 and 4.6 % more, within the noise of 65536's gain), for less
 // memory: on the bundled snapshot's 21 bots, kothd's peak RSS 178, 272 and 317 MB and the
 // harnesses' resident sets 418, 565 and 787 MB in all at 16384, 32768 and 65536. A run of
 // 20,000 games has every game in flight at either. A bot that cannot hold its share is

@@ -55,7 +55,6 @@ class Warm:
     def __init__(self, names):
         self.boot = sys.modules["_frozen_importlib"]
         self.real = self.boot._find_and_load
-        self.mods, self.order, self.needs = {}, [], {}
         path, sys.path[:] = sys.path[:], [p for p in sys.path[1:]]  # not the bot's directory
         before = set(sys.modules)
         tables = {t: set(self.table(t) or ()) for t in self.TABLES}  # the entries before
