@@ -24,7 +24,7 @@ import (
 // anew, so such a bot (Python's process-wide random, class attributes) would decide
 // differently than in the run played straight through.
 func TestKilledRunResumesFromCheckpoint(t *testing.T) {
-	const games, seed = "6000", "20261124" // long enough that the kill after 600 lands mid-run on a fast machine
+	const games, seed = "60000", "20261124" // long enough that the kill after 600 lands mid-run: with 32768 games in flight, 6000 finished together in 1.7 s, before a checkpoint could be seen
 	snap := hostSnapshot(t)
 	cfg := hostConfig(t, 100, "")
 	args := []string{"--config", cfg, "--snapshot", snap, "--challenge", "forty", "--games", games}
