@@ -11,8 +11,10 @@ Protocol (one message each):
   launcher -> server: NUL-separated mode ("", or "w<CPU seconds>" when a shell waits
                       for the interpreter: see shell) and argv (interpreter, script, arguments...) with three
                       descriptors (SCM_RIGHTS): the decision's stdin, stdout and stderr.
-  server -> launcher: "R" once ready; "P<pid>" once the decision's process is forked;
-                      "S<pid> <wait status>" once it has exited (the server reaps it).
+  server -> launcher: "R" once ready; "P<pid>" once the decision's process has the
+                      message (it was forked ahead and reads it: see serve); "E" for a
+                      message that is no decision's; "S<pid> <wait status>" once it has
+                      exited (the server reaps it).
 The decision's process is the fork: it takes the three descriptors as 0-2, closes every
 other, leads a session of its own, and runs the script as `python3 script args...` would
 (see become). Everything else (limits, timeouts, killing what the bot left behind,
@@ -168,8 +170,8 @@ class Warm:
         load(name)
         return ended
 
-    def serve(self):
-        """In the fork: the warm modules out of sys.modules, the import theirs to give."""
+    def clear(self):
+        """In the fork, before its decision comes: the warm modules out of sys.modules."""
         for n in self.order:
             sys.modules.pop(n, None)
         cache = sys.path_importer_cache
@@ -177,6 +179,10 @@ class Warm:
             for t, k, v in self.made.get(n, ()):
                 if t[0] == "sys" and cache.get(k) is v:
                     del cache[k]
+
+    def serve(self):
+        """In the fork, its script known (sys.path set): the import the modules' to give."""
+        cache = sys.path_importer_cache
         self.path, self.meta, self.hooks = list(sys.path), list(sys.meta_path), list(sys.path_hooks)
         self.listing, self.listed, self.given = None, None, set()
         # The finders the decision's imports would ask, as the interpreter's start and the
@@ -296,30 +302,68 @@ class Warm:
 
 
 def serve():
-    """The server's loop; returns only in a forked child, with its descriptors and argv."""
+    """The server's loop; returns only in a forked child, with its descriptors and argv.
+
+    Each decision's process is forked ahead, while the launcher has yet to ask for it: the
+    fork (the server's page tables copied) is off the decision's path, done while the
+    launcher and kothd handle the decision before. The process forked ahead reads the
+    launcher's message itself (take) and says its pid; the server reads nothing while it
+    waits, reaps it and reports its status. What it read comes through a pipe: b"d" a
+    decision (report it), b"q" the launcher gone (end); nothing, a process killed before a
+    decision came (fork another)."""
+    said_r, said_w = os.pipe()
+    os.set_blocking(said_r, False)
     S.send(b"R")
     while True:
-        msg, anc, flags, _ = S.recvmsg(1 << 20, _socket.CMSG_SPACE(16))
-        if not msg:
-            os._exit(0)  # the launcher went away
-        fds = []
-        for level, kind, data in anc:
-            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-                fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
-        argv = msg.split(b"\0")
-        if len(fds) != 3 or len(argv) < 3 or not (argv[0] == b"" or argv[0][:1] == b"w" and argv[0][1:].isdigit()) or flags & (_socket.MSG_TRUNC | _socket.MSG_CTRUNC):
-            for fd in fds:
-                os.close(fd)
-            S.send(b"E")
-            continue
         pid = os.fork()
         if pid == 0:
-            return fds, int(argv[0][1:] or -1), [os.fsdecode(a) for a in argv[1:]]
-        for fd in fds:
-            os.close(fd)
-        S.send(b"P%d" % pid)
+            os.close(said_r)
+            return take(said_w)
         _, status = os.waitpid(pid, 0)
-        S.send(b"S%d %d" % (pid, status))
+        try:
+            said = os.read(said_r, 1)
+        except BlockingIOError:
+            said = b""
+        if said == b"q":
+            os._exit(0)
+        if said == b"d":
+            S.send(b"S%d %d" % (pid, status))
+
+
+def take(said):
+    """In the process forked ahead: wait for the launcher's message, answer one that is no
+    decision's, and return the descriptors and argv of the first that is, once the server
+    knows (said) and the launcher has its pid. What does not depend on the decision is
+    done before it comes: the session, the server's modules out of sys.modules."""
+    os.setsid()
+    for name in set(sys.modules) - M:
+        del sys.modules[name]
+    W.clear()
+    try:
+        while True:
+            msg, anc, flags, _ = S.recvmsg(1 << 20, _socket.CMSG_SPACE(16))
+            if not msg:
+                break  # the launcher went away
+            fds = []
+            for level, kind, data in anc:
+                if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                    fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
+            argv = msg.split(b"\0")
+            if len(fds) != 3 or len(argv) < 3 or not (argv[0] == b"" or argv[0][:1] == b"w" and argv[0][1:].isdigit()) or flags & (_socket.MSG_TRUNC | _socket.MSG_CTRUNC):
+                for fd in fds:
+                    os.close(fd)
+                S.send(b"E")
+                continue
+            os.write(said, b"d")
+            S.send(b"P%d" % os.getpid())
+            return fds, int(argv[0][1:] or -1), [os.fsdecode(a) for a in argv[1:]]
+    except OSError:
+        pass
+    try:
+        os.write(said, b"q")
+    except OSError:
+        pass
+    os._exit(0)
 
 
 def become(fds, shell_cpu, argv):
@@ -328,7 +372,6 @@ def become(fds, shell_cpu, argv):
     server imported (gone from sys.modules), __main__'s namespace, `random`'s seed (when
     the interpreter imports it at start), descriptors, session."""
     S.close()
-    os.setsid()
     for i, fd in enumerate(fds):
         os.dup2(fd, i)
     os.closerange(3, 1 << 16)
@@ -342,8 +385,6 @@ def become(fds, shell_cpu, argv):
     sys.orig_argv[:] = argv
     # A script's directory heads sys.path (symlinks resolved), where -c put "".
     sys.path[0] = os.path.dirname(os.path.realpath(script))
-    for name in set(sys.modules) - M:
-        del sys.modules[name]
     # The interpreter asks the import system whether the script is a zip file or a
     # directory to run: the answer (none) stays in the finders' cache.
     sys.path_importer_cache[path] = None

@@ -11,8 +11,10 @@ The protocol is forkserver.py's (one message each):
   launcher -> server: NUL-separated mode ("", or "w<CPU seconds>" when a shell waits
                       for the interpreter: see shell) and argv (interpreter, script, arguments...) with three
                       descriptors (SCM_RIGHTS): the decision's stdin, stdout and stderr.
-  server -> launcher: "R" once ready; "P<pid>" once the decision's process is forked;
-                      "S<pid> <wait status>" once it has exited (the server reaps it).
+  server -> launcher: "R" once ready; "P<pid>" once the decision's process has the
+                      message (it was forked ahead and reads it: see serve); "E" for a
+                      message that is no decision's; "S<pid> <wait status>" once it has
+                      exited (the server reaps it).
 The decision's process becomes `python2.7 script args...` as 2.7 starts a script (see
 become); what differs from the Python 3 server is 2.7's: __file__ and tracebacks name the
 script as given, sys.path[0] is its directory with symbolic links resolved, an uncaught
@@ -310,7 +312,7 @@ def recv_fds():
         if n >= 0:
             break
         if ctypes.get_errno() != 4:  # EINTR
-            os._exit(0)
+            return b"", [], 0  # as the launcher's going away
     fds = []
     raw = _CTL.raw[:m.controllen]
     at = 0
@@ -328,24 +330,16 @@ def recv_fds():
 
 
 def serve():
-    """The server's loop; returns only in a forked child, with its descriptors and argv."""
+    """The server's loop; returns only in a forked child, with its descriptors and argv:
+    forkserver.py's, each decision's process forked ahead (see there)."""
+    said_r, said_w = os.pipe()
+    _libc.fcntl(said_r, 4, os.O_NONBLOCK)  # F_SETFL
     S.send(b"R")
     while True:
-        msg, fds, flags = recv_fds()
-        if not msg and not fds:
-            os._exit(0)  # the launcher went away
-        argv = msg.split(b"\0")
-        if len(fds) != 3 or len(argv) < 3 or not (argv[0] == b"" or argv[0][:1] == b"w" and argv[0][1:].isdigit()) or flags & (MSG_TRUNC | MSG_CTRUNC):
-            for fd in fds:
-                os.close(fd)
-            S.send(b"E")
-            continue
         pid = os.fork()
         if pid == 0:
-            return fds, int(argv[0][1:] or -1), argv[1:]
-        for fd in fds:
-            os.close(fd)
-        S.send(b"P%d" % pid)
+            os.close(said_r)
+            return take(said_w)
         while True:
             try:
                 _, status = os.waitpid(pid, 0)
@@ -353,7 +347,42 @@ def serve():
             except OSError as e:
                 if e.errno != 4:
                     os._exit(0)
-        S.send(b"S%d %d" % (pid, status))
+        try:
+            said = os.read(said_r, 1)
+        except OSError:
+            said = b""
+        if said == b"q":
+            os._exit(0)
+        if said == b"d":
+            S.send(b"S%d %d" % (pid, status))
+
+
+def take(said):
+    """In the process forked ahead: forkserver.py's take."""
+    os.setsid()
+    for name in set(sys.modules) - M:
+        del sys.modules[name]
+    try:
+        while True:
+            msg, fds, flags = recv_fds()
+            if not msg and not fds:
+                break  # the launcher went away
+            argv = msg.split(b"\0")
+            if len(fds) != 3 or len(argv) < 3 or not (argv[0] == b"" or argv[0][:1] == b"w" and argv[0][1:].isdigit()) or flags & (MSG_TRUNC | MSG_CTRUNC):
+                for fd in fds:
+                    os.close(fd)
+                S.send(b"E")
+                continue
+            os.write(said, b"d")
+            S.send(b"P%d" % os.getpid())
+            return fds, int(argv[0][1:] or -1), argv[1:]
+    except OSError:
+        pass
+    try:
+        os.write(said, b"q")
+    except OSError:
+        pass
+    os._exit(0)
 
 
 def become(fds, shell_cpu, argv):
@@ -361,7 +390,6 @@ def become(fds, shell_cpu, argv):
     run it: argv, sys.path[0], the modules the server imported (gone from sys.modules),
     __main__'s namespace, descriptors and session are set back as a start makes them."""
     S.close()
-    os.setsid()
     for i, fd in enumerate(fds):
         os.dup2(fd, i)
     # 2.7's closerange calls close() on every number up to the limit (tens of thousands
@@ -378,8 +406,6 @@ def become(fds, shell_cpu, argv):
     sys.argv[:] = argv[1:]
     # 2.7 puts the script's directory, symbolic links resolved, where -c put "".
     sys.path[0] = os.path.dirname(os.path.realpath(script))
-    for name in set(sys.modules) - M:
-        del sys.modules[name]
     W.serve(script)
     if "random" in sys.modules:
         sys.modules["random"].seed()
