@@ -140,8 +140,8 @@ class Warm(object):
     def table(t):
         return getattr(sys.modules.get(t[0]), t[1], None)
 
-    def serve(self, script):
-        """In the fork: the warm modules out of sys.modules, the finder first in line, the
+    def clear(self):
+        """In the fork, before its decision comes: the warm modules out of sys.modules, the
         tables as the interpreter's start left them."""
         tables = [(t, self.table(t) if t[0] not in self.mods else getattr(self.mods[t[0]], t[1], None)) for t in self.TABLES]
         for n in self.order:
@@ -153,11 +153,15 @@ class Warm(object):
         for k in list(cache):
             if k not in self.finders:
                 del cache[k]
-        # 2.7 asks whether the script, as named, is a zip file or a directory to run: the
-        # answer (none) stays in the finders' cache.
-        cache[script] = None
         for n in self.order:
             sys.modules.pop(n, None)
+
+    def serve(self, script):
+        """In the fork, its script known: the finder first in line."""
+        # 2.7 asks whether the script, as named, is a zip file or a directory to run: the
+        # answer (none) stays in the finders' cache.
+        cache = sys.path_importer_cache
+        cache[script] = None
         self.path, self.hooks = list(sys.path), list(sys.path_hooks)
         self.listing, self.listed, self.given = None, None, set()
         # The finders the decision's imports would ask (None: the C import's own); one of
@@ -362,6 +366,7 @@ def take(said):
     os.setsid()
     for name in set(sys.modules) - M:
         del sys.modules[name]
+    W.clear()
     try:
         while True:
             msg, fds, flags = recv_fds()
