@@ -287,6 +287,12 @@ class Launcher:
                 elif fd == pidfd:
                     if not pidns:
                         d.end = self.main_status(d.pid)
+                    elif d.forked:
+                        # The main process has exited; its status is the fork server's
+                        # to report (fsock). Its pidfd stays readable until the server
+                        # reaps it: polled again, it would wake this loop at once, over
+                        # and over (28 times per decision), while the server needs the CPU.
+                        poll.unregister(pidfd)
                 elif fd == fsock:
                     fsock = self.fork_report(d, poll, fsock)
                 elif fd in names:
