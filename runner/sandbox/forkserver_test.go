@@ -258,6 +258,36 @@ func BenchmarkLauncherPython(b *testing.B) {
 			b.Run(bot.name+"/"+mode, func(b *testing.B) { benchLauncherPython(b, bot.src, mode) })
 		}
 	}
+	b.Run("sys/forked-turns", benchLauncherTurns)
+}
+
+// benchLauncherTurns is the sys bot's forked decisions taken in turns by two bots, as a
+// Bank Heist tournament asks its bots one after another: ns/op is the wall time of one
+// decision, in which the fork server of the bot that is not deciding forks its next
+// decision's process ahead (launch/forkserver.py, serve).
+func benchLauncherTurns(b *testing.B) {
+	sb := NeedBwrap(b)
+	var ls []*Launcher
+	for range 2 {
+		dir := "/tmp/lprof"
+		os.MkdirAll(dir, 0o777)
+		if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte("import sys\ncredits = int(sys.argv[2])\nprint(69 if credits > 69 else 0)\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		l := NewLauncher(sb, ProcSpec{Dir: dir, Argv: []string{"/usr/bin/python3", "bot.py"}, Limits: Limits{MemoryMB: 1024, Procs: 64}})
+		defer l.Close()
+		if r := l.Launch(context.Background(), Job{Args: []string{"1", "100"}, Timeout: time.Minute}); r.Fault != nil || !r.Forked {
+			b.Fatalf("%+v", r)
+		}
+		ls = append(ls, l)
+	}
+	n := 0
+	for b.Loop() {
+		if _, f := ls[n%2].Run(context.Background(), []string{"1", "100"}, time.Minute); f != nil {
+			b.Fatal(f)
+		}
+		n++
+	}
 }
 
 func benchLauncherPython(b *testing.B, src, mode string) {

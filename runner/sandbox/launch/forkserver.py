@@ -31,6 +31,12 @@ import sys
 WARM = ("re", "json", "random", "collections", "functools", "string", "copy", "heapq",
         "bisect", "math", "itertools", "operator", "time")
 
+# Compiled by each decision's process before its decision comes (take): source that can
+# raise no warning, of names the interpreter interned at its start.
+WARMUP = (b"import sys\n"
+          b"def f(a, b=1):\n    return [x * b for x in a if x] or {'a': a, 'b': (b, -1.5)}\n"
+          b"if len(sys.argv) > 1:\n    print(f([int(sys.argv[1])]), str(sys.argv[1:]).split())\n")
+
 
 class Warm:
     """The warm modules, imported by the server before it serves, and the import of a
@@ -180,17 +186,8 @@ class Warm:
                 if t[0] == "sys" and cache.get(k) is v:
                     del cache[k]
 
-    def serve(self):
-        """In the fork, its script known (sys.path set): the import the modules' to give."""
-        cache = sys.path_importer_cache
-        self.path, self.meta, self.hooks = list(sys.path), list(sys.meta_path), list(sys.path_hooks)
-        self.listing, self.listed, self.given = None, None, set()
-        # The finders the decision's imports would ask, as the interpreter's start and the
-        # warm imports leave them; one of the script's own in their place (or a finder
-        # other than the import system's own where there was none) is asked by the real
-        # import: so it is.
         ext = sys.modules["_frozen_importlib_external"]
-        self.known, self.finder = dict(cache), ext.FileFinder
+        self.finder = ext.FileFinder
         self.loaders = ext.FileFinder("/", *ext._get_supported_file_loaders())._loaders
         # One thread's import at a time, as the import system's module locks make it: a
         # thread must not see a module of another's closure before its closure is in.
@@ -199,6 +196,16 @@ class Warm:
         # A fork while another thread holds it: the child's own is free, as the import
         # system's lock is made afresh in a forked child.
         os.register_at_fork(after_in_child=lambda: setattr(self, "lock", _thread.RLock()))
+
+    def serve(self):
+        """In the fork, its script known (sys.path set): the import the modules' to give."""
+        self.path, self.meta, self.hooks = list(sys.path), list(sys.meta_path), list(sys.path_hooks)
+        self.listing, self.listed, self.given = None, None, set()
+        # The finders the decision's imports would ask, as the interpreter's start and the
+        # warm imports leave them; one of the script's own in their place (or a finder
+        # other than the import system's own where there was none) is asked by the real
+        # import: so it is.
+        self.known = dict(sys.path_importer_cache)
         self.boot._find_and_load = self.find_and_load
 
     def shadowed(self, names):
@@ -334,11 +341,17 @@ def take(said):
     """In the process forked ahead: wait for the launcher's message, answer one that is no
     decision's, and return the descriptors and argv of the first that is, once the server
     knows (said) and the launcher has its pid. What does not depend on the decision is
-    done before it comes: the session, the server's modules out of sys.modules."""
+    done before it comes: the session, the server's modules out of sys.modules, __main__
+    emptied, and a compile of a few lines of the kind bots are made of (WARMUP). A fork's
+    first writes to a page copy it (a fault each, several microseconds here): a decision's
+    compile of a three-line script took 1 ms and 117 faults in the fork, 0.1 ms and one
+    after this compile, whose pages (the compiler's, the interned strings') it shares."""
     os.setsid()
     for name in set(sys.modules) - M:
         del sys.modules[name]
     W.clear()
+    sys.modules["__main__"].__dict__.clear()
+    compile(WARMUP, "<kothd warm-up>", "exec", dont_inherit=True)
     try:
         while True:
             msg, anc, flags, _ = S.recvmsg(1 << 20, _socket.CMSG_SPACE(16))
@@ -391,8 +404,7 @@ def become(fds, shell_cpu, argv):
     W.serve()
     if "random" in sys.modules:
         sys.modules["random"].seed()  # from os.urandom, as a fresh import seeds it
-    main = sys.modules["__main__"].__dict__
-    main.clear()
+    main = sys.modules["__main__"].__dict__  # emptied by take
     main.update(__name__="__main__", __doc__=None, __package__=None,
                 __loader__=sys.modules["_frozen_importlib_external"].SourceFileLoader("__main__", path),
                 __spec__=None, __annotations__={}, __builtins__=sys.modules["builtins"],

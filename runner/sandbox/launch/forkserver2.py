@@ -30,6 +30,11 @@ import sys
 WARM = ("re", "json", "random", "collections", "functools", "string", "copy", "heapq",
         "bisect", "math", "itertools", "operator")
 
+# forkserver.py's WARMUP, compiled by each decision's process before its decision comes.
+WARMUP = (b"import sys\n"
+          b"def f(a, b=1):\n    return [x * b for x in a if x] or {'a': a, 'b': (b, -1.5)}\n"
+          b"if len(sys.argv) > 1:\n    print(f([int(sys.argv[1])]), str(sys.argv[1:]).split())\n")
+
 
 class Warm(object):
     """forkserver.py's Warm in 2.7, where the import is C code without a _find_and_load of
@@ -367,6 +372,8 @@ def take(said):
     for name in set(sys.modules) - M:
         del sys.modules[name]
     W.clear()
+    sys.modules["__main__"].__dict__.clear()
+    compile(WARMUP, "<kothd warm-up>", "exec", 0, True)
     try:
         while True:
             msg, fds, flags = recv_fds()
@@ -414,8 +421,7 @@ def become(fds, shell_cpu, argv):
     W.serve(script)
     if "random" in sys.modules:
         sys.modules["random"].seed()
-    main = sys.modules["__main__"].__dict__
-    main.clear()
+    main = sys.modules["__main__"].__dict__  # emptied by take
     main.update(__name__="__main__", __doc__=None, __package__=None,
                 __builtins__=sys.modules["__builtin__"], __file__=script)
     # The script is read and run by the C call the interpreter runs a script file with:
