@@ -352,6 +352,10 @@ def take(said):
     W.clear()
     sys.modules["__main__"].__dict__.clear()
     compile(WARMUP, "<kothd warm-up>", "exec", dont_inherit=True)
+    # And what become does with the script's name and file, on names of no decision's.
+    with open(os.devnull, "rb") as f:
+        f.read()
+    os.path.dirname(os.path.realpath(os.path.join(os.getcwd(), os.fsdecode(b"."))))
     try:
         while True:
             msg, anc, flags, _ = S.recvmsg(1 << 20, _socket.CMSG_SPACE(16))
