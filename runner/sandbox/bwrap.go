@@ -309,7 +309,11 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 	// (notifyexec.go).
 	var supervisor *os.File
 	if b.sysinfo {
-		d, h, exe, err := notifyFiles()
+		prog, err := notifySeccomp() // computed once; sysinfoUsable checked it
+		var d, h, exe *os.File
+		if err == nil {
+			d, h, exe, err = notifyFiles()
+		}
 		if err != nil {
 			for _, f := range files {
 				f.Close()
@@ -318,8 +322,8 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 		}
 		files = append(files, h, exe)
 		helperFD, exeFD := strconv.Itoa(1+len(files)), strconv.Itoa(2+len(files))
-		// "0": no cgroup to join, unless the sandbox gets one below.
-		bw = append([]string{"/proc/self/fd/" + exeFD, notifyExecArg, helperFD, exeFD, "0"}, bw...)
+		// No cgroup to join, unless the sandbox gets one below.
+		bw = append(notifyExecArgs(helperFD, exeFD, prog), bw...)
 		supervisor = d
 	}
 	sealInheritedFDs()
@@ -350,7 +354,7 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 				for _, d := range cg.dirs {
 					procs = append(procs, filepath.Join(d, "cgroup.procs"))
 				}
-				cmd.Args = slices.Concat(cmd.Args[:4], []string{strconv.Itoa(len(procs))}, procs, cmd.Args[5:])
+				cmd.Args = notifyExecCgroups(cmd.Args, procs)
 			} else if err = cg.enter(cmd); err != nil {
 				cg.release()
 			}
