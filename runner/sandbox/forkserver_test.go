@@ -269,8 +269,7 @@ func benchLauncherTurns(b *testing.B) {
 	sb := NeedBwrap(b)
 	var ls []*Launcher
 	for range 2 {
-		dir := "/tmp/lprof"
-		os.MkdirAll(dir, 0o777)
+		dir := b.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte("import sys\ncredits = int(sys.argv[2])\nprint(69 if credits > 69 else 0)\n"), 0o644); err != nil {
 			b.Fatal(err)
 		}
