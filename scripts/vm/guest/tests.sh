@@ -28,7 +28,7 @@ sandbox_root_tests='^(TestCgroupSandbox|TestAnswerCPURead|TestBwrapView|TestBwra
 # supervisor answering sysinfo (the helper joining the cgroup through cgroup.procs before
 # bwrap), statfs denied, the Python fork server. A step of their own, so that --only can
 # run them alone.
-trust_tests='^(TestJudgeKillV2|TestJudgeKillV1|TestMemoryWatcherV2|TestWatcherPassesOverMemoryAStopCannotFree|TestOneShotStoppedForItsShare|TestSharedMemoryStaysInItsSandbox|TestSandboxSysinfoConstant|TestSandboxSysinfoThroughLauncher|TestSandboxHelperFitsOneProcess|TestSandboxStatfsDenied|TestForkServerSameAsPlainLaunch|TestForkServerSameEnds|TestForkServerHostileBot|TestForkServerTimeoutSchedstat|TestForkServerWarm.*|TestForkServerServesWarmModules|TestForkServerUserSite)$'
+trust_tests='^(TestJudgeKillV2|TestJudgeKillV1|TestMemoryWatcherV2|TestWatcherPassesOverMemoryAStopCannotFree|TestOneShotStoppedForItsShare|TestSharedMemoryStaysInItsSandbox|TestSandboxSysinfoConstant|TestSandboxSysinfoThroughLauncher|TestSandboxHelperFitsOneProcess|TestSandboxStatfsDenied|TestForkServerSameAsPlainLaunch|TestForkServerSameEnds|TestForkServerHostileBot|TestForkServerTimeoutSchedstat|TestForkServerWarm.*|TestForkServerServesWarmModules|TestForkServerUserSite|TestForkServerForksAhead|TestNotifyExecHelper)$'
 trust_root_tests='^(TestJudgeKillV2|TestMemoryWatcherV2|TestOneShotStoppedForItsShare|TestSandboxSysinfoConstant|TestSandboxHelperFitsOneProcess|TestSandboxStatfsDenied|TestForkServerHostileBot)$'
 # runner/build: builds in a bounded tmpfs (a disk filler stopped, sparse files counted,
 # a failure leaving only its log).
