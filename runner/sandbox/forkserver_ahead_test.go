@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +23,8 @@ import (
 // itself. These tests speak the server's protocol directly, unsandboxed, with Python 3 and
 // 2.7: a process forked ahead that is killed before its decision is replaced, a message
 // that is no decision's is answered and the next one served, and once the launcher is gone
-// the server and the process it forked ahead both end (no fork after fork).
+// the server and the process it forked ahead both end (no fork after fork); a server whose
+// processes forked ahead die three times in a row without a decision gives up.
 
 // forkBoot is the boot line forkclient.py starts a server with (FORK_BOOT, FORK_BOOT2).
 func forkBoot(t *testing.T, name string) string {
@@ -191,6 +193,25 @@ func TestForkServerForksAhead(t *testing.T) {
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatalf("the server did not end once the launcher was gone (children %v)", s.children())
+			}
+			// Killed three times in a row before a decision: the server ends (the launcher
+			// then starts another, or launches plainly) rather than fork forever.
+			s = startAheadServer(t, c.python, forkBoot(t, c.boot), c.source)
+			last := ""
+			for range 3 {
+				last = s.waitChild(last)
+				n, _ := strconv.Atoi(last)
+				_ = syscall.Kill(n, syscall.SIGKILL)
+			}
+			go func() { done <- s.cmd.Wait() }()
+			select {
+			case err := <-done:
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+					t.Fatalf("server's end after three silent deaths: %v; stderr: %s", err, s.errs.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the server still forks after three silent deaths (children %v)", s.children())
 			}
 			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 				if _, err := os.Stat("/proc/" + ahead); os.IsNotExist(err) {

@@ -177,7 +177,8 @@ class Warm:
         return ended
 
     def clear(self):
-        """In the fork, before its decision comes: the warm modules out of sys.modules."""
+        """In the fork, before its decision comes: the warm modules out of sys.modules, and
+        what their import needs that no decision changes (the loaders, the lock)."""
         for n in self.order:
             sys.modules.pop(n, None)
         cache = sys.path_importer_cache
@@ -317,10 +318,12 @@ def serve():
     launcher's message itself (take) and says its pid; the server reads nothing while it
     waits, reaps it and reports its status. What it read comes through a pipe: b"d" a
     decision (report it), b"q" the launcher gone (end); nothing, a process killed before a
-    decision came (fork another)."""
+    decision came (fork another; after three in a row the server gives up, and the launcher,
+    whose socket closes, starts it again or launches plainly)."""
     said_r, said_w = os.pipe()
     os.set_blocking(said_r, False)
     S.send(b"R")
+    silent = 0
     while True:
         pid = os.fork()
         if pid == 0:
@@ -335,6 +338,9 @@ def serve():
             os._exit(0)
         if said == b"d":
             S.send(b"S%d %d" % (pid, status))
+        silent = 0 if said else silent + 1
+        if silent >= 3:
+            os._exit(1)
 
 
 def take(said):
@@ -351,11 +357,14 @@ def take(said):
         del sys.modules[name]
     W.clear()
     sys.modules["__main__"].__dict__.clear()
-    compile(WARMUP, "<kothd warm-up>", "exec", dont_inherit=True)
-    # And what become does with the script's name and file, on names of no decision's.
-    with open(os.devnull, "rb") as f:
-        f.read()
-    os.path.dirname(os.path.realpath(os.path.join(os.getcwd(), os.fsdecode(b"."))))
+    try:
+        compile(WARMUP, "<kothd warm-up>", "exec", dont_inherit=True)
+        # And what become does with the script's name and file, on names of no decision's.
+        with open(os.devnull, "rb") as f:
+            f.read()
+        os.path.dirname(os.path.realpath(os.path.join(os.getcwd(), os.fsdecode(b"."))))
+    except Exception:
+        pass  # only a warm-up
     try:
         while True:
             msg, anc, flags, _ = S.recvmsg(1 << 20, _socket.CMSG_SPACE(16))

@@ -344,6 +344,7 @@ def serve():
     said_r, said_w = os.pipe()
     _libc.fcntl(said_r, 4, os.O_NONBLOCK)  # F_SETFL
     S.send(b"R")
+    silent = 0
     while True:
         pid = os.fork()
         if pid == 0:
@@ -364,6 +365,9 @@ def serve():
             os._exit(0)
         if said == b"d":
             S.send(b"S%d %d" % (pid, status))
+        silent = 0 if said else silent + 1
+        if silent >= 3:
+            os._exit(1)
 
 
 def take(said):
@@ -373,7 +377,10 @@ def take(said):
         del sys.modules[name]
     W.clear()
     sys.modules["__main__"].__dict__.clear()
-    compile(WARMUP, "<kothd warm-up>", "exec", 0, True)
+    try:
+        compile(WARMUP, "<kothd warm-up>", "exec", 0, True)
+    except Exception:
+        pass  # only a warm-up
     try:
         while True:
             msg, fds, flags = recv_fds()
