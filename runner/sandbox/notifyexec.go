@@ -49,9 +49,13 @@ func notifyExecArgs(sock, exe string, prog []byte) []string {
 	return []string{"/proc/self/fd/" + exe, notifyExecArg, sock, exe, hex.EncodeToString(prog), "0"}
 }
 
+// notifyExecCount is the place of the count of cgroup.procs files in notifyExecArgs'
+// line, the files following it (notifyexec.c reads argv[5] so).
+const notifyExecCount = 5
+
 // notifyExecCgroups puts the cgroup.procs files to join into a helper's command line.
 func notifyExecCgroups(args, procs []string) []string {
-	return slices.Concat(args[:5], []string{strconv.Itoa(len(procs))}, procs, args[6:])
+	return slices.Concat(args[:notifyExecCount], []string{strconv.Itoa(len(procs))}, procs, args[notifyExecCount+1:])
 }
 
 // notifyFiles makes what one sandbox's helper needs: the socket pair between the daemon

@@ -59,6 +59,7 @@ class Warm:
     # copyreg's picklers) and the import system's finders: each entry goes to the module
     # whose import made it, and is in the table only once that module is imported.
     TABLES = (("re", "_cache"), ("copyreg", "dispatch_table"), ("sys", "path_importer_cache"))
+    MISSING = object()  # no entry, where None is one
 
     def __init__(self, names):
         self.boot = sys.modules["_frozen_importlib"]
@@ -147,6 +148,18 @@ class Warm:
         # The functions themselves, as the import system keeps its own: a script that
         # replaces os.stat or os.listdir does not have them called by its imports.
         self.stat, self.listdir = os.stat, os.listdir
+        # The finder the import system makes for a directory, and its loaders: a finder of
+        # that kind and those loaders in sys.path_importer_cache is as good as its own.
+        ext = sys.modules["_frozen_importlib_external"]
+        self.finder = ext.FileFinder
+        self.loaders = ext.FileFinder("/", *ext._get_supported_file_loaders())._loaders
+        # One thread's import at a time, as the import system's module locks make it: a
+        # thread must not see a module of another's closure before its closure is in.
+        # Made afresh in every forked child (each decision's process, and a process its
+        # script forks while another thread holds it), as the import system's lock is.
+        import _thread
+        self.lock = _thread.RLock()
+        os.register_at_fork(after_in_child=lambda: setattr(self, "lock", _thread.RLock()))
 
     @staticmethod
     def table(t):
@@ -177,8 +190,7 @@ class Warm:
         return ended
 
     def clear(self):
-        """In the fork, before its decision comes: the warm modules out of sys.modules, and
-        what their import needs that no decision changes (the loaders, the lock)."""
+        """In the fork, before its decision comes: the warm modules out of sys.modules."""
         for n in self.order:
             sys.modules.pop(n, None)
         cache = sys.path_importer_cache
@@ -186,17 +198,6 @@ class Warm:
             for t, k, v in self.made.get(n, ()):
                 if t[0] == "sys" and cache.get(k) is v:
                     del cache[k]
-
-        ext = sys.modules["_frozen_importlib_external"]
-        self.finder = ext.FileFinder
-        self.loaders = ext.FileFinder("/", *ext._get_supported_file_loaders())._loaders
-        # One thread's import at a time, as the import system's module locks make it: a
-        # thread must not see a module of another's closure before its closure is in.
-        import _thread
-        self.lock = _thread.RLock()
-        # A fork while another thread holds it: the child's own is free, as the import
-        # system's lock is made afresh in a forked child.
-        os.register_at_fork(after_in_child=lambda: setattr(self, "lock", _thread.RLock()))
 
     def serve(self):
         """In the fork, its script known (sys.path set): the import the modules' to give."""
@@ -229,7 +230,7 @@ class Warm:
     def finders_as_known(self, dirs):
         """Whether the import system would ask, for these directories, the finders it
         makes itself (or none): not one the script put in sys.path_importer_cache."""
-        cache, missing = sys.path_importer_cache, self.lock
+        cache, missing = sys.path_importer_cache, Warm.MISSING
         for d in dirs:
             f = cache.get(d, missing)
             if not (f is missing or f is self.known.get(d, missing) or f is None and d not in self.known

@@ -47,6 +47,7 @@ class Warm(object):
     # forkserver.py's tables: entries other modules' imports make, each given with the
     # import that made it (2.7's re and copy_reg are modules of the interpreter's start).
     TABLES = (("re", "_cache"), ("copy_reg", "dispatch_table"), ("sys", "path_importer_cache"))
+    MISSING = object()  # no entry, where None is one
 
     def __init__(self, names):
         path, sys.path[:] = sys.path[:], sys.path[1:]  # not the bot's directory
@@ -148,10 +149,10 @@ class Warm(object):
     def clear(self):
         """In the fork, before its decision comes: the warm modules out of sys.modules, the
         tables as the interpreter's start left them."""
-        tables = [(t, self.table(t) if t[0] not in self.mods else getattr(self.mods[t[0]], t[1], None)) for t in self.TABLES]
+        tables = dict((t, self.table(t) if t[0] not in self.mods else getattr(self.mods[t[0]], t[1], None)) for t in self.TABLES)
         for n in self.order:
             for t, k, v in self.made.get(n, ()):
-                got = dict(tables)[t]
+                got = tables[t]
                 if got is not None and got.get(k) is v:
                     del got[k]
         cache = sys.path_importer_cache
@@ -176,7 +177,7 @@ class Warm(object):
         self.meta = list(sys.meta_path)  # a finder the script adds is asked first
 
     def finders_as_known(self, dirs):
-        cache, missing = sys.path_importer_cache, self.known
+        cache, missing = sys.path_importer_cache, Warm.MISSING
         for d in dirs:
             f = cache.get(d, missing)
             if not (f is missing or f is None or f is self.known.get(d, missing)):
