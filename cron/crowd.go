@@ -118,7 +118,7 @@ func (c *Cycle) playFitting(ctx context.Context, env *PlayEnv, runID int64, play
 	var lowered []publisher.Lowered
 	for restarts := 0; ; restarts++ {
 		// Each attempt is metered apart: a bench measures the one that finished.
-		played, err := c.metered(env.Challenge.Name, func() (*Played, error) { return play(restarts < maxRestarts) })
+		played, err := c.metered(env, func() (*Played, error) { return play(restarts < maxRestarts) })
 		var ce *CrowdedError
 		if !errors.As(err, &ce) || ctx.Err() != nil {
 			if played != nil {

@@ -45,10 +45,9 @@ type Cycle struct {
 	// Games are the games the cycle can play; nil: every game of this build (engine/all).
 	Games *engine.Registry
 	// Meter, when set, is called as a run's games start (each attempt's, when a run is
-	// played again with fewer games in flight: crowd.go); the function it returns is called
-	// once they have ended and the bots' processes are gone, with each bot's accounting
-	// (nil if the run failed). kothd bench measures a run's CPU and decisions with it.
-	Meter func(challenge string) func(stats []*protocol.Stats)
+	// played again with fewer games in flight: crowd.go); kothd bench measures a run's CPU
+	// and decisions with what it returns.
+	Meter func(challenge string) Metering
 	// Question edits the questions of challenges with question_board enabled (question.go);
 	// nil: no client for it (a snapshot run), which each such challenge reports.
 	Question *QuestionEditor
@@ -291,6 +290,18 @@ func (c *Cycle) printf(format string, args ...any) {
 	if c.Out != nil {
 		fmt.Fprintf(c.Out, format, args...)
 	}
+}
+
+// Metering measures one attempt at a run (Cycle.Meter).
+type Metering struct {
+	// Loaded, when set, is called once the run's bots are loaded, before its first game,
+	// when its protocol loads them ahead (engine.Loader), with the CPU time the bots' side
+	// spent on it as far as the protocol measured it (running sandboxes; a failed start's
+	// is counted where its sandbox's is, once released).
+	Loaded func(botsCPU time.Duration)
+	// Done is called once the games have ended and the bots' processes are gone, with
+	// each bot's accounting (nil if the run failed).
+	Done func(stats []*protocol.Stats)
 }
 
 // progressPrinter prints a progress line with rate and ETA at most once a second, and

@@ -3,6 +3,7 @@ package cron
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kothd/kothd/config"
 	"github.com/kothd/kothd/engine"
@@ -23,6 +24,9 @@ type PlayEnv struct {
 	Progress engine.Progress
 	// Checkpoints, when set, commits the run batch by batch and resumes it (checkpoint.go).
 	Checkpoints *Checkpoints
+	// Loaded, when set, is told that the run's bots were loaded ahead of its first game
+	// (loadBots): how many, how long it took, and the bots' CPU for it.
+	Loaded func(bots int, took, botsCPU time.Duration)
 }
 
 // Played is a run's outcome: the table, and the fault accounting of each bot (same order
@@ -129,19 +133,44 @@ func openScratch(env *PlayEnv, a protocol.Protocol, kind string) (engine.Run, []
 	}, nil
 }
 
-// metered plays a run (or an attempt at one) under the cycle's Meter, if any.
-func (c *Cycle) metered(challenge string, play func() (*Played, error)) (*Played, error) {
-	if c.Meter == nil {
-		return play()
+// metered plays a run (or an attempt at one) of env's under the cycle's Meter, if any, and
+// says when its bots are loaded.
+func (c *Cycle) metered(env *PlayEnv, play func() (*Played, error)) (*Played, error) {
+	var m Metering
+	if c.Meter != nil {
+		m = c.Meter(env.Challenge.Name)
 	}
-	done := c.Meter(challenge)
+	env.Loaded = func(bots int, took, botsCPU time.Duration) {
+		c.printf("%s: %d bots loaded in %.2fs\n", env.Challenge.Name, bots, took.Seconds())
+		if m.Loaded != nil {
+			m.Loaded(botsCPU)
+		}
+	}
+	defer func() { env.Loaded = nil }()
 	played, err := play()
-	var stats []*protocol.Stats
-	if played != nil {
-		stats = played.Stats
+	if m.Done != nil {
+		var stats []*protocol.Stats
+		if played != nil {
+			stats = played.Stats
+		}
+		m.Done(stats)
 	}
-	done(stats)
 	return played, err
+}
+
+// loadBots starts the run's bots before its first game when its protocol can
+// (engine.Loader): a run then pays its start-ups before its games, as an original
+// controller loads its bots first, and the host sees how long they took.
+func loadBots(ctx context.Context, env *PlayEnv, r *engine.Run) {
+	l, ok := r.Calls.(engine.Loader)
+	if !ok {
+		return
+	}
+	began := time.Now()
+	cpu := l.Load(ctx)
+	if env.Loaded != nil && ctx.Err() == nil {
+		env.Loaded(len(r.Bots), time.Since(began), cpu)
+	}
 }
 
 // playRun plays env's run in scratch copies of the bots' directories; with watch, it stops
@@ -152,6 +181,7 @@ func playRun(ctx context.Context, env *PlayEnv, a protocol.Protocol, watch bool)
 		return nil, err
 	}
 	defer closeFn()
+	loadBots(ctx, env, &r)
 	ad := env.Run.startAdaptive()
 	led, err := runBatches(ctx, env, ad, &r)
 	if err != nil {

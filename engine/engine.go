@@ -17,6 +17,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Outcome says how one decision of a bot ended.
@@ -110,6 +111,16 @@ type Reply struct {
 // long-lived bot processes; tests implement it with Go functions.
 type Exchanger interface {
 	Exchange(ctx context.Context, calls []Call) []Reply
+}
+
+// A Loader is an Exchanger that can start its bots before a run's first tick, as an
+// original controller loads every bot before its first game: Load starts them all at once
+// and returns when each is ready or has failed, with the CPU time the bots' side spent
+// starting them (0: not measured). A bot whose start failed is answered with that failure
+// at its first calls, as if those calls had started it. A run whose Exchanger is not a
+// Loader starts each bot at its first calls.
+type Loader interface {
+	Load(ctx context.Context) (botsCPU time.Duration)
 }
 
 // Entrant is one competitor as an engine sees it.

@@ -33,6 +33,12 @@ type Lockstep struct {
 	// First is the first game played: a run resumed from a checkpoint starts after the
 	// games it already has, with their numbers (and so their seeds) unchanged.
 	First int
+	// ParallelSteps (RunSteps only) steps each group's games on a goroutine of its own
+	// while the bots wait for the next tick: for Steppers whose Steps share nothing
+	// unguarded between games (what a game's end hands its run must be safe to call from
+	// several goroutines). The run is the same: games end, are counted and are refilled in
+	// the groups' order, and no game's calls or replies depend on another's.
+	ParallelSteps bool
 }
 
 // Table is one game's handle on the bots while it is played by Lockstep.

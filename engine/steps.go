@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"sync"
 )
 
 // Stepper is one game written as a step function, for Lockstep.RunSteps: instead of a
@@ -24,9 +25,10 @@ type Stepper interface {
 // it may reuse the Stepper of a game that has ended). The calls every bot receives are
 // the ones Run would deliver for the same games: a game's slot is refilled, in game-index
 // order, in the tick where the game ends, and a tick carries its games' calls in game
-// order. start and every Step are called from the goroutine that called RunSteps, one at
-// a time. A Step or start that panics ends its game and is returned as an error once the
-// others have finished; a cancelled ctx starts no new game, as in Run.
+// order. start is called from the goroutine that called RunSteps, one game at a time, and
+// so is every Step unless the Lockstep's ParallelSteps says otherwise. A Step or start that
+// panics ends its game and is returned as an error once the others have finished; a
+// cancelled ctx starts no new game, as in Run.
 func (l Lockstep) RunSteps(ctx context.Context, games int, start func(game int) Stepper) error {
 	sizes := l.groupSizes(games)
 	r := &stepRun{l: l, ctx: ctx, games: games, start: start, next: l.First, done: l.First}
@@ -44,8 +46,33 @@ func (l Lockstep) RunSteps(ctx context.Context, games int, start func(game int) 
 		replies := exchange(ctx, l.Exchanger, tick)
 		for _, g := range groups {
 			n := len(g.calls)
-			r.answer(g, replies[:n:n])
+			g.replies = replies[:n:n]
 			replies = replies[n:]
+		}
+		if l.ParallelSteps && len(groups) > 1 {
+			// Each group's games stepped on a goroutine of its own; what the steps leave
+			// for the run (the games that ended, the refills) then in the groups' order,
+			// so the run is the one played group after group.
+			var wg sync.WaitGroup
+			for _, g := range groups[1:] {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r.stepAll(g)
+				}()
+			}
+			r.stepAll(groups[0])
+			wg.Wait()
+			for _, g := range groups {
+				r.settle(g)
+				r.refill(g)
+			}
+			continue
+		}
+		for _, g := range groups {
+			r.stepAll(g)
+			r.settle(g)
+			r.refill(g)
 		}
 	}
 	if r.panic == nil && r.next < games {
@@ -64,11 +91,14 @@ type stepRun struct {
 	panic            error // the first
 }
 
-// stepGroup is a share of the games in flight, ticked together (see group).
+// stepGroup is a share of the games in flight, ticked together (see group). Stepping its
+// games touches only the group (ParallelSteps); the run's counts are settled after.
 type stepGroup struct {
-	size  int
-	games []stepGame // in game order: a refill's game numbers are above every other's
-	calls []Call     // the group's share of the tick being built or answered
+	size    int
+	games   []stepGame // in game order: a refill's game numbers are above every other's
+	calls   []Call     // the group's share of the tick being built or answered
+	replies []Reply    // the replies to calls, once the tick is answered
+	ended   []error    // its games that ended since settle, in order: nil, or the panic that ended one
 }
 
 // stepGame is a game in flight and how many calls it has in the group's tick.
@@ -78,9 +108,12 @@ type stepGame struct {
 	calls int
 }
 
-// answer steps each of g's games with its replies (one per call of g's share of the tick)
-// into g's next calls, and refills the slots of the games that ended.
-func (r *stepRun) answer(g *stepGroup, replies []Reply) {
+// stepAll steps each of g's games with its replies (one per call of g's share of the
+// tick) into g's next calls, and drops the games that ended from g (settle counts them,
+// refill takes their slots).
+func (r *stepRun) stepAll(g *stepGroup) {
+	replies := g.replies
+	g.replies = nil
 	// The tick holds a copy of the calls: the next ones are built in the same slice.
 	g.calls = g.calls[:0]
 	off, kept := 0, 0
@@ -92,14 +125,13 @@ func (r *stepRun) answer(g *stepGroup, replies []Reply) {
 		}
 		rs := replies[off : off+sg.calls : off+sg.calls]
 		off += sg.calls
-		if r.step(&sg, rs, g) {
+		if step(&sg, rs, g) {
 			g.games[kept] = sg
 			kept++
 		}
 	}
 	clear(g.games[kept:])
 	g.games = g.games[:kept]
-	r.refill(g)
 }
 
 // refill starts new games in g's free slots, stepping each to its first calls; a game
@@ -109,17 +141,18 @@ func (r *stepRun) refill(g *stepGroup) {
 		sg := stepGame{game: r.next}
 		r.next++
 		r.live++
-		if r.begin(&sg) && r.step(&sg, nil, g) {
+		if r.begin(&sg, g) && step(&sg, nil, g) {
 			g.games = append(g.games, sg)
 		}
 	}
+	r.settle(g)
 }
 
 // begin makes game sg.game's Stepper; false (after ending the game) if start panicked.
-func (r *stepRun) begin(sg *stepGame) (ok bool) {
+func (r *stepRun) begin(sg *stepGame, g *stepGroup) (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.end(sg, fmt.Errorf("game %d: engine panic: %v\n%s", sg.game, p, debug.Stack()))
+			g.ended = append(g.ended, fmt.Errorf("game %d: engine panic: %v\n%s", sg.game, p, debug.Stack()))
 		}
 	}()
 	sg.s = r.start(sg.game)
@@ -127,20 +160,21 @@ func (r *stepRun) begin(sg *stepGame) (ok bool) {
 }
 
 // step advances one game with its replies, appending its next calls to g's tick. It
-// reports whether the game goes on; a game that appends no call, or panics, has ended.
-func (r *stepRun) step(sg *stepGame, replies []Reply, g *stepGroup) (more bool) {
+// reports whether the game goes on; a game that appends no call, or panics, has ended
+// (noted in g.ended).
+func step(sg *stepGame, replies []Reply, g *stepGroup) (more bool) {
 	before := len(g.calls)
 	defer func() {
 		if p := recover(); p != nil {
 			g.calls = g.calls[:before]
-			r.end(sg, fmt.Errorf("game %d: engine panic: %v\n%s", sg.game, p, debug.Stack()))
+			g.ended = append(g.ended, fmt.Errorf("game %d: engine panic: %v\n%s", sg.game, p, debug.Stack()))
 			more = false
 		}
 	}()
 	g.calls = sg.s.Step(replies, g.calls)
 	sg.calls = len(g.calls) - before
 	if sg.calls == 0 {
-		r.end(sg, nil)
+		g.ended = append(g.ended, nil)
 		return false
 	}
 	for i := before; i < len(g.calls); i++ {
@@ -149,8 +183,16 @@ func (r *stepRun) step(sg *stepGame, replies []Reply, g *stepGroup) (more bool) 
 	return true
 }
 
+// settle counts the games of g that ended since it was last settled, in order.
+func (r *stepRun) settle(g *stepGroup) {
+	for _, panicked := range g.ended {
+		r.end(panicked)
+	}
+	g.ended = g.ended[:0]
+}
+
 // end counts a game as finished.
-func (r *stepRun) end(sg *stepGame, panicked error) {
+func (r *stepRun) end(panicked error) {
 	r.live--
 	r.done++
 	if panicked != nil && r.panic == nil {

@@ -156,3 +156,66 @@ func TestRunStepsStartsNoGameAfterCancel(t *testing.T) {
 		t.Fatalf("%d games started after a cancellation at batch 5 (want at most 40)", started)
 	}
 }
+
+// tickLog records every tick whole, in order, and answers each call with its game.
+type tickLog struct{ ticks []string }
+
+func (l *tickLog) Exchange(_ context.Context, calls []Call) []Reply {
+	var b strings.Builder
+	out := make([]Reply, len(calls))
+	for i, c := range calls {
+		fmt.Fprintf(&b, "g%d:%d:%s ", c.Game, c.Bot, c.Method)
+		out[i] = Reply{Result: []byte(fmt.Sprint(c.Game))}
+	}
+	l.ticks = append(l.ticks, b.String())
+	return out
+}
+
+// ParallelSteps steps the groups side by side and plays the very run stepped group after
+// group: every tick the same, the games counted in the same order, the same first panic
+// (games whose start or a later step panics, in every group).
+func TestRunStepsParallelStepsPlaysTheSameRun(t *testing.T) {
+	start := func(g int) Stepper {
+		switch g % 23 {
+		case 5:
+			panic(fmt.Sprintf("start of game %d", g))
+		case 11, 12:
+			p := newStepPlay(g)
+			return stepFunc(func(replies []Reply, calls []Call) []Call {
+				if p.turn == 2 {
+					panic(fmt.Sprintf("step of game %d", g))
+				}
+				return p.Step(replies, calls)
+			})
+		}
+		return newStepPlay(g)
+	}
+	for _, groups := range []int{2, 3} {
+		for _, conc := range []int{2, 7, 64} {
+			type run struct {
+				ticks    []string
+				progress []int
+				err      string
+			}
+			play := func(parallel bool) run {
+				var r run
+				log := &tickLog{}
+				err := Lockstep{Exchanger: log, Concurrency: conc, Groups: groups, ParallelSteps: parallel,
+					Progress: func(d, _ int) { r.progress = append(r.progress, d) }}.RunSteps(context.Background(), 120, start)
+				r.ticks = log.ticks
+				if err != nil {
+					r.err = err.Error()[:strings.Index(err.Error(), "\n")] // the panic, not its stack
+				}
+				return r
+			}
+			one, side := play(false), play(true)
+			if !reflect.DeepEqual(one, side) {
+				t.Errorf("groups=%d conc=%d: stepped side by side, the run differs:\none by one %d ticks, %d ended, %q\nside by side %d ticks, %d ended, %q",
+					groups, conc, len(one.ticks), len(one.progress), one.err, len(side.ticks), len(side.progress), side.err)
+			}
+			if len(one.progress) != 120 || !strings.Contains(one.err, "panic") {
+				t.Errorf("groups=%d conc=%d: %d games ended, error %q", groups, conc, len(one.progress), one.err)
+			}
+		}
+	}
+}

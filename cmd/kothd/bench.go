@@ -199,15 +199,15 @@ type bencher struct {
 }
 
 // meter is the cycle's Meter: it measures each run's games.
-func (b *bencher) meter(challenge string) func([]*protocol.Stats) {
+func (b *bencher) meter(challenge string) cron.Metering {
 	b.last = nil
 	endProfile := b.startProfile(challenge)
-	stop := startMeasure()
-	return func(stats []*protocol.Stats) {
+	loaded, stop := startMeasure()
+	return cron.Metering{Loaded: loaded, Done: func(stats []*protocol.Stats) {
 		m := stop(stats)
 		endProfile()
 		b.last = &m
-	}
+	}}
 }
 
 // startProfile starts --cpuprofile's profile of one run's games and returns what ends

@@ -17,11 +17,17 @@ import (
 // engine starts until the bots' processes are gone (cron.Cycle.Meter), so that fetching,
 // building and validating the bots is not counted.
 type playMeasure struct {
-	Wall      time.Duration
-	SelfCPU   time.Duration // kothd's own user+sys CPU (RUSAGE_SELF)
-	BotsCPU   time.Duration // the bots' processes and their sandboxes
-	BotsBy    string        // how BotsCPU was measured
-	Decisions int64         // bot calls counted by the runs' fault accounting, every outcome
+	Wall time.Duration // the whole run: loading the bots (Load) and the games
+	// Load is the part of Wall spent loading the bots before the first game, when the
+	// protocol loads them ahead (engine.Loader; Loaded says so), with kothd's and the
+	// bots' CPU for it. The CPU figures below are the whole run's, loading included.
+	Loaded                   bool
+	Load                     time.Duration
+	LoadSelfCPU, LoadBotsCPU time.Duration
+	SelfCPU                  time.Duration // kothd's own user+sys CPU (RUSAGE_SELF)
+	BotsCPU                  time.Duration // the bots' processes and their sandboxes
+	BotsBy                   string        // how BotsCPU was measured
+	Decisions                int64         // bot calls counted by the runs' fault accounting, every outcome
 	// ByAnswer is the bots' CPU per answer (sandbox.AnswerKey), as the sandboxes' cgroups
 	// counted it; empty without cgroups. BotDecisions are the decisions of each bot of the
 	// run, in the run's order.
@@ -45,9 +51,10 @@ const (
 	botsByRusage  = "RUSAGE_CHILDREN (reaped processes only; no cgroups)"
 )
 
-// startMeasure starts measuring; the function it returns ends the measure, given the bots'
-// accounting of the run.
-func startMeasure() func(stats []*protocol.Stats) playMeasure {
+// startMeasure starts measuring; loaded marks the end of the bots' loading (given the
+// CPU the protocol counted for it in running sandboxes), stop ends the measure, given the
+// bots' accounting of the run.
+func startMeasure() (loaded func(botsCPU time.Duration), stop func(stats []*protocol.Stats) playMeasure) {
 	self0, child0 := cpuOf(syscall.RUSAGE_SELF), cpuOf(syscall.RUSAGE_CHILDREN)
 	cg0, n0 := sandbox.SandboxesCPU()
 	by0 := sandbox.SandboxesCPUByAnswer()
@@ -56,12 +63,20 @@ func startMeasure() func(stats []*protocol.Stats) playMeasure {
 	// (Linux ≥ 4.0): the peak then belongs to this run, not to an earlier one.
 	resetOK := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 	start := time.Now()
-	return func(stats []*protocol.Stats) playMeasure {
+	var load playMeasure
+	loaded = func(botsCPU time.Duration) {
+		load.Loaded, load.Load = true, time.Since(start)
+		load.LoadSelfCPU = cpuOf(syscall.RUSAGE_SELF) - self0
+		cg, _ := sandbox.SandboxesCPU() // the sandboxes of failed starts, already released
+		load.LoadBotsCPU = botsCPU + cg - cg0
+	}
+	return loaded, func(stats []*protocol.Stats) playMeasure {
 		m := playMeasure{
 			Wall:    time.Since(start),
 			SelfCPU: cpuOf(syscall.RUSAGE_SELF) - self0,
 			BotsCPU: cpuOf(syscall.RUSAGE_CHILDREN) - child0,
 			BotsBy:  botsByRusage,
+			Loaded:  load.Loaded, Load: load.Load, LoadSelfCPU: load.LoadSelfCPU, LoadBotsCPU: load.LoadBotsCPU,
 		}
 		if cg, n := sandbox.SandboxesCPU(); n > n0 {
 			m.BotsCPU, m.BotsBy = cg-cg0, botsByCgroups

@@ -27,14 +27,24 @@ type benchResult struct {
 	Sandbox     string `json:"sandbox"`
 	LoadAverage string `json:"load_average"` // /proc/loadavg when the games ended
 
-	Seconds         float64 `json:"seconds"` // wall time of the games
-	GamesPerSec     float64 `json:"games_per_s"`
-	Decisions       int64   `json:"decisions"`
-	DecisionsPerSec float64 `json:"decisions_per_s"`
+	// Seconds is the wall time of the games, after the bots were loaded when the protocol
+	// loads them ahead (pyclass); LoadSeconds is that loading (0: the bots started with
+	// their first calls, inside Seconds). The rates are per second of Seconds;
+	// GamesPerSecWithLoad counts the loading too.
+	Seconds             float64 `json:"seconds"`
+	LoadSeconds         float64 `json:"load_seconds"`
+	GamesPerSec         float64 `json:"games_per_s"`
+	GamesPerSecWithLoad float64 `json:"games_per_s_with_loading"`
+	Decisions           int64   `json:"decisions"`
+	DecisionsPerSec     float64 `json:"decisions_per_s"`
 
-	KothdCPU   float64 `json:"kothd_cpu_s"`
-	BotsCPU    float64 `json:"bots_cpu_s"`
-	BotsSource string  `json:"bots_cpu_source"`
+	// The CPU of the whole run, loading included; LoadKothdCPU and LoadBotsCPU are the
+	// loading's part.
+	KothdCPU     float64 `json:"kothd_cpu_s"`
+	BotsCPU      float64 `json:"bots_cpu_s"`
+	LoadKothdCPU float64 `json:"load_kothd_cpu_s"`
+	LoadBotsCPU  float64 `json:"load_bots_cpu_s"`
+	BotsSource   string  `json:"bots_cpu_source"`
 	// CPU per decision, microseconds.
 	KothdCPUPerDecision float64 `json:"kothd_cpu_per_decision_us"`
 	BotsCPUPerDecision  float64 `json:"bots_cpu_per_decision_us"`
@@ -57,11 +67,16 @@ type benchResult struct {
 type yardstickReport struct {
 	yardstickResult
 	GamesPerSec float64 `json:"games_per_s"`
-	// Ratio is kothd's games/s over the yardstick's: above 1, kothd is faster.
-	Ratio float64 `json:"ratio"`
-	// CPURatio compares games per CPU-second (kothd's and the bots' CPU against the
-	// yardstick's): what the isolation costs, whatever the cores and the load.
-	CPURatio float64 `json:"cpu_ratio"`
+	// Ratio is kothd's games/s over the yardstick's, both timing their games after loading
+	// their bots: above 1, kothd plays faster. RatioWithLoad times both whole, loading
+	// included (kothd's sandboxes and interpreters against one interpreter's imports).
+	Ratio         float64 `json:"ratio"`
+	RatioWithLoad float64 `json:"ratio_with_loading"`
+	// CPURatio compares games per CPU-second of the games (kothd's and the bots' CPU
+	// against the yardstick's): what the isolation costs, whatever the cores and the load.
+	// CPURatioWithLoad counts both sides' loading too.
+	CPURatio         float64 `json:"cpu_ratio"`
+	CPURatioWithLoad float64 `json:"cpu_ratio_with_loading"`
 }
 
 // sequentialResult is the same challenge played with one game (or tournament) at a time,
@@ -77,12 +92,16 @@ func newBenchResult(r *cron.Report, m playMeasure, sandbox string) *benchResult 
 	res := &benchResult{
 		Challenge: r.Challenge, RunID: r.RunID, Seed: r.Seed, Bots: r.Entered, Games: max(r.Played, r.Games), Scored: r.Games,
 		Sandbox: sandbox, LoadAverage: loadAverage(),
-		Seconds:   m.Wall.Seconds(),
+		Seconds:   (m.Wall - m.Load).Seconds(),
 		Decisions: m.Decisions,
 		KothdCPU:  m.SelfCPU.Seconds(), BotsCPU: m.BotsCPU.Seconds(), BotsSource: m.BotsBy,
 		PeakRSS: m.PeakRSS, PeakRSSSource: m.RSSSource,
 	}
+	if m.Loaded {
+		res.LoadSeconds, res.LoadKothdCPU, res.LoadBotsCPU = m.Load.Seconds(), m.LoadSelfCPU.Seconds(), m.LoadBotsCPU.Seconds()
+	}
 	res.GamesPerSec = per(float64(res.Games), res.Seconds)
+	res.GamesPerSecWithLoad = per(float64(res.Games), m.Wall.Seconds())
 	res.DecisionsPerSec = per(float64(res.Decisions), res.Seconds)
 	res.KothdCPUPerDecision = per(float64(m.SelfCPU/time.Nanosecond)/1e3, float64(res.Decisions))
 	res.BotsCPUPerDecision = per(float64(m.BotsCPU/time.Nanosecond)/1e3, float64(res.Decisions))
@@ -93,8 +112,11 @@ func newBenchResult(r *cron.Report, m playMeasure, sandbox string) *benchResult 
 func (res *benchResult) setYardstick(y *yardstickResult) {
 	rep := &yardstickReport{yardstickResult: *y, GamesPerSec: per(float64(y.Games), y.Seconds)}
 	rep.Ratio = per(res.GamesPerSec, rep.GamesPerSec)
-	kothdPerCPU := per(float64(res.Games), res.KothdCPU+res.BotsCPU)
-	rep.CPURatio = per(kothdPerCPU, per(float64(y.Games), y.CPU))
+	rep.RatioWithLoad = per(res.GamesPerSecWithLoad, per(float64(y.Games), y.Seconds+y.LoadSeconds))
+	games := float64(res.Games)
+	whole := res.KothdCPU + res.BotsCPU
+	rep.CPURatio = per(per(games, whole-res.LoadKothdCPU-res.LoadBotsCPU), per(float64(y.Games), y.CPU))
+	rep.CPURatioWithLoad = per(per(games, whole), per(float64(y.Games), y.CPU+y.LoadCPU))
 	res.Yardstick = rep
 }
 
@@ -114,7 +136,12 @@ func (res *benchResult) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%s (%s, %s): %d games%s (%d in flight), %d bots, seed %d, run %d, sandbox %s, load average %s\n",
 		res.Challenge, res.Engine, res.Protocol, res.Games, scored, res.Concurrency, res.Bots, res.Seed, res.RunID, res.Sandbox, res.LoadAverage)
-	fmt.Fprintf(w, "  games/s          %s  (%.2f s of wall time)\n", rate(res.GamesPerSec), res.Seconds)
+	if res.LoadSeconds > 0 {
+		fmt.Fprintf(w, "  games/s          %s  (%.2f s of wall time after loading the bots;  %s with the loading)\n", rate(res.GamesPerSec), res.Seconds, rate(res.GamesPerSecWithLoad))
+		fmt.Fprintf(w, "  loading          %.2f s  (every bot's process started before the first game; CPU: kothd %.2f s, bots %.2f s)\n", res.LoadSeconds, res.LoadKothdCPU, res.LoadBotsCPU)
+	} else {
+		fmt.Fprintf(w, "  games/s          %s  (%.2f s of wall time, the bots' start-ups included)\n", rate(res.GamesPerSec), res.Seconds)
+	}
 	fmt.Fprintf(w, "  decisions/s      %s  (%d decisions, %.1f per game)\n", rate(res.DecisionsPerSec), res.Decisions, per(float64(res.Decisions), float64(res.Games)))
 	fmt.Fprintf(w, "  CPU per decision kothd %.1f µs, bots %.1f µs  (CPU: kothd %.2f s, bots %.2f s; bots by %s)\n",
 		res.KothdCPUPerDecision, res.BotsCPUPerDecision, res.KothdCPU, res.BotsCPU, res.BotsSource)
@@ -126,12 +153,13 @@ func (res *benchResult) print(w io.Writer) {
 		fmt.Fprintf(w, "  sequential       %s games/s with concurrency 1 (%.2f s): ratio %s×\n", rate(s.GamesPerSec), s.Seconds, ratio(s.Ratio))
 	}
 	if y := res.Yardstick; y != nil {
-		fmt.Fprintf(w, "  yardstick        %s games/s  (%d games in %.2f s of wall time, %.2f s of CPU, %s)\n",
-			rate(y.GamesPerSec), y.Games, y.Seconds, y.CPU, y.Cores)
+		fmt.Fprintf(w, "  yardstick        %s games/s  (%d games in %.2f s of wall time, %.2f s of CPU, %s;  loading and exit %.2f s)\n",
+			rate(y.GamesPerSec), y.Games, y.Seconds, y.CPU, y.Cores, y.LoadSeconds)
 		if y.Decisions > 0 {
 			fmt.Fprintf(w, "  yardstick CPU    %.1f µs per decision  (%d decisions, the bots and the controller together)\n", per(y.CPU*1e6, float64(y.Decisions)), y.Decisions)
 		}
 		fmt.Fprintf(w, "  ratio            %s×  kothd games/s ÷ yardstick games/s;  by CPU %s×  (games per CPU-second, kothd and bots together)\n", ratio(y.Ratio), ratio(y.CPURatio))
+		fmt.Fprintf(w, "  with loading     %s×  the same with both sides' loading counted (start-ups, imports);  by CPU %s×\n", ratio(y.RatioWithLoad), ratio(y.CPURatioWithLoad))
 	}
 }
 

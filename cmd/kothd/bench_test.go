@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -52,6 +53,19 @@ func TestBenchReportsEveryMeasure(t *testing.T) {
 			t.Errorf("the yardstick played %d games, kothd %d", y.Games, r.Games)
 		}
 		positive["yardstick games/s"], positive["ratio"], positive["CPU ratio"] = y.GamesPerSec, y.Ratio, y.CPURatio
+		positive["ratio with loading"], positive["CPU ratio with loading"] = y.RatioWithLoad, y.CPURatioWithLoad
+		positive["yardstick's loading"], positive["yardstick's loading CPU"] = y.LoadSeconds, y.LoadCPU
+		// The ratio with loading divides the two sides' whole rates.
+		if whole := per(float64(y.Games), y.Seconds+y.LoadSeconds); math.Abs(y.RatioWithLoad*whole/r.GamesPerSecWithLoad-1) > 1e-9 {
+			t.Errorf("with loading: the yardstick %v, the ratio %v (games/s %v, with loading %v)", y.LoadSeconds, y.RatioWithLoad, r.GamesPerSec, r.GamesPerSecWithLoad)
+		}
+	}
+	// forty's bots are loaded before its first game: the loading is timed apart, and its
+	// CPU is part of the run's.
+	positive["loading"], positive["loading's kothd CPU"], positive["loading's bots CPU"] = r.LoadSeconds, r.LoadKothdCPU, r.LoadBotsCPU
+	if r.GamesPerSecWithLoad >= r.GamesPerSec || r.LoadKothdCPU > r.KothdCPU || r.LoadBotsCPU > r.BotsCPU {
+		t.Errorf("games/s %v, with the loading %v; the loading's CPU %v and %v of the run's %v and %v",
+			r.GamesPerSec, r.GamesPerSecWithLoad, r.LoadKothdCPU, r.LoadBotsCPU, r.KothdCPU, r.BotsCPU)
 	}
 	for what, v := range positive {
 		if !(v > 0) {
@@ -80,7 +94,7 @@ func TestBenchReportsEveryMeasure(t *testing.T) {
 	}
 	var text bytes.Buffer
 	r.print(&text)
-	for _, want := range []string{"games/s", "decisions/s", "CPU per decision", "kothd", "bots", "peak RSS", "yardstick", "ratio", "load average"} {
+	for _, want := range []string{"games/s", "decisions/s", "CPU per decision", "kothd", "bots", "peak RSS", "yardstick", "ratio", "load average", "loading", "with loading"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}

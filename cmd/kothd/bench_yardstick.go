@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/runner/protocol/dirfiles"
@@ -35,6 +37,10 @@ type yardstickResult struct {
 	// counted, as in the Python-class games, whose calls are plain method calls).
 	Decisions int64  `json:"decisions,omitempty"`
 	Cores     string `json:"cores"` // how it was pinned
+	// LoadSeconds and LoadCPU are the rest of the yardstick's process, measured from
+	// outside: the interpreter's start, loading the bots, the report and the exit.
+	LoadSeconds float64 `json:"load_seconds"`
+	LoadCPU     float64 `json:"load_cpu"`
 }
 
 // hasYardstick says whether the game has a yardstick.
@@ -90,14 +96,22 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 	cmd.Stdin = bytes.NewReader(input)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	began := time.Now()
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("yardstick %s: %w: %s", g.Name, err, tail(errb.String(), 2000))
 	}
+	whole := time.Since(began).Seconds()
 	var res yardstickResult
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		return nil, fmt.Errorf("yardstick %s: unreadable report %q: %w", g.Name, tail(out.String(), 500), err)
 	}
 	res.Cores = cores
+	res.LoadSeconds = max(whole-res.Seconds, 0)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		// wait4's figures: the process and the bot processes it waited for.
+		cpu := float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+		res.LoadCPU = max(cpu-res.CPU, 0)
+	}
 	return &res, nil
 }
 

@@ -217,7 +217,10 @@ type pyProc struct {
 	live atomic.Pointer[sandbox.LineProc]
 	// measured: the process was started with the harness's stats on (MeasureHarnesses), so
 	// Close asks it for its stats line.
-	measured   bool
+	measured bool
+	// startFault is why the process Load started ahead failed to start: the bot's first
+	// batch is answered with it, as if that batch had tried (pyqueue.go).
+	startFault *engine.Fault
 	overBudget atomic.Bool
 	// cpuMu orders the charging of the bot's processes (pywatch.go settle): the worker and
 	// the watcher both charge.
@@ -232,7 +235,8 @@ type pyProc struct {
 // overspends them by at most what it uses in that time.
 const cpuReadEvery = 20 * time.Millisecond
 
-// NewPyPool prepares a pool; no process starts until its bot is first called. Of each bot
+// NewPyPool prepares a pool; no process starts until its bot is first called or the pool
+// is loaded (Load). Of each bot
 // it reads the class name (Name), the prepared directory holding the answer as bot.py
 // (Dir), the seed of its process's random and numpy.random (Seed), and AnswerID, which
 // groups the classes of one answer for AnswerBudget (0: a built-in bot).

@@ -26,6 +26,33 @@ type pyJob struct {
 	idx     []int
 	replies []engine.Reply
 	wg      *sync.WaitGroup
+	load    bool // no calls: start the bot's process (Load)
+}
+
+// Load starts every bot's process at once, each in its worker, and returns when all are
+// ready or have failed, with the CPU their sandboxes used to start (engine.Loader). The
+// run then pays its bots' start-ups before its first tick, as an original controller loads
+// its bots before its first game, and the first tick's wait is the bots' play alone.
+// Starting is what the bot's first batch would have done (start): charged to its budgets,
+// its wall time bounded the same way; a start that fails is kept and answers that batch.
+func (p *PyPool) Load(ctx context.Context) time.Duration {
+	var wg sync.WaitGroup
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, b := range p.bots {
+		wg.Add(1)
+		b.queue(p) <- &pyJob{ctx: ctx, load: true, wg: &wg}
+	}
+	wg.Wait()
+	var cpu time.Duration
+	for _, b := range p.bots {
+		if b.proc != nil {
+			if used, ok := b.proc.Proc.CPU(); ok {
+				cpu += used
+			}
+		}
+	}
+	return cpu
 }
 
 // Exchange sends each bot its share of calls as one batch, all bots in parallel, and waits
@@ -47,16 +74,20 @@ func (p *PyPool) Exchange(ctx context.Context, calls []engine.Call) []engine.Rep
 		if len(idx) == 0 {
 			continue
 		}
-		b := p.bots[bot]
-		if b.jobs == nil {
-			b.jobs, b.stopped = make(chan *pyJob, 1), make(chan struct{})
-			go b.work(p, b.jobs, b.stopped)
-		}
 		wg.Add(1)
-		b.jobs <- &pyJob{ctx: ctx, calls: calls, idx: idx, replies: replies, wg: &wg}
+		p.bots[bot].queue(p) <- &pyJob{ctx: ctx, calls: calls, idx: idx, replies: replies, wg: &wg}
 	}
 	wg.Wait()
 	return replies
+}
+
+// queue is the bot's worker's queue, the worker started by the first job (p.mu held).
+func (b *pyProc) queue(p *PyPool) chan<- *pyJob {
+	if b.jobs == nil {
+		b.jobs, b.stopped = make(chan *pyJob, 1), make(chan struct{})
+		go b.work(p, b.jobs, b.stopped)
+	}
+	return b.jobs
 }
 
 // stopWorkers ends every bot's worker (after the exchange in flight, if any).
@@ -76,9 +107,23 @@ func (p *PyPool) stopWorkers() {
 func (b *pyProc) work(pool *PyPool, jobs <-chan *pyJob, stopped chan<- struct{}) {
 	defer close(stopped)
 	for job := range jobs {
-		b.exchange(pool, job)
+		if job.load {
+			b.load(pool, job.ctx)
+		} else {
+			b.exchange(pool, job)
+		}
 		job.wg.Done()
 	}
+}
+
+// load starts the bot's process ahead of its first batch (Load). What stops a batch
+// before its start (a cancelled run, spent budgets) is left to that batch to say; a
+// failed start is kept for it (startFault).
+func (b *pyProc) load(pool *PyPool, ctx context.Context) {
+	if b.proc != nil || ctx.Err() != nil || pool.budgets.exhausted(b.index, b.AnswerID) != "" {
+		return
+	}
+	b.start(ctx, pool, func(f *engine.Fault) { b.startFault = f })
 }
 
 // exchange sends job's calls to the bot as one batch and stores their replies.
@@ -106,6 +151,11 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 	defer b.streak.tally(pool.cfg, idx, replies)
 	deadline := pool.cfg.batchDeadline(len(idx))
 	if b.proc == nil {
+		if f := b.startFault; f != nil {
+			b.startFault = nil // the next batch starts the process again, as after any failed start
+			fail(f)
+			return
+		}
 		if !b.start(ctx, pool, fail) {
 			return
 		}
