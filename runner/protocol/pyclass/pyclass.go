@@ -91,7 +91,7 @@ func InstallHarness(dir, module string, source []byte) error {
 	if module == "" || module == "pyclass" || strings.ContainsAny(module, "/.") {
 		return fmt.Errorf("install harness: bad module name %q", module)
 	}
-	if err := sandbox.WriteBotFile(dir, HarnessDir+"/pyclass.py", pyclassHarness, 0o644); err != nil {
+	if err := sandbox.WriteBotFile(dir, harnessScript, pyclassHarness, 0o644); err != nil {
 		return err
 	}
 	return sandbox.WriteBotFile(dir, HarnessDir+"/"+module+".py", source, 0o644)
@@ -124,7 +124,7 @@ func (c PyConfig) spec(dir string, share *sandbox.Share) sandbox.ProcSpec {
 
 // argv is the harness's command line: only the host's own words.
 func (c PyConfig) argv() []string {
-	return []string{c.Python, "-u", "-B", HarnessDir + "/pyclass.py", c.Harness, "bot.py"}
+	return []string{c.Python, "-u", "-B", c.script(), c.Harness, "bot.py"}
 }
 
 // setup is the harness's first input line: which class to host (empty: list them), the
@@ -300,7 +300,7 @@ func wireOutcome(s string) engine.Outcome {
 // directory is read-only to the bot, which cannot remove them itself. (A work copy that
 // vanished once had a bot charged 13,501 crashes.)
 func hostIntact(dir string) error {
-	for _, f := range []string{"bot.py", HarnessDir + "/pyclass.py"} {
+	for _, f := range []string{"bot.py", harnessScript} {
 		if _, err := os.Lstat(filepath.Join(dir, f)); err != nil {
 			return fmt.Errorf("the bot's directory is incomplete on the host: %w", err)
 		}

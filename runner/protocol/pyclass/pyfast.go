@@ -266,12 +266,14 @@ func loadFast(ctx context.Context, python, file string) error {
 	return nil
 }
 
-// installMu orders the installs of the extension: classes of one answer share a directory.
+// installMu orders the installs of the extension and the compiled harness: classes of one
+// answer share a directory.
 var installMu sync.Mutex
 
 // installFast puts the C loop built for the configured interpreter beside the harness in
-// dir (or takes any away, when the pure-Python loop is to serve): before each process's
-// start, since the interpreter is the run's and the directory may hold an earlier run's.
+// dir (or takes any away, when the pure-Python loop is to serve), and the harness compiled
+// for it (pycode.go): before each process's start, since the interpreter is the run's and
+// the directory may hold an earlier run's.
 func (c PyConfig) installFast(dir string) error {
 	var e *fastExt
 	if !c.PureHarness && !fastEnvOff() && c.Python != "" {
@@ -279,6 +281,9 @@ func (c PyConfig) installFast(dir string) error {
 	}
 	installMu.Lock()
 	defer installMu.Unlock()
+	if err := c.installCode(dir); err != nil {
+		return err
+	}
 	hdir := filepath.Join(dir, HarnessDir)
 	old, _ := filepath.Glob(filepath.Join(hdir, fastPrefix+"*"))
 	for _, f := range old {
@@ -292,12 +297,5 @@ func (c PyConfig) installFast(dir string) error {
 	if e == nil || e.so == nil {
 		return nil
 	}
-	// Read back only a regular file of the right size (the directory is the bot's: never a
-	// link or a pipe of its making).
-	if fi, err := os.Lstat(filepath.Join(hdir, e.file)); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(e.so)) {
-		if have, err := os.ReadFile(filepath.Join(hdir, e.file)); err == nil && bytes.Equal(have, e.so) {
-			return nil
-		}
-	}
-	return sandbox.WriteBotFile(dir, HarnessDir+"/"+e.file, e.so, 0o644)
+	return installOnce(dir, e.file, e.so)
 }
