@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,10 +64,9 @@ func codeFor(python string) *harnessCode {
 	c, err := compileFor(python)
 	if err != nil {
 		c = &harnessCode{why: err.Error()}
-		log := fast.log // SetFastCache's
-		if log == nil {
-			log = slog.Default()
-		}
+		fast.Lock()
+		log := buildLog()
+		fast.Unlock()
 		log.Info("pyclass harness: run from its source", "python", python, "why", c.why)
 	}
 	codes.by[python] = c
@@ -127,24 +125,30 @@ func (c PyConfig) script() string {
 // installCode puts the harness compiled for c's interpreter beside its source in dir,
 // and takes away what another interpreter's left there (installMu held).
 func (c PyConfig) installCode(dir string) error {
-	var code *harnessCode
+	code := &harnessCode{}
 	if c.Python != "" {
 		code = codeFor(c.Python)
 	}
-	hdir := filepath.Join(dir, HarnessDir)
-	old, _ := filepath.Glob(filepath.Join(hdir, "pyclass.*.pyc"))
+	return installBuilt(dir, "pyclass.*.pyc", code.file, code.pyc)
+}
+
+// installBuilt puts data, a build for the run's interpreter, in dir's .harness as file,
+// and removes the other files matching pattern there (another interpreter's builds); with
+// data nil, every match goes.
+func installBuilt(dir, pattern, file string, data []byte) error {
+	old, _ := filepath.Glob(filepath.Join(dir, HarnessDir, pattern))
 	for _, f := range old {
-		if code != nil && code.pyc != nil && filepath.Base(f) == code.file {
+		if data != nil && filepath.Base(f) == file {
 			continue
 		}
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", filepath.Base(f), err)
 		}
 	}
-	if code == nil || code.pyc == nil {
+	if data == nil {
 		return nil
 	}
-	return installOnce(dir, code.file, code.pyc)
+	return installOnce(dir, file, data)
 }
 
 // installOnce writes data as .harness/name in dir unless that file is already a regular

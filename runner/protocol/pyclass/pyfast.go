@@ -7,7 +7,6 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -113,16 +112,22 @@ func fastFor(python string) *fastExt {
 		e = &fastExt{why: err.Error()}
 	}
 	fast.exts[python] = e
-	log := fast.log
-	if log == nil {
-		log = slog.Default()
-	}
+	log := buildLog()
 	if e.so != nil {
 		log.Info("pyclass harness: batch loop in C", "python", python, "extension", e.file)
 	} else {
 		log.Info("pyclass harness: batch loop in Python", "python", python, "why", e.why)
 	}
 	return e
+}
+
+// buildLog is where what kothd builds for an interpreter is said (SetFastCache's logger);
+// the caller holds fast's lock.
+func buildLog() *slog.Logger {
+	if fast.log != nil {
+		return fast.log
+	}
+	return slog.Default()
 }
 
 // pyInfo asks the interpreter what the build needs.
@@ -284,18 +289,8 @@ func (c PyConfig) installFast(dir string) error {
 	if err := c.installCode(dir); err != nil {
 		return err
 	}
-	hdir := filepath.Join(dir, HarnessDir)
-	old, _ := filepath.Glob(filepath.Join(hdir, fastPrefix+"*"))
-	for _, f := range old {
-		if e != nil && e.so != nil && filepath.Base(f) == e.file {
-			continue
-		}
-		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("remove %s: %w", filepath.Base(f), err)
-		}
+	if e == nil {
+		e = &fastExt{}
 	}
-	if e == nil || e.so == nil {
-		return nil
-	}
-	return installOnce(dir, e.file, e.so)
+	return installBuilt(dir, fastPrefix+"*", e.file, e.so)
 }
