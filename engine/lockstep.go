@@ -34,10 +34,9 @@ type Lockstep struct {
 	// games it already has, with their numbers (and so their seeds) unchanged.
 	First int
 	// ParallelSteps (RunSteps only) steps each group's games on a goroutine of its own
-	// while the bots wait for the next tick: for Steppers whose Steps share nothing
-	// unguarded between games (what a game's end hands its run must be safe to call from
-	// several goroutines). The run is the same: games end, are counted and are refilled in
-	// the groups' order, and no game's calls or replies depend on another's.
+	// while the bots wait for the next tick: for Steppers whose Steps touch nothing but
+	// their own game, what a game hands its run at its end being left to its End (Ender).
+	// The run is the same: games are ended, counted and refilled in the groups' order.
 	ParallelSteps bool
 }
 

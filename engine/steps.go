@@ -20,13 +20,25 @@ type Stepper interface {
 	Step(replies []Reply, calls []Call) []Call
 }
 
+// An Ender is a Stepper told apart from its steps that its game is over: RunSteps calls
+// End once the game's Step has appended no call, from the goroutine that called RunSteps,
+// in the order the games' ends are counted (their groups' order, game order within a
+// group), before the game's slot is refilled. What a game hands its run at its end (its
+// result, its slot) belongs there rather than in the last Step: it is then never done
+// from two goroutines at once (ParallelSteps), and it comes in the same order whether the
+// groups are stepped in turn or side by side. A game whose Step or start panicked is not
+// ended.
+type Ender interface {
+	End()
+}
+
 // RunSteps plays games First..games-1 as Run does, ticks, groups and order of delivery
 // included, but with each game a Stepper made by start (start(g) is game g's first state;
 // it may reuse the Stepper of a game that has ended). The calls every bot receives are
 // the ones Run would deliver for the same games: a game's slot is refilled, in game-index
 // order, in the tick where the game ends, and a tick carries its games' calls in game
-// order. start is called from the goroutine that called RunSteps, one game at a time, and
-// so is every Step unless the Lockstep's ParallelSteps says otherwise. A Step or start that
+// order. start and End (Ender) are called from the goroutine that called RunSteps, one
+// game at a time, and so is every Step unless the Lockstep's ParallelSteps says otherwise. A Step or start that
 // panics ends its game and is returned as an error once the others have finished; a
 // cancelled ctx starts no new game, as in Run.
 func (l Lockstep) RunSteps(ctx context.Context, games int, start func(game int) Stepper) error {
@@ -51,8 +63,8 @@ func (l Lockstep) RunSteps(ctx context.Context, games int, start func(game int) 
 		}
 		if l.ParallelSteps && len(groups) > 1 {
 			// Each group's games stepped on a goroutine of its own; what the steps leave
-			// for the run (the games that ended, the refills) then in the groups' order,
-			// so the run is the one played group after group.
+			// for the run (the games that ended, their End, the refills) then in the
+			// groups' order, so the run is the one played group after group.
 			var wg sync.WaitGroup
 			for _, g := range groups[1:] {
 				wg.Add(1)
@@ -98,7 +110,14 @@ type stepGroup struct {
 	games   []stepGame // in game order: a refill's game numbers are above every other's
 	calls   []Call     // the group's share of the tick being built or answered
 	replies []Reply    // the replies to calls, once the tick is answered
-	ended   []error    // its games that ended since settle, in order: nil, or the panic that ended one
+	ended   []ended    // its games that ended since settle, in order
+}
+
+// ended is a game that ended: its Stepper when it ended by its rules, or the panic of its
+// start or of a Step.
+type ended struct {
+	s        Stepper
+	panicked error
 }
 
 // stepGame is a game in flight and how many calls it has in the group's tick.
@@ -152,7 +171,7 @@ func (r *stepRun) refill(g *stepGroup) {
 func (r *stepRun) begin(sg *stepGame, g *stepGroup) (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			g.ended = append(g.ended, fmt.Errorf("game %d: engine panic: %v\n%s", sg.game, p, debug.Stack()))
+			g.ended = append(g.ended, ended{panicked: fmt.Errorf("game %d: engine panic: %v\n%s", sg.game, p, debug.Stack())})
 		}
 	}()
 	sg.s = r.start(sg.game)
@@ -167,14 +186,14 @@ func step(sg *stepGame, replies []Reply, g *stepGroup) (more bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			g.calls = g.calls[:before]
-			g.ended = append(g.ended, fmt.Errorf("game %d: engine panic: %v\n%s", sg.game, p, debug.Stack()))
+			g.ended = append(g.ended, ended{panicked: fmt.Errorf("game %d: engine panic: %v\n%s", sg.game, p, debug.Stack())})
 			more = false
 		}
 	}()
 	g.calls = sg.s.Step(replies, g.calls)
 	sg.calls = len(g.calls) - before
 	if sg.calls == 0 {
-		g.ended = append(g.ended, nil)
+		g.ended = append(g.ended, ended{s: sg.s})
 		return false
 	}
 	for i := before; i < len(g.calls); i++ {
@@ -183,12 +202,32 @@ func step(sg *stepGame, replies []Reply, g *stepGroup) (more bool) {
 	return true
 }
 
-// settle counts the games of g that ended since it was last settled, in order.
+// settle ends (Ender) and counts the games of g that ended since it was last settled, in
+// order.
 func (r *stepRun) settle(g *stepGroup) {
-	for _, panicked := range g.ended {
-		r.end(panicked)
+	for i, e := range g.ended {
+		if e.panicked == nil {
+			e.panicked = endGame(e.s)
+		}
+		r.end(e.panicked)
+		g.ended[i] = ended{}
 	}
 	g.ended = g.ended[:0]
+}
+
+// endGame calls s's End, if it has one; a panic there is returned.
+func endGame(s Stepper) (panicked error) {
+	en, ok := s.(Ender)
+	if !ok {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			panicked = fmt.Errorf("engine panic at a game's end: %v\n%s", p, debug.Stack())
+		}
+	}()
+	en.End()
+	return nil
 }
 
 // end counts a game as finished.

@@ -171,50 +171,81 @@ func (l *tickLog) Exchange(_ context.Context, calls []Call) []Reply {
 	return out
 }
 
-// ParallelSteps steps the groups side by side and plays the very run stepped group after
-// group: every tick the same, the games counted in the same order, the same first panic
-// (games whose start or a later step panics, in every group).
-func TestRunStepsParallelStepsPlaysTheSameRun(t *testing.T) {
-	start := func(g int) Stepper {
-		switch g % 23 {
-		case 5:
-			panic(fmt.Sprintf("start of game %d", g))
-		case 11, 12:
-			p := newStepPlay(g)
-			return stepFunc(func(replies []Reply, calls []Call) []Call {
-				if p.turn == 2 {
-					panic(fmt.Sprintf("step of game %d", g))
-				}
-				return p.Step(replies, calls)
-			})
-		}
-		return newStepPlay(g)
+// enderPlay is a stepPlay that hands its run its end (engine.Ender): it notes the game in
+// the run's list of ends, and the end of game stopAt cancels the run, as a checkpoint's
+// stop does from engine.Fold.
+type enderPlay struct {
+	*stepPlay
+	ends   *[]int
+	stopAt int
+	cancel context.CancelFunc
+}
+
+func (p enderPlay) End() {
+	*p.ends = append(*p.ends, p.game)
+	if p.game == p.stopAt {
+		p.cancel()
 	}
-	for _, groups := range []int{2, 3} {
-		for _, conc := range []int{2, 7, 64} {
-			type run struct {
-				ticks    []string
-				progress []int
-				err      string
-			}
-			play := func(parallel bool) run {
-				var r run
-				log := &tickLog{}
-				err := Lockstep{Exchanger: log, Concurrency: conc, Groups: groups, ParallelSteps: parallel,
-					Progress: func(d, _ int) { r.progress = append(r.progress, d) }}.RunSteps(context.Background(), 120, start)
-				r.ticks = log.ticks
-				if err != nil {
-					r.err = err.Error()[:strings.Index(err.Error(), "\n")] // the panic, not its stack
+}
+
+// ParallelSteps steps the groups side by side and plays the very run stepped group after
+// group: every tick the same, the games ended (End) and counted in the same order, the
+// same first panic (games whose start or a later step panics, in every group), and after
+// a stop from a game's end the same games started. End is called from RunSteps' goroutine
+// (the ends' list has no lock: the race detector would see it otherwise).
+func TestRunStepsParallelStepsPlaysTheSameRun(t *testing.T) {
+	for _, stopAt := range []int{-1, 9, 30} {
+		for _, groups := range []int{2, 3} {
+			for _, conc := range []int{2, 7, 64} {
+				type run struct {
+					ticks    []string
+					progress []int
+					ends     []int
+					err      string
 				}
-				return r
-			}
-			one, side := play(false), play(true)
-			if !reflect.DeepEqual(one, side) {
-				t.Errorf("groups=%d conc=%d: stepped side by side, the run differs:\none by one %d ticks, %d ended, %q\nside by side %d ticks, %d ended, %q",
-					groups, conc, len(one.ticks), len(one.progress), one.err, len(side.ticks), len(side.progress), side.err)
-			}
-			if len(one.progress) != 120 || !strings.Contains(one.err, "panic") {
-				t.Errorf("groups=%d conc=%d: %d games ended, error %q", groups, conc, len(one.progress), one.err)
+				play := func(parallel bool) run {
+					var r run
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					start := func(g int) Stepper {
+						switch g % 23 {
+						case 5:
+							panic(fmt.Sprintf("start of game %d", g))
+						case 11, 12:
+							p := newStepPlay(g)
+							return stepFunc(func(replies []Reply, calls []Call) []Call {
+								if p.turn == 2 {
+									panic(fmt.Sprintf("step of game %d", g))
+								}
+								return p.Step(replies, calls)
+							})
+						}
+						return enderPlay{stepPlay: newStepPlay(g), ends: &r.ends, stopAt: stopAt, cancel: cancel}
+					}
+					log := &tickLog{}
+					err := Lockstep{Exchanger: log, Concurrency: conc, Groups: groups, ParallelSteps: parallel,
+						Progress: func(d, _ int) { r.progress = append(r.progress, d) }}.RunSteps(ctx, 120, start)
+					r.ticks = log.ticks
+					if err != nil {
+						r.err = err.Error()
+						if i := strings.Index(r.err, "\n"); i >= 0 {
+							r.err = r.err[:i] // the panic, not its stack
+						}
+					}
+					return r
+				}
+				one, side := play(false), play(true)
+				name := fmt.Sprintf("stop at %d, groups=%d conc=%d", stopAt, groups, conc)
+				if !reflect.DeepEqual(one, side) {
+					t.Errorf("%s: stepped side by side, the run differs:\none by one %d ticks, %d ended, %v, %q\nside by side %d ticks, %d ended, %v, %q",
+						name, len(one.ticks), len(one.progress), one.ends, one.err, len(side.ticks), len(side.progress), side.ends, side.err)
+				}
+				if stopAt < 0 && (len(one.progress) != 120 || len(one.ends) != 120-5-10 || !strings.Contains(one.err, "panic")) {
+					t.Errorf("%s: %d games counted, %d ended by their rules, error %q", name, len(one.progress), len(one.ends), one.err)
+				}
+				if stopAt >= 0 && len(one.progress) >= 120 {
+					t.Errorf("%s: %d games counted after a stop", name, len(one.progress))
+				}
 			}
 		}
 	}

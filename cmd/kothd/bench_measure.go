@@ -21,6 +21,8 @@ type playMeasure struct {
 	// Load is the part of Wall spent loading the bots before the first game, when the
 	// protocol loads them ahead (engine.Loader; Loaded says so), with kothd's and the
 	// bots' CPU for it. The CPU figures below are the whole run's, loading included.
+	// LoadBotsCPU is negative when the bots' side could not be told apart (no cgroups:
+	// the bots' CPU is then RUSAGE_CHILDREN, read once at the end).
 	Loaded                   bool
 	Load                     time.Duration
 	LoadSelfCPU, LoadBotsCPU time.Duration
@@ -76,10 +78,11 @@ func startMeasure() (loaded func(botsCPU time.Duration), stop func(stats []*prot
 			SelfCPU: cpuOf(syscall.RUSAGE_SELF) - self0,
 			BotsCPU: cpuOf(syscall.RUSAGE_CHILDREN) - child0,
 			BotsBy:  botsByRusage,
-			Loaded:  load.Loaded, Load: load.Load, LoadSelfCPU: load.LoadSelfCPU, LoadBotsCPU: load.LoadBotsCPU,
+			Loaded:  load.Loaded, Load: load.Load, LoadSelfCPU: load.LoadSelfCPU, LoadBotsCPU: -1,
 		}
 		if cg, n := sandbox.SandboxesCPU(); n > n0 {
 			m.BotsCPU, m.BotsBy = cg-cg0, botsByCgroups
+			m.LoadBotsCPU = load.LoadBotsCPU
 			m.ByAnswer = map[string]time.Duration{}
 			for k, d := range sandbox.SandboxesCPUByAnswer() {
 				if d -= by0[k]; d > 0 {

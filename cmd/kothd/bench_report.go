@@ -39,7 +39,7 @@ type benchResult struct {
 	DecisionsPerSec     float64 `json:"decisions_per_s"`
 
 	// The CPU of the whole run, loading included; LoadKothdCPU and LoadBotsCPU are the
-	// loading's part.
+	// loading's part (LoadBotsCPU -1: not told apart, without cgroups).
 	KothdCPU     float64 `json:"kothd_cpu_s"`
 	BotsCPU      float64 `json:"bots_cpu_s"`
 	LoadKothdCPU float64 `json:"load_kothd_cpu_s"`
@@ -115,7 +115,7 @@ func (res *benchResult) setYardstick(y *yardstickResult) {
 	rep.RatioWithLoad = per(res.GamesPerSecWithLoad, per(float64(y.Games), y.Seconds+y.LoadSeconds))
 	games := float64(res.Games)
 	whole := res.KothdCPU + res.BotsCPU
-	rep.CPURatio = per(per(games, whole-res.LoadKothdCPU-res.LoadBotsCPU), per(float64(y.Games), y.CPU))
+	rep.CPURatio = per(per(games, whole-res.LoadKothdCPU-max(res.LoadBotsCPU, 0)), per(float64(y.Games), y.CPU))
 	rep.CPURatioWithLoad = per(per(games, whole), per(float64(y.Games), y.CPU+y.LoadCPU))
 	res.Yardstick = rep
 }
@@ -138,7 +138,11 @@ func (res *benchResult) print(w io.Writer) {
 		res.Challenge, res.Engine, res.Protocol, res.Games, scored, res.Concurrency, res.Bots, res.Seed, res.RunID, res.Sandbox, res.LoadAverage)
 	if res.LoadSeconds > 0 {
 		fmt.Fprintf(w, "  games/s          %s  (%.2f s of wall time after loading the bots;  %s with the loading)\n", rate(res.GamesPerSec), res.Seconds, rate(res.GamesPerSecWithLoad))
-		fmt.Fprintf(w, "  loading          %.2f s  (every bot's process started before the first game; CPU: kothd %.2f s, bots %.2f s)\n", res.LoadSeconds, res.LoadKothdCPU, res.LoadBotsCPU)
+		bots := fmt.Sprintf("%.2f s", res.LoadBotsCPU)
+		if res.LoadBotsCPU < 0 {
+			bots = "not told apart (no cgroups)"
+		}
+		fmt.Fprintf(w, "  loading          %.2f s  (every bot's process started before the first game; CPU: kothd %.2f s, bots %s)\n", res.LoadSeconds, res.LoadKothdCPU, bots)
 	} else {
 		fmt.Fprintf(w, "  games/s          %s  (%.2f s of wall time, the bots' start-ups included)\n", rate(res.GamesPerSec), res.Seconds)
 	}

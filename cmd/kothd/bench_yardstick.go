@@ -39,8 +39,8 @@ type yardstickResult struct {
 	Cores     string `json:"cores"` // how it was pinned
 	// LoadSeconds and LoadCPU are the rest of the yardstick's process, measured from
 	// outside: the interpreter's start, loading the bots, the report and the exit.
-	LoadSeconds float64 `json:"load_seconds"`
-	LoadCPU     float64 `json:"load_cpu"`
+	LoadSeconds float64 `json:"load_and_exit_seconds"`
+	LoadCPU     float64 `json:"load_and_exit_cpu"`
 }
 
 // hasYardstick says whether the game has a yardstick.

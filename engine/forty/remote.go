@@ -147,8 +147,7 @@ func (s *remoteGame) Step(replies []engine.Reply, calls []engine.Call) []engine.
 	var q ask
 	switch {
 	case s.ending:
-		s.over(s)
-		return calls
+		return calls // the game is over (End)
 	case len(replies) == 0:
 		q = s.g.advance()
 	default:
@@ -175,6 +174,9 @@ func (s *remoteGame) Step(replies []engine.Reply, calls []engine.Call) []engine.
 	}
 	return calls
 }
+
+// End implements engine.Ender: the game's result and its slot go to the run.
+func (s *remoteGame) End() { s.over(s) }
 
 // decide reads a bot's reply to a decision: throw again or not, or its fault (died: its
 // process, and the instance with it, is gone).

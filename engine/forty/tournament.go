@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/kothd/kothd/engine"
@@ -112,28 +111,21 @@ func run(ctx context.Context, ex engine.Exchanger, bots []engine.Entrant, opts O
 		return opts.Sofar(t, clock())
 	}
 	fold, playCtx := engine.NewFold(ctx, opts.Batches, first, opts.Games, func(_ int, p played) { t.fold(p.res, p.seats) }, state, sofar)
-	// The groups' games are stepped side by side (ParallelSteps): a game's end is the one
-	// place two steps meet, and Fold.Add is safe for that; the slots freed are guarded.
+	// The groups' games are stepped side by side (ParallelSteps): a step touches only its
+	// slot, and a game's end (over, through remoteGame.End) comes on RunSteps' goroutine.
 	ls := engine.Lockstep{Exchanger: ex, Concurrency: opts.Concurrency, Groups: engine.TickGroups, Progress: opts.Progress, First: first, ParallelSteps: true}
-	var (
-		freeMu sync.Mutex
-		free   []*remoteGame // the slots of games that ended, to start the next games in
-	)
+	var free []*remoteGame // the slots of games that ended, to start the next games in
 	over := func(s *remoteGame) {
 		fold.Add(s.game, played{s.result(), s.seating})
-		freeMu.Lock()
 		free = append(free, s)
-		freeMu.Unlock()
 	}
 	err = ls.RunSteps(playCtx, opts.Games, func(game int) engine.Stepper {
 		var s *remoteGame
-		freeMu.Lock()
 		if n := len(free); n > 0 {
 			s, free = free[n-1], free[:n-1]
 		} else {
 			s = &remoteGame{}
 		}
-		freeMu.Unlock()
 		s.deal(n, k, game, engine.GameSeed(opts.Seed, game), nil, nil, over)
 		return s
 	})

@@ -29,7 +29,7 @@ func ListClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir stri
 	// The harness's C loop goes in first (listClasses would put it there): the key is the
 	// directory as the listing sees it.
 	if err := cfg.installFast(dir); err != nil {
-		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's C loop: " + err.Error()}
+		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's builds (its C loop, its compiled code): " + err.Error()}
 	}
 	tree, err := build.HashTree(dir)
 	if err != nil {

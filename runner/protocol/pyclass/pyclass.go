@@ -143,7 +143,7 @@ func setup(class string, seed uint64, own, stats bool) []byte {
 // classes in definition order, or the reason it has none (the answer's exception).
 func listClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir string) ([]string, error) {
 	if err := cfg.installFast(dir); err != nil {
-		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's C loop: " + err.Error()}
+		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's builds (its C loop, its compiled code): " + err.Error()}
 	}
 	p, err := sandbox.StartLineProc(ctx, sb, cfg.spec(dir, nil))
 	if err != nil {
@@ -218,8 +218,10 @@ type pyProc struct {
 	// measured: the process was started with the harness's stats on (MeasureHarnesses), so
 	// Close asks it for its stats line.
 	measured bool
-	// startFault is why the process Load started ahead failed to start: the bot's first
-	// batch is answered with it, as if that batch had tried (pyqueue.go).
+	// loaded: Load started (or tried to start) the process ahead and the bot's first batch
+	// has not come yet; startFault is why that start failed: the first batch is answered
+	// with it, as if it had tried the start itself (pyqueue.go).
+	loaded     bool
 	startFault *engine.Fault
 	overBudget atomic.Bool
 	// cpuMu orders the charging of the bot's processes (pywatch.go settle): the worker and

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kothd/kothd/runner/sandbox"
@@ -22,17 +23,34 @@ import (
 // the interpreter's own format and magic number) and installs the result beside the
 // source as pyclass.<cache tag>.pyc (pyclass.cpython-311.pyc), which the harness's
 // command then names: CPython runs a compiled file given as its script. The code's file
-// name is the source's path as the command used to give it (.harness/pyclass.py), so
-// tracebacks, warnings and the harness's own __file__-relative paths read as before; the
-// tag in the name keeps another interpreter from ever being given it (the import system
-// does not look for such a name either: `import pyclass` still finds the source). Where
-// the interpreter cannot compile it (no py_compile, no cache tag), the source is run.
+// name is the source's, relative to the bot's directory (.harness/pyclass.py): the harness
+// knows its own frames by it whatever directory a bot moves to (pyclass.py's
+// _harness_files). The tag in the name keeps another interpreter from being given it, and
+// a new interpreter file behind the configured path is compiled for anew (the import
+// system does not look for such a name either: `import pyclass` still finds the source).
+// Where the interpreter cannot compile it (no py_compile, no cache tag), the source runs.
 
 // harnessCode is the harness compiled for one interpreter, or why there is none.
 type harnessCode struct {
-	file string // pyclass.<cache tag>.pyc
-	pyc  []byte
-	why  string
+	file  string // pyclass.<cache tag>.pyc
+	pyc   []byte
+	why   string
+	stamp string // the interpreter's file as compiled for (interpreterStamp)
+}
+
+// interpreterStamp names the file python is now (its link followed): another one behind
+// the same path (a distribution upgrade from 3.11 to 3.13) reads a compiled harness of
+// the other's format as a bad magic number, and every start would fail.
+func interpreterStamp(python string) string {
+	fi, err := os.Stat(python)
+	if err != nil {
+		return ""
+	}
+	ino := uint64(0)
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	return fmt.Sprintf("%d %d %d", ino, fi.Size(), fi.ModTime().UnixNano())
 }
 
 var codes struct {
@@ -51,19 +69,23 @@ py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile=sys.argv[3], doraise=Tr
                    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
 print(tag)`
 
-// codeFor is the harness compiled for python, made once per kothd process.
+// codeFor is the harness compiled for python, made once per kothd process and
+// interpreter file.
 func codeFor(python string) *harnessCode {
+	stamp := interpreterStamp(python)
 	codes.Lock()
 	defer codes.Unlock()
-	if c := codes.by[python]; c != nil {
+	if c := codes.by[python]; c != nil && c.stamp == stamp {
 		return c
 	}
 	if codes.by == nil {
 		codes.by = map[string]*harnessCode{}
 	}
 	c, err := compileFor(python)
-	if err != nil {
-		c = &harnessCode{why: err.Error()}
+	if err == nil {
+		c.stamp = stamp
+	} else {
+		c = &harnessCode{why: err.Error(), stamp: stamp}
 		fast.Lock()
 		log := buildLog()
 		fast.Unlock()

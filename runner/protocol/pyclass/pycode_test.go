@@ -10,8 +10,8 @@ import (
 
 // The compiled harness (pycode.go) is the harness: run as the script, it answers what
 // the source answers, byte for byte, a bot's failure described with the same frames (the
-// harness's own left out by their file name, which the compiled code keeps) and the same
-// source line; it is installed under its interpreter's tag and named by the command.
+// harness's own left out, after the bot changed directory too) and the same source line;
+// it is installed under its interpreter's tag and named by the command.
 func TestCompiledHarnessAnswersAsItsSource(t *testing.T) {
 	const python = "/usr/bin/python3"
 	code := codeFor(python)
@@ -47,8 +47,12 @@ func TestCompiledHarnessAnswersAsItsSource(t *testing.T) {
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("another interpreter's compiled harness is still there (%v)", err)
 	}
-	bot := `class FailBot(Bot):
+	// The bot moves to another directory first: the harness's frames are still known as
+	// its own (the compiled code's file name is relative) and left out of the description.
+	bot := `import os
+class FailBot(Bot):
     def make_throw(self, scores, last_round):
+        os.chdir("/")
         yield True
         yield 1 / 0
 `
@@ -74,7 +78,49 @@ func TestCompiledHarnessAnswersAsItsSource(t *testing.T) {
 	if source != compiled {
 		t.Errorf("the compiled harness answered\n%s\nits source\n%s", compiled, source)
 	}
-	if !strings.Contains(source, `{"b":"1"}`) || !strings.Contains(source, `"d":"bot.py line 4 in make_throw: yield 1 / 0\nZeroDivisionError`) {
+	if !strings.Contains(source, `{"b":"1"}`) || !strings.Contains(source, `"d":"bot.py line 6 in make_throw: yield 1 / 0\nZeroDivisionError`) {
 		t.Errorf("unexpected answers:\n%s", source)
+	}
+}
+
+// Another interpreter behind the configured path (an upgrade replaced it while kothd
+// runs) gets the harness compiled anew, for its own format, rather than the first one's,
+// which it would refuse as a bad magic number at every start.
+func TestCompiledHarnessFollowsTheInterpreter(t *testing.T) {
+	others, _ := filepath.Glob("/root/.pyenv/versions/3.1[23]*/bin/python3")
+	if len(others) == 0 {
+		t.Skip("no second Python 3 (pyenv's 3.12 or 3.13) on this host")
+	}
+	link := filepath.Join(t.TempDir(), "python3")
+	if err := os.Symlink("/usr/bin/python3", link); err != nil {
+		t.Fatal(err)
+	}
+	first := codeFor(link)
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(others[0], link); err != nil {
+		t.Fatal(err)
+	}
+	second := codeFor(link)
+	if first.pyc == nil || second.pyc == nil || first.file == second.file {
+		t.Fatalf("compiled for %s as %q (%s), then for %s as %q (%s)", "/usr/bin/python3", first.file, first.why, others[0], second.file, second.why)
+	}
+	dir := t.TempDir()
+	if err := InstallTestHarness(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte("class B(Bot):\n    def make_throw(self, scores, last_round):\n        yield False\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := PyConfig{Python: link, Harness: "forty"}
+	if err := cfg.installCode(dir); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(link, "-u", "-B", cfg.argv()[3], "forty", "bot.py")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(`{"class":"B","seed":1}` + "\n")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), `"ready":true`) {
+		t.Fatalf("the second interpreter's harness: %v\n%s", err, out)
 	}
 }

@@ -123,6 +123,7 @@ func (b *pyProc) load(pool *PyPool, ctx context.Context) {
 	if b.proc != nil || ctx.Err() != nil || pool.budgets.exhausted(b.index, b.AnswerID) != "" {
 		return
 	}
+	b.loaded = true
 	b.start(ctx, pool, func(f *engine.Fault) { b.startFault = f })
 }
 
@@ -139,7 +140,11 @@ func (b *pyProc) exchange(pool *PyPool, job *pyJob) {
 		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "run cancelled"})
 		return
 	}
-	if why := pool.budgets.exhausted(b.index, b.AnswerID); why != "" {
+	// A batch whose start Load made ahead passed its budget check before that start, as
+	// it would have here (load): what the start spent is the batch's to meet, as below.
+	loaded := b.loaded
+	b.loaded = false
+	if why := pool.budgets.exhausted(b.index, b.AnswerID); why != "" && !loaded {
 		fail(&engine.Fault{Outcome: engine.Timeout, Detail: why})
 		return
 	}
@@ -256,7 +261,7 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 		return false
 	}
 	if err := pool.cfg.installFast(b.Dir); err != nil {
-		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's C loop: " + err.Error()})
+		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's builds (its C loop, its compiled code): " + err.Error()})
 		return false
 	}
 	timeout, cut := pool.cfg.StartTimeout, false

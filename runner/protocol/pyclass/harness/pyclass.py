@@ -456,6 +456,10 @@ def _exception_only(exc, traceback):
 HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
 
 _harness_files = {}  # a code object's file name -> whether it is the harness's
+# This module's own, whether it runs from its source (an absolute name) or compiled (kothd
+# compiles it as .harness/pyclass.py, relative: resolved later against the directory a bot
+# moved to, it would no longer be the harness's).
+_harness_files[sys._getframe().f_code.co_filename] = True
 
 
 def _harness_file(name):
