@@ -69,16 +69,28 @@ var LauncherPython = "/usr/bin/python3"
 var launcherSource string
 
 // The fork servers (launch/forkserver.py for Python 3, launch/forkserver2.py its 2.7
-// twin) and the launcher's client of them (launch/forkclient.py): a Python bot's
-// decisions fork an idle interpreter instead of starting one. launcherProgram puts them before the launcher's source.
+// twin, each followed by what they share, launch/forkahead.py, and its start) and the
+// launcher's client of them (launch/forkclient.py): a Python bot's decisions fork an idle
+// interpreter instead of starting one. launcherProgram puts them before the launcher's
+// source.
 var (
 	//go:embed launch/forkserver.py
-	forkServerSource string
+	forkServerOwn string
 	//go:embed launch/forkserver2.py
-	forkServer2Source string
+	forkServer2Own string
+	//go:embed launch/forkahead.py
+	forkAheadSource string
 	//go:embed launch/forkclient.py
 	forkClientSource string
+
+	forkServerSource  = forkServerProgram(forkServerOwn)
+	forkServer2Source = forkServerProgram(forkServer2Own)
 )
+
+// forkServerProgram is a fork server's whole source: its own, the shared loop, its start.
+func forkServerProgram(own string) string {
+	return own + "\n\n" + forkAheadSource + "\n\nbecome(*serve())\n"
+}
 
 // LauncherForkServer turns the fork server on (the default) or off for the launchers
 // started from then on: off, every decision starts its process afresh.

@@ -12,7 +12,7 @@ Protocol (one message each):
                       for the interpreter: see shell) and argv (interpreter, script, arguments...) with three
                       descriptors (SCM_RIGHTS): the decision's stdin, stdout and stderr.
   server -> launcher: "R" once ready; "P<pid>" once the decision's process has the
-                      message (it was forked ahead and reads it: see serve); "E" for a
+                      message (it was forked ahead and reads it: forkahead.py); "E" for a
                       message that is no decision's; "S<pid> <wait status>" once it has
                       exited (the server reaps it).
 The decision's process is the fork: it takes the three descriptors as 0-2, closes every
@@ -30,12 +30,6 @@ import sys
 # state are not here: their state is the server's moment, not the decision's.
 WARM = ("re", "json", "random", "collections", "functools", "string", "copy", "heapq",
         "bisect", "math", "itertools", "operator", "time")
-
-# Compiled by each decision's process before its decision comes (take): source that can
-# raise no warning, of names the interpreter interned at its start.
-WARMUP = (b"import sys\n"
-          b"def f(a, b=1):\n    return [x * b for x in a if x] or {'a': a, 'b': (b, -1.5)}\n"
-          b"if len(sys.argv) > 1:\n    print(f([int(sys.argv[1])]), str(sys.argv[1:]).split())\n")
 
 
 class Warm:
@@ -310,87 +304,27 @@ class Warm:
                 break
 
 
-def serve():
-    """The server's loop; returns only in a forked child, with its descriptors and argv.
-
-    Each decision's process is forked ahead, while the launcher has yet to ask for it: the
-    fork (the server's page tables copied) is off the decision's path, done while the
-    launcher and kothd handle the decision before. The process forked ahead reads the
-    launcher's message itself (take) and says its pid; the server reads nothing while it
-    waits, reaps it and reports its status. What it read comes through a pipe: b"d" a
-    decision (report it), b"q" the launcher gone (end); nothing, a process killed before a
-    decision came (fork another; after three in a row the server gives up, and the launcher,
-    whose socket closes, starts it again or launches plainly)."""
-    said_r, said_w = os.pipe()
-    os.set_blocking(said_r, False)
-    S.send(b"R")
-    silent = 0
-    while True:
-        pid = os.fork()
-        if pid == 0:
-            os.close(said_r)
-            return take(said_w)
-        _, status = os.waitpid(pid, 0)
-        try:
-            said = os.read(said_r, 1)
-        except BlockingIOError:
-            said = b""
-        if said == b"q":
-            os._exit(0)
-        if said == b"d":
-            S.send(b"S%d %d" % (pid, status))
-        silent = 0 if said else silent + 1
-        if silent >= 3:
-            os._exit(1)
+def recv_fds():
+    """One message of the launcher's and the descriptors it carries: (bytes, [fd...],
+    flags); forkahead.py's take reads with it."""
+    msg, anc, flags, _ = S.recvmsg(1 << 20, _socket.CMSG_SPACE(16))
+    fds = []
+    for level, kind, data in anc:
+        if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+            fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
+    return msg, fds, flags
 
 
-def take(said):
-    """In the process forked ahead: wait for the launcher's message, answer one that is no
-    decision's, and return the descriptors and argv of the first that is, once the server
-    knows (said) and the launcher has its pid. What does not depend on the decision is
-    done before it comes: the session, the server's modules out of sys.modules, __main__
-    emptied, and a compile of a few lines of the kind bots are made of (WARMUP). A fork's
-    first writes to a page copy it (a fault each, several microseconds here): a decision's
-    compile of a three-line script took 1 ms and 117 faults in the fork, 0.1 ms and one
-    after this compile, whose pages (the compiler's, the interned strings') it shares."""
-    os.setsid()
-    for name in set(sys.modules) - M:
-        del sys.modules[name]
-    W.clear()
-    sys.modules["__main__"].__dict__.clear()
-    try:
-        compile(WARMUP, "<kothd warm-up>", "exec", dont_inherit=True)
-        # And what become does with the script's name and file, on names of no decision's.
-        with open(os.devnull, "rb") as f:
-            f.read()
-        os.path.dirname(os.path.realpath(os.path.join(os.getcwd(), os.fsdecode(b"."))))
-    except Exception:
-        pass  # only a warm-up
-    try:
-        while True:
-            msg, anc, flags, _ = S.recvmsg(1 << 20, _socket.CMSG_SPACE(16))
-            if not msg:
-                break  # the launcher went away
-            fds = []
-            for level, kind, data in anc:
-                if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-                    fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
-            argv = msg.split(b"\0")
-            if len(fds) != 3 or len(argv) < 3 or not (argv[0] == b"" or argv[0][:1] == b"w" and argv[0][1:].isdigit()) or flags & (_socket.MSG_TRUNC | _socket.MSG_CTRUNC):
-                for fd in fds:
-                    os.close(fd)
-                S.send(b"E")
-                continue
-            os.write(said, b"d")
-            S.send(b"P%d" % os.getpid())
-            return fds, int(argv[0][1:] or -1), [os.fsdecode(a) for a in argv[1:]]
-    except OSError:
-        pass
-    try:
-        os.write(said, b"q")
-    except OSError:
-        pass
-    os._exit(0)
+MSG_TRUNC, MSG_CTRUNC = _socket.MSG_TRUNC, _socket.MSG_CTRUNC
+
+
+def nonblocking(fd):
+    os.set_blocking(fd, False)
+
+
+def argv_of(argv):
+    """The decision's argv as the interpreter gives it to a script: str."""
+    return [os.fsdecode(a) for a in argv]
 
 
 def become(fds, shell_cpu, argv):
@@ -521,4 +455,3 @@ def finish(main, code, interrupted=False):
 for _f in (Warm.find_and_load, Warm.give, Warm.plan, Warm.shadowed, Warm.found, Warm.finders_as_known):
     _f.__code__ = _f.__code__.replace(co_filename="<frozen importlib._bootstrap>")
 W = Warm(WARM)
-become(*serve())

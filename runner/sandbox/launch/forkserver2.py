@@ -12,7 +12,7 @@ The protocol is forkserver.py's (one message each):
                       for the interpreter: see shell) and argv (interpreter, script, arguments...) with three
                       descriptors (SCM_RIGHTS): the decision's stdin, stdout and stderr.
   server -> launcher: "R" once ready; "P<pid>" once the decision's process has the
-                      message (it was forked ahead and reads it: see serve); "E" for a
+                      message (it was forked ahead and reads it: forkahead.py); "E" for a
                       message that is no decision's; "S<pid> <wait status>" once it has
                       exited (the server reaps it).
 The decision's process becomes `python2.7 script args...` as 2.7 starts a script (see
@@ -29,11 +29,6 @@ import sys
 # a C module's first state: not even a real import again would read it afresh).
 WARM = ("re", "json", "random", "collections", "functools", "string", "copy", "heapq",
         "bisect", "math", "itertools", "operator")
-
-# forkserver.py's WARMUP, compiled by each decision's process before its decision comes.
-WARMUP = (b"import sys\n"
-          b"def f(a, b=1):\n    return [x * b for x in a if x] or {'a': a, 'b': (b, -1.5)}\n"
-          b"if len(sys.argv) > 1:\n    print(f([int(sys.argv[1])]), str(sys.argv[1:]).split())\n")
 
 
 class Warm(object):
@@ -339,70 +334,13 @@ def recv_fds():
     return _BUF.raw[:n], fds, m.flags
 
 
-def serve():
-    """The server's loop; returns only in a forked child, with its descriptors and argv:
-    forkserver.py's, each decision's process forked ahead (see there)."""
-    said_r, said_w = os.pipe()
-    _libc.fcntl(said_r, 4, os.O_NONBLOCK)  # F_SETFL
-    S.send(b"R")
-    silent = 0
-    while True:
-        pid = os.fork()
-        if pid == 0:
-            os.close(said_r)
-            return take(said_w)
-        while True:
-            try:
-                _, status = os.waitpid(pid, 0)
-                break
-            except OSError as e:
-                if e.errno != 4:
-                    os._exit(0)
-        try:
-            said = os.read(said_r, 1)
-        except OSError:
-            said = b""
-        if said == b"q":
-            os._exit(0)
-        if said == b"d":
-            S.send(b"S%d %d" % (pid, status))
-        silent = 0 if said else silent + 1
-        if silent >= 3:
-            os._exit(1)
+def nonblocking(fd):
+    _libc.fcntl(fd, 4, os.O_NONBLOCK)  # F_SETFL
 
 
-def take(said):
-    """In the process forked ahead: forkserver.py's take."""
-    os.setsid()
-    for name in set(sys.modules) - M:
-        del sys.modules[name]
-    W.clear()
-    sys.modules["__main__"].__dict__.clear()
-    try:
-        compile(WARMUP, "<kothd warm-up>", "exec", 0, True)
-    except Exception:
-        pass  # only a warm-up
-    try:
-        while True:
-            msg, fds, flags = recv_fds()
-            if not msg and not fds:
-                break  # the launcher went away
-            argv = msg.split(b"\0")
-            if len(fds) != 3 or len(argv) < 3 or not (argv[0] == b"" or argv[0][:1] == b"w" and argv[0][1:].isdigit()) or flags & (MSG_TRUNC | MSG_CTRUNC):
-                for fd in fds:
-                    os.close(fd)
-                S.send(b"E")
-                continue
-            os.write(said, b"d")
-            S.send(b"P%d" % os.getpid())
-            return fds, int(argv[0][1:] or -1), argv[1:]
-    except OSError:
-        pass
-    try:
-        os.write(said, b"q")
-    except OSError:
-        pass
-    os._exit(0)
+def argv_of(argv):
+    """The decision's argv as 2.7 gives it to a script: bytes, as received."""
+    return argv
 
 
 def become(fds, shell_cpu, argv):
@@ -517,6 +455,3 @@ def finish(code):
         except BaseException:
             pass
     os._exit(code)
-
-
-become(*serve())
