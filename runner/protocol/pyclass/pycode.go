@@ -112,11 +112,7 @@ func compileFor(python string) (*harnessCode, error) {
 	cmd := exec.CommandContext(ctx, python, "-I", "-c", compileHarness, src, out, harnessScript)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-			msg = msg[i+1:]
-		}
-		return nil, fmt.Errorf("compiling the harness with %s: %v: %s", python, err, sandbox.Truncate(msg, 300))
+		return nil, fmt.Errorf("compiling the harness with %s: %v: %s", python, err, lastWords(stderr.String()))
 	}
 	tag := strings.TrimSpace(stdout.String())
 	if tag == "" || strings.ContainsAny(tag, "/\x00 \n") {

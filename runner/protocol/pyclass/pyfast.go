@@ -262,13 +262,19 @@ func loadFast(ctx context.Context, python, file string) error {
 	cmd := exec.CommandContext(ctx, python, "-I", "-c", loadProbe, file)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-			msg = msg[i+1:] // the exception's line
-		}
-		return fmt.Errorf("%v: %s", err, sandbox.Truncate(msg, 300))
+		return fmt.Errorf("%v: %s", err, lastWords(stderr.String()))
 	}
 	return nil
+}
+
+// lastWords is the last line of an interpreter's stderr (an uncaught exception's), cut
+// for a log line.
+func lastWords(stderr string) string {
+	msg := strings.TrimSpace(stderr)
+	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+		msg = msg[i+1:]
+	}
+	return sandbox.Truncate(msg, 300)
 }
 
 // installMu orders the installs of the extension and the compiled harness: classes of one
