@@ -56,6 +56,7 @@ type sandboxCgroup struct {
 	// first process. Guarded by mu.
 	procsFile liveFile
 	keep      []int
+	pidsMax   string        // the pids.max limit wrote, put back after each sweep (killStrays)
 	botPid    int           // the one of keep that is pid 2 inside
 	cpuUsed   time.Duration // final figures, once released
 	ooms      int64
@@ -110,6 +111,7 @@ func (cg *sandboxCgroup) limit(l Limits) error {
 	t := cg.Tree
 	mem := strconv.FormatInt(int64(l.MemoryMB)<<20, 10)
 	pids := strconv.Itoa(l.Procs + sandboxTasks)
+	cg.pidsMax = pids
 	if t.V2 {
 		d := cg.Dir(t.Mem)
 		const period = 100000
@@ -414,21 +416,6 @@ func (cg *sandboxCgroup) populated() bool {
 	return false
 }
 
-// killPid kills one process through a pidfd, so that a pid reused since cgroup.procs was
-// read is not hit once the descriptor is open.
-func killPid(pid int) {
-	const sysPidfdOpen, sysPidfdSendSignal = 434, 424
-	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
-	if errno != 0 {
-		if errno == syscall.ENOSYS {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-		return
-	}
-	_, _, _ = syscall.Syscall6(sysPidfdSendSignal, fd, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
-	_ = syscall.Close(int(fd))
-}
-
 // release kills whatever is left in the cgroup, keeps its final CPU time and OOM count,
 // and removes it. It is safe to call more than once and from any goroutine.
 func (cg *sandboxCgroup) release() error {
@@ -510,57 +497,6 @@ func SandboxesCPUByAnswer() map[string]time.Duration {
 		return true
 	})
 	return out
-}
-
-// killStrays kills the processes of the sandbox that are not its own three – bwrap
-// outside the sandbox's PID namespace, bwrap's init (pid 1 inside) and the command it
-// started (pid 2 inside: a harness) – once they are known to have outlived the call that
-// started them. A long-lived bot's runner calls it after each reply, before it writes the
-// next request: children that spin on after a reply are charged to no call and slow
-// everyone's. It reads pids.current (one pread); only when the sandbox holds more than
-// three tasks does it read cgroup.procs and look at them. The
-// three own processes are looked up once by their pid inside the namespace
-// (/proc/<pid>/status NSpid: an orphan the init adopted has another). It returns how
-// many processes it killed.
-func (cg *sandboxCgroup) killStrays() int {
-	cg.mu.Lock()
-	defer cg.mu.Unlock()
-	if cg.released {
-		return 0
-	}
-	// pids.current counts tasks (threads too): the own three alone make 3, and it reads
-	// with one pread. cgroup.procs does not: its content is made on open.
-	var buf [64]byte
-	data, err := cg.procsFile.read(filepath.Join(cg.Dir(cg.Tree.Pids), "pids.current"), buf[:])
-	if err != nil {
-		return 0
-	}
-	if tasks, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && tasks <= 3 && len(cg.keep) == 3 {
-		return 0
-	}
-	data, err = os.ReadFile(filepath.Join(cg.Dir(cg.Tree.Pids), "cgroup.procs"))
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, f := range strings.Fields(string(data)) {
-		pid, err := strconv.Atoi(f)
-		if err != nil || pid == os.Getpid() || slices.Contains(cg.keep, pid) {
-			continue
-		}
-		if len(cg.keep) < 3 {
-			if ns := nsPid(pid); ns != "" {
-				cg.keep = append(cg.keep, pid)
-				if ns == "2" {
-					cg.botPid = pid
-				}
-				continue
-			}
-		}
-		killPid(pid)
-		n++
-	}
-	return n
 }
 
 // findBotPid is the pid of the sandbox's pid 2 among its cgroup's processes, 0 when none

@@ -86,6 +86,57 @@ func TestStraysKilledAfterReply(t *testing.T) {
 	}
 }
 
+// A chain of processes, each forking the next and exiting at once, moves on faster than
+// cgroup.procs can be read: it is ended with the reply all the same (killStrays holds the
+// sandbox's forks while it sweeps), and stays ended.
+func TestStrayChainKilledAfterReply(t *testing.T) {
+	sb := sandboxtest.NeedBwrap(t)
+	pool := NewPyPool(sb, fortyConfig(time.Second), []engine.Bot{{Entrant: engine.Entrant{Name: "Chain"}, Dir: pyAnswer(t, `
+import os, time
+class Chain(Bot):
+    def make_throw(self, scores, last_round):
+        if scores[0] == 1:
+            if os.fork() == 0:
+                os.setsid()
+                while True:
+                    try:
+                        if os.fork() != 0:
+                            os._exit(0)
+                    except OSError:
+                        pass
+            time.sleep(0.05)  # the chain is under way when the reply is swept after
+        yield False
+`)}})
+	defer pool.Close()
+	ctx := context.Background()
+	r := pool.Exchange(ctx, []engine.Call{newCall(1), {Bot: 0, Game: 1, Method: "start", Args: map[string]any{"throws": []int{1}, "scores": []int{1, 0}, "last": false}}})
+	if r[1].Fault != nil {
+		t.Fatalf("the forking call: %v", r[1].Fault)
+	}
+	// The sweep ran before the reply came back; the reaping of what it killed may lag.
+	var procs []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if procs = sandboxProcs(t, pool, 0); len(procs) == 3 {
+			break
+		}
+	}
+	if len(procs) != 3 {
+		t.Fatalf("the sandbox holds %d processes after the reply, want its own 3: %v", len(procs), procs)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if procs = sandboxProcs(t, pool, 0); len(procs) != 3 {
+		t.Fatalf("the chain went on after the sweep: %d processes, want 3: %v", len(procs), procs)
+	}
+	// The limit is back: the harness's own next call may fork.
+	if r := pool.Exchange(ctx, []engine.Call{newCall(2), startCall(2)}); r[1].Fault != nil {
+		t.Fatalf("the harness after the chain was killed: %v", r[1].Fault)
+	}
+	data, err := os.ReadFile(filepath.Join(pool.bots[0].proc.Proc.CgroupDir(), "pids.max"))
+	if err != nil || strings.TrimSpace(string(data)) == "0" {
+		t.Fatalf("pids.max after the sweep: %q, %v", data, err)
+	}
+}
+
 // A bot whose budget is spent by what it left running after its reply is ended then, with
 // no request in flight: no process of its sandbox survives, and it was charged for no more
 // than a few watcher periods past its budget. What it leaves is a thread spinning in the

@@ -1,0 +1,148 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// strayWait bounds how long one killStrays waits for the strays it killed to be gone, over
+// all its sweeps: a process stuck in the kernel (a D state) is left to the next reply's
+// sweep rather than holding up the run.
+const strayWait = 200 * time.Millisecond
+
+// killStrays kills the processes of the sandbox that are not its own three – bwrap
+// outside the sandbox's PID namespace, bwrap's init (pid 1 inside) and the command it
+// started (pid 2 inside: a harness) – once they are known to have outlived the call that
+// started them. A long-lived bot's runner calls it after each reply, before it writes the
+// next request: children that spin on after a reply are charged to no call and slow
+// everyone's. It reads pids.current (one pread); only when the sandbox holds more than
+// three tasks does it read cgroup.procs and look at them. The three own processes are
+// looked up once by their pid inside the namespace (/proc/<pid>/status NSpid: an orphan
+// the init adopted has another). It returns how many processes it killed.
+//
+// One reading of cgroup.procs is not enough: a stray can be inside fork(2) when it is
+// read, and its child joins the cgroup after the reading, alive; a chain of processes that
+// each fork the next and exit moves on faster than any reading. So once a reading has
+// found a stray, the sandbox's pids.max is 0 until the sweep is done (no process or
+// thread can start in it), and the sweep repeats: it waits for the processes it killed to
+// be gone (a killed process exits only after a fork it was in has returned, its child in
+// the cgroup by then) and reads again, until a reading finds no new stray. Then the limit
+// is put back. Only a sandbox with a stray is ever held so: a bot whose own process starts
+// threads after its reply (a JVM's, a Go runtime's) but leaves no other process never
+// meets the zero limit.
+func (cg *sandboxCgroup) killStrays() int {
+	cg.mu.Lock()
+	defer cg.mu.Unlock()
+	if cg.released {
+		return 0
+	}
+	// pids.current counts tasks (threads too): the own three alone make 3, and it reads
+	// with one pread. cgroup.procs does not: its content is made on open.
+	var buf [64]byte
+	data, err := cg.procsFile.read(filepath.Join(cg.Dir(cg.Tree.Pids), "pids.current"), buf[:])
+	if err != nil {
+		return 0
+	}
+	if tasks, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && tasks <= 3 && len(cg.keep) == 3 {
+		return 0
+	}
+	deadline := time.Now().Add(strayWait)
+	killed := map[int]bool{}
+	for held := false; ; {
+		pidfds := cg.sweepStrays(killed)
+		if len(pidfds) == 0 {
+			return len(killed)
+		}
+		if !held && cg.pidsMax != "" {
+			pidsDir := cg.Dir(cg.Tree.Pids)
+			if held = writeCgroup(pidsDir, "pids.max", "0") == nil; held {
+				defer func() { _ = writeCgroup(pidsDir, "pids.max", cg.pidsMax) }()
+			}
+		}
+		waitGone(pidfds, deadline)
+		if time.Now().After(deadline) {
+			return len(killed)
+		}
+	}
+}
+
+// sweepStrays reads cgroup.procs once and kills every process in it that is neither one
+// of the sandbox's own three nor killed before (killed, which it adds to); it returns
+// the pidfds of those it killed now, for waitGone (cg.mu held).
+func (cg *sandboxCgroup) sweepStrays(killed map[int]bool) []int {
+	data, err := os.ReadFile(filepath.Join(cg.Dir(cg.Tree.Pids), "cgroup.procs"))
+	if err != nil {
+		return nil
+	}
+	var pidfds []int
+	for _, f := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid == os.Getpid() || slices.Contains(cg.keep, pid) || killed[pid] {
+			continue
+		}
+		if len(cg.keep) < 3 {
+			if ns := nsPid(pid); ns != "" {
+				cg.keep = append(cg.keep, pid)
+				if ns == "2" {
+					cg.botPid = pid
+				}
+				continue
+			}
+		}
+		killed[pid] = true
+		if fd := killPidfd(pid); fd >= 0 {
+			pidfds = append(pidfds, fd)
+		}
+	}
+	return pidfds
+}
+
+// killPidfd sends SIGKILL to pid through a pidfd (a pid reused since cgroup.procs was read
+// is not hit once the descriptor is open) and returns the descriptor, which polls readable
+// once the process has exited; -1 when pid is already gone or pidfds are missing (then a
+// plain kill(2) is sent).
+func killPidfd(pid int) int {
+	const sysPidfdOpen, sysPidfdSendSignal = 434, 424
+	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
+	if errno != 0 {
+		if errno == syscall.ENOSYS {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		return -1
+	}
+	_, _, _ = syscall.Syscall6(sysPidfdSendSignal, fd, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
+	return int(fd)
+}
+
+// killPid kills one process through a pidfd (killPidfd), without waiting for it.
+func killPid(pid int) {
+	if fd := killPidfd(pid); fd >= 0 {
+		_ = syscall.Close(fd)
+	}
+}
+
+// waitGone waits until every process of pidfds has exited, or deadline, and closes them.
+func waitGone(pidfds []int, deadline time.Time) {
+	for _, fd := range pidfds {
+		for {
+			left := time.Until(deadline)
+			if left <= 0 {
+				break
+			}
+			// A pidfd polls readable (POLLIN) once its process has exited.
+			pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(pfd, int(left.Milliseconds())+1)
+			if n > 0 || (err != nil && err != unix.EINTR) {
+				break
+			}
+		}
+		_ = syscall.Close(fd)
+	}
+}
