@@ -8,9 +8,15 @@ import (
 	"time"
 )
 
+// notifyTimeout bounds one notification: a datagram socket whose reader has stopped
+// reading blocks its writers once its queue is full, and a daemon stuck there (at its
+// READY, its STOPPING, its watchdog's ping) would never stop or schedule again.
+var notifyTimeout = 2 * time.Second
+
 // sdNotify sends a state to systemd (Type=notify) through $NOTIFY_SOCKET, as sd_notify(3)
 // does: one datagram. Without the variable (not under systemd) it does nothing. A few
-// lines, so no dependency.
+// lines, so no dependency. A notification that cannot be sent within notifyTimeout is
+// dropped with an error: systemd then sees a missed ping, which is what happened.
 func sdNotify(state string) error {
 	sock := os.Getenv("NOTIFY_SOCKET")
 	if sock == "" {
@@ -24,6 +30,9 @@ func sdNotify(state string) error {
 		return err
 	}
 	defer conn.Close()
+	if err := conn.SetWriteDeadline(time.Now().Add(notifyTimeout)); err != nil {
+		return err
+	}
 	_, err = conn.Write([]byte(state))
 	return err
 }
