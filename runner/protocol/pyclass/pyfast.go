@@ -53,9 +53,10 @@ func fastEnvOff() bool {
 
 // fastExt is the extension built for one interpreter, or why there is none.
 type fastExt struct {
-	file string // file name in .harness: fastPrefix + the interpreter's suffix
-	so   []byte
-	why  string // when so is nil: why the pure-Python loop serves
+	file  string // file name in .harness: fastPrefix + the interpreter's suffix
+	so    []byte
+	why   string // when so is nil: why the pure-Python loop serves
+	stamp string // the interpreter's file as built for (interpreterStamp)
 }
 
 var fast struct {
@@ -93,11 +94,15 @@ func FastHarness(python string, pure bool) string {
 	return "C (" + e.file + ")"
 }
 
-// fastFor is python's build, made once per kothd process (the cache makes it once per host).
+// fastFor is python's build, made once per kothd process and interpreter file (the cache
+// makes it once per host): a daemon that outlives an upgrade of the interpreter behind the
+// configured path (3.11 to 3.13) builds for the new one, whose harnesses would otherwise
+// look for an extension of the new suffix, find none and run the Python loop.
 func fastFor(python string) *fastExt {
+	stamp := interpreterStamp(python)
 	fast.Lock()
 	defer fast.Unlock()
-	if e := fast.exts[python]; e != nil {
+	if e := fast.exts[python]; e != nil && e.stamp == stamp {
 		return e
 	}
 	if fast.exts == nil {
@@ -111,6 +116,7 @@ func fastFor(python string) *fastExt {
 	if err != nil {
 		e = &fastExt{why: err.Error()}
 	}
+	e.stamp = stamp
 	fast.exts[python] = e
 	log := buildLog()
 	if e.so != nil {
