@@ -43,8 +43,8 @@ slow='^(TestLauncherTimeoutKillsEverything|TestBwrapLimitsApplied|TestAnswerBudg
 [ "$(cat /host/accel 2>/dev/null)" = kvm ] && slow='^$'
 echo "suite: left out under $(cat /host/accel 2>/dev/null): $slow"
 
-pyclass_tests='^(TestStraysKilledAfterReply|TestSpentBudgetKillsLingeringChildren|TestStartupsAreCharged|TestTotalMemoryBound|TestLongClassNameTravelsOverThePipe|TestOversizedReplyIsOutputLimit|TestVanishedWorkCopyIsHostFault|TestCallTimerIsCPUTimeWithWallBackstop|TestAnswerBudgetIsShared|TestTotalBudgetShares|TestRunBudget)$'
-pyclass_root_tests='^(TestStraysKilledAfterReply|TestStartupsAreCharged|TestTotalMemoryBound|TestCallTimerIsCPUTimeWithWallBackstop)$'
+pyclass_tests='^(TestStraysKilledAfterReply|TestStrayChainKilledAfterReply|TestSpentBudgetKillsLingeringChildren|TestStartupsAreCharged|TestTotalMemoryBound|TestLongClassNameTravelsOverThePipe|TestOversizedReplyIsOutputLimit|TestVanishedWorkCopyIsHostFault|TestCallTimerIsCPUTimeWithWallBackstop|TestAnswerBudgetIsShared|TestTotalBudgetShares|TestRunBudget)$'
+pyclass_root_tests='^(TestStraysKilledAfterReply|TestStrayChainKilledAfterReply|TestStartupsAreCharged|TestTotalMemoryBound|TestCallTimerIsCPUTimeWithWallBackstop)$'
 dirfiles_root_tests='^(TestDirPoolAnswers|TestDirPoolBwrapOwnership|TestDirPoolTimeoutKillsEverything|TestRunScriptFormForkServer)$'
 
 step go-test-sandbox-unprivileged gotest unprivileged runner/sandbox "$sandbox_tests" "$slow"
