@@ -48,6 +48,12 @@ func newBotSides(m playMeasure) *botSides {
 	if h.BotTimed == h.Processes {
 		s.Bot, s.Module = us(h.Bot), us(h.InCalls-h.Bot)
 	}
+	// The time in calls and in the bot's code is wall time, read by the harness around
+	// them; the rest is CPU time. A run so short that a few descheduled calls weigh in can
+	// make a difference of the two negative: it is then below what can be told apart, 0.
+	for _, v := range []*float64{&s.Harness, &s.Module, &s.Rest} {
+		*v = max(*v, 0)
+	}
 	return s
 }
 

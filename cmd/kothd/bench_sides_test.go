@@ -33,6 +33,13 @@ func TestBotSides(t *testing.T) {
 	if s := newBotSides(m); s.Bot != -1 || s.Module != 4 {
 		t.Errorf("sides without bot code %+v, want module and bot together (4 µs)", s)
 	}
+	// A short run whose bot code (wall time) exceeds the time in calls it was read in, and
+	// whose calls (wall time) exceed the harnesses' CPU: no side is below nothing.
+	m.Harness = pyclass.HarnessTimes{Processes: 2, BotTimed: 2, Ready: time.Second, CPU: 2 * time.Second,
+		InCalls: 4 * time.Second, Bot: 5 * time.Second, Calls: 1_000_000}
+	if s := newBotSides(m); s.Module != 0 || s.Harness != 0 || s.Bot != 5 {
+		t.Errorf("sides of a short run %+v, want module 0, harness 0, bot 5 µs", s)
+	}
 	m.Harness = pyclass.HarnessTimes{}
 	if s := newBotSides(m); s != nil {
 		t.Errorf("sides without reports: %+v", s)
