@@ -56,11 +56,15 @@ type sandboxCgroup struct {
 	// first process. Guarded by mu.
 	procsFile liveFile
 	keep      []int
-	pidsMax   string        // the pids.max limit wrote, put back after each sweep (killStrays)
-	botPid    int           // the one of keep that is pid 2 inside
-	cpuUsed   time.Duration // final figures, once released
-	ooms      int64
-	kill      memKill // see judgeKill; final once released
+	// pidsMax is what limit wrote to pids.max, put back after a sweep that held the
+	// sandbox at 0 (killStrays) through pidsMaxFile, opened at the first such sweep and
+	// kept, so that putting it back needs no descriptor the host may be short of.
+	pidsMax     string
+	pidsMaxFile liveFile
+	botPid      int           // the one of keep that is pid 2 inside
+	cpuUsed     time.Duration // final figures, once released
+	ooms        int64
+	kill        memKill // see judgeKill; final once released
 }
 
 // newSandbox makes and limits a fresh cgroup for one sandbox (l with defaults filled),
@@ -298,6 +302,24 @@ func (f *liveFile) read(path string, buf []byte) ([]byte, error) {
 	}
 }
 
+// write writes data at the start of the file, opened for writing at the first call (a
+// liveFile is read or written, never both).
+func (f *liveFile) write(path string, data []byte) error {
+	if !f.open {
+		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		f.fd, f.open = fd, true
+	}
+	for {
+		_, err := syscall.Pwrite(f.fd, data, 0)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
 func (f *liveFile) close() {
 	if f.open {
 		_ = syscall.Close(f.fd)
@@ -449,6 +471,7 @@ func (cg *sandboxCgroup) release() error {
 		cg.answerFile.close()
 		cg.oomFile.close()
 		cg.procsFile.close()
+		cg.pidsMaxFile.close()
 		for _, d := range slices.Backward(cg.dirs) {
 			for {
 				e := syscall.Rmdir(d)

@@ -13,9 +13,13 @@ import (
 )
 
 // strayWait bounds how long one killStrays waits for the strays it killed to be gone, over
-// all its sweeps: a process stuck in the kernel (a D state) is left to the next reply's
-// sweep rather than holding up the run.
+// all its sweeps: a process slow to die (a large memory to give back, a D state) is left to
+// the next reply's sweep rather than holding up the run.
 const strayWait = 200 * time.Millisecond
+
+// strayPause is how long a sweep that could not watch a killed stray's exit (its pidfd
+// would not open) lets an unfinished fork of it end before it looks again.
+const strayPause = 2 * time.Millisecond
 
 // killStrays kills the processes of the sandbox that are not its own three – bwrap
 // outside the sandbox's PID namespace, bwrap's init (pid 1 inside) and the command it
@@ -33,10 +37,11 @@ const strayWait = 200 * time.Millisecond
 // found a stray, the sandbox's pids.max is 0 until the sweep is done (no process or
 // thread can start in it), and the sweep repeats: it waits for the processes it killed to
 // be gone (a killed process exits only after a fork it was in has returned, its child in
-// the cgroup by then) and reads again, until a reading finds no new stray. Then the limit
-// is put back. Only a sandbox with a stray is ever held so: a bot whose own process starts
-// threads after its reply (a JVM's, a Go runtime's) but leaves no other process never
-// meets the zero limit.
+// the cgroup by then) and reads again, until a reading finds no new stray, and once more
+// if the wait ran out. Then the limit is put back. Only a sandbox with a stray is ever held
+// so: a bot whose own process starts threads after its reply (a JVM's, a Go runtime's) but
+// leaves no other process never meets the zero limit. What the harness's own process
+// starts once the limit is back (a bot's thread forking again) is the next reply's stray.
 func (cg *sandboxCgroup) killStrays() int {
 	cg.mu.Lock()
 	defer cg.mu.Unlock()
@@ -55,33 +60,63 @@ func (cg *sandboxCgroup) killStrays() int {
 	}
 	deadline := time.Now().Add(strayWait)
 	killed := map[int]bool{}
-	for held := false; ; {
-		pidfds := cg.sweepStrays(killed)
-		if len(pidfds) == 0 {
+	held := false
+	defer func() {
+		if held && !cg.released {
+			cg.unholdPids()
+		}
+	}()
+	for {
+		found, pidfds, unwatched := cg.sweepStrays(killed)
+		if !found {
 			return len(killed)
 		}
-		if !held && cg.pidsMax != "" {
-			pidsDir := cg.Dir(cg.Tree.Pids)
-			if held = writeCgroup(pidsDir, "pids.max", "0") == nil; held {
-				defer func() { _ = writeCgroup(pidsDir, "pids.max", cg.pidsMax) }()
-			}
+		if !held {
+			held = cg.holdPids()
 		}
+		// The wait is made without the lock: the budget watcher reads this sandbox's CPU
+		// meanwhile. A release in between ends the sweep (its processes are killed).
+		cg.mu.Unlock()
 		waitGone(pidfds, deadline)
+		if unwatched {
+			time.Sleep(strayPause)
+		}
+		cg.mu.Lock()
+		if cg.released {
+			return len(killed)
+		}
 		if time.Now().After(deadline) {
+			cg.sweepStrays(killed) // a last look, not waited for
 			return len(killed)
 		}
 	}
 }
 
+// holdPids sets the sandbox's pids.max to 0 and says whether it did (cg.mu held).
+func (cg *sandboxCgroup) holdPids() bool {
+	return cg.pidsMax != "" && cg.pidsMaxFile.write(filepath.Join(cg.Dir(cg.Tree.Pids), "pids.max"), []byte("0")) == nil
+}
+
+// unholdPids puts pids.max back to the sandbox's limit (cg.mu held). Through the file
+// holdPids opened, a write of a value the file took before does not fail; it is tried
+// thrice all the same, as a sandbox left at 0 could start nothing again.
+func (cg *sandboxCgroup) unholdPids() {
+	for range 3 {
+		if cg.pidsMaxFile.write("", []byte(cg.pidsMax)) == nil {
+			return
+		}
+	}
+}
+
 // sweepStrays reads cgroup.procs once and kills every process in it that is neither one
-// of the sandbox's own three nor killed before (killed, which it adds to); it returns
-// the pidfds of those it killed now, for waitGone (cg.mu held).
-func (cg *sandboxCgroup) sweepStrays(killed map[int]bool) []int {
+// of the sandbox's own three nor killed before (killed, which it adds to). It says whether
+// it found any, returns the pidfds of those it could watch (for waitGone), and whether
+// some could not be watched (cg.mu held).
+func (cg *sandboxCgroup) sweepStrays(killed map[int]bool) (found bool, pidfds []int, unwatched bool) {
 	data, err := os.ReadFile(filepath.Join(cg.Dir(cg.Tree.Pids), "cgroup.procs"))
 	if err != nil {
-		return nil
+		return false, nil, false
 	}
-	var pidfds []int
 	for _, f := range strings.Fields(string(data)) {
 		pid, err := strconv.Atoi(f)
 		if err != nil || pid == os.Getpid() || slices.Contains(cg.keep, pid) || killed[pid] {
@@ -96,23 +131,26 @@ func (cg *sandboxCgroup) sweepStrays(killed map[int]bool) []int {
 				continue
 			}
 		}
-		killed[pid] = true
+		killed[pid], found = true, true
 		if fd := killPidfd(pid); fd >= 0 {
 			pidfds = append(pidfds, fd)
+		} else {
+			unwatched = true
 		}
 	}
-	return pidfds
+	return found, pidfds, unwatched
 }
 
 // killPidfd sends SIGKILL to pid through a pidfd (a pid reused since cgroup.procs was read
 // is not hit once the descriptor is open) and returns the descriptor, which polls readable
-// once the process has exited; -1 when pid is already gone or pidfds are missing (then a
-// plain kill(2) is sent).
+// once the process has exited. Without a pidfd (the process is gone, the kernel predates
+// them, the host is out of descriptors) it returns -1, having sent a plain kill(2) unless
+// the process is gone.
 func killPidfd(pid int) int {
 	const sysPidfdOpen, sysPidfdSendSignal = 434, 424
 	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
 	if errno != 0 {
-		if errno == syscall.ENOSYS {
+		if errno != syscall.ESRCH {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		return -1
