@@ -58,6 +58,26 @@ func sandboxProcs(t *testing.T, pool *PyPool, b int) []string {
 	return strings.Fields(string(data))
 }
 
+// strayCallLeavesOwnThree plays bot 0's call that starts its strays (game 1, whose first
+// score is 1) and waits until its sandbox holds only its own three processes (bwrap, its
+// init, the harness), failing the test if that does not come.
+func strayCallLeavesOwnThree(t *testing.T, pool *PyPool) {
+	t.Helper()
+	r := pool.Exchange(context.Background(), []engine.Call{newCall(1), {Bot: 0, Game: 1, Method: "start", Args: map[string]any{"throws": []int{1}, "scores": []int{1, 0}, "last": false}}})
+	if r[1].Fault != nil {
+		t.Fatalf("the call that starts the strays: %v", r[1].Fault)
+	}
+	// The sweep kills before the reply is handed back; the kernel takes a moment to reap.
+	// Bounded generously for a loaded machine; the count is what is asserted.
+	var procs []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if procs = sandboxProcs(t, pool, 0); len(procs) == 3 {
+			return
+		}
+	}
+	t.Fatalf("the sandbox holds %d processes after the reply, want its own 3: %v", len(procs), procs)
+}
+
 // A bot's children that run on after its reply are killed with the reply: only the
 // sandbox's own three processes (bwrap, its init, the harness) are left, and the harness
 // answers on.
@@ -66,21 +86,7 @@ func TestStraysKilledAfterReply(t *testing.T) {
 	pool := NewPyPool(sb, fortyConfig(time.Second), []engine.Bot{{Entrant: engine.Entrant{Name: "Forker"}, Dir: pyAnswer(t, forker(3))}})
 	defer pool.Close()
 	ctx := context.Background()
-	r := pool.Exchange(ctx, []engine.Call{newCall(1), {Bot: 0, Game: 1, Method: "start", Args: map[string]any{"throws": []int{1}, "scores": []int{1, 0}, "last": false}}})
-	if r[1].Fault != nil {
-		t.Fatalf("the forking call: %v", r[1].Fault)
-	}
-	// killPid sends SIGKILL before the reply is handed back; the kernel takes a moment
-	// to reap. Bounded generously for a loaded machine; the count is what is asserted.
-	var procs []string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if procs = sandboxProcs(t, pool, 0); len(procs) == 3 {
-			break
-		}
-	}
-	if len(procs) != 3 {
-		t.Fatalf("the sandbox holds %d processes after the reply, want its own 3: %v", len(procs), procs)
-	}
+	strayCallLeavesOwnThree(t, pool)
 	if r := pool.Exchange(ctx, []engine.Call{newCall(2), startCall(2)}); r[1].Fault != nil {
 		t.Fatalf("the harness after its children were killed: %v", r[1].Fault)
 	}
@@ -109,22 +115,9 @@ class Chain(Bot):
 `)}})
 	defer pool.Close()
 	ctx := context.Background()
-	r := pool.Exchange(ctx, []engine.Call{newCall(1), {Bot: 0, Game: 1, Method: "start", Args: map[string]any{"throws": []int{1}, "scores": []int{1, 0}, "last": false}}})
-	if r[1].Fault != nil {
-		t.Fatalf("the forking call: %v", r[1].Fault)
-	}
-	// The sweep ran before the reply came back; the reaping of what it killed may lag.
-	var procs []string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if procs = sandboxProcs(t, pool, 0); len(procs) == 3 {
-			break
-		}
-	}
-	if len(procs) != 3 {
-		t.Fatalf("the sandbox holds %d processes after the reply, want its own 3: %v", len(procs), procs)
-	}
+	strayCallLeavesOwnThree(t, pool)
 	time.Sleep(300 * time.Millisecond)
-	if procs = sandboxProcs(t, pool, 0); len(procs) != 3 {
+	if procs := sandboxProcs(t, pool, 0); len(procs) != 3 {
 		t.Fatalf("the chain went on after the sweep: %d processes, want 3: %v", len(procs), procs)
 	}
 	// The limit is back: the harness's own next call may fork.
