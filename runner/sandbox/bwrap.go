@@ -66,6 +66,8 @@ type Bwrap struct {
 	// the host cannot.
 	sysinfo    bool
 	sysinfoErr error
+	// hidden are the directories of hiddenPaths this host has under ReadOnly.
+	hidden []string
 	// masked are the files of maskedProc this host has, maskedDirs the directories of
 	// maskedProcDirs; fakes are the constant copies of fakeProcs (procfake.go).
 	masked, maskedDirs []string
@@ -86,7 +88,7 @@ type Bwrap struct {
 var DefaultReadOnly = []string{
 	// /usr but /usr/local (hiddenPaths): what the host installed by hand there is not for
 	// bots, except the prefix of a toolchain a command names (/usr/local/go).
-	"/usr/*", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 	"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
 	"/etc/localtime", "/etc/java-*", "/etc/python*",
 }
@@ -142,7 +144,12 @@ func (b *Bwrap) filter(spec ProcSpec) []byte {
 // statistics (sys/fs/quota).
 var maskedProcDirs = []string{"/proc/pressure", "/proc/fs", "/proc/irq", "/proc/spl", "/proc/sys/fs/quota"}
 
-// hiddenPaths are left out of DefaultReadOnly's glob matches.
+// hiddenPaths are directories under DefaultReadOnly that bots do not see: each is an
+// empty read-only tmpfs in the sandbox, under which only the prefixes a command names are
+// bound (namedRoots). One bind of /usr and one tmpfs over /usr/local, rather than a bind
+// of each of /usr's other entries, because every mount bwrap makes costs a reading of the
+// mount table, whose length is the host's mounts and the sandbox's so far: ten binds were
+// eight readings more per sandbox (docs/benchmarks.md).
 var hiddenPaths = []string{"/usr/local"}
 
 // namedRoots are where an interpreter or toolchain prefix is bound only for a command that
@@ -161,10 +168,13 @@ func NewBwrap() (*Bwrap, error) {
 	b := &Bwrap{Path: path, UID: 65534, GID: 65534, root: os.Geteuid() == 0}
 	for _, pattern := range DefaultReadOnly {
 		matches, _ := filepath.Glob(pattern)
-		for _, m := range matches {
-			if !slices.Contains(hiddenPaths, m) {
-				b.ReadOnly = append(b.ReadOnly, m)
-			}
+		b.ReadOnly = append(b.ReadOnly, matches...)
+	}
+	for _, p := range hiddenPaths {
+		// A symbolic link there could not have a tmpfs over it; it shows only its target,
+		// which is not bound.
+		if st, err := os.Lstat(p); err == nil && st.IsDir() && under(b.ReadOnly, p) {
+			b.hidden = append(b.hidden, p)
 		}
 	}
 	for _, p := range maskedProc {
@@ -468,27 +478,41 @@ func (b *Bwrap) args(dir string, spec ProcSpec, uid, gid int) (options, command 
 		"--dev", "/dev",
 		"--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts",
 		"--dir", "/tmp")
-	ro := b.ReadOnly
 	// A prefix holding the bot's directory (and so the data directory) is never bound:
 	// the command then fails inside, visibly.
+	var extras []string
 	for _, extra := range b.namedPrefixes(spec) {
-		if dir != extra && !strings.HasPrefix(dir, extra+"/") && !slices.Contains(ro, extra) {
-			ro = append(slices.Clone(ro), extra)
+		if dir != extra && !strings.HasPrefix(dir, extra+"/") && !slices.Contains(b.ReadOnly, extra) && !slices.Contains(extras, extra) {
+			extras = append(extras, extra)
 		}
 	}
 	// bwrap creates missing parents of a mount point 0700 and owned by the sandbox's
 	// root: make them traversable first, or the unprivileged bot could not reach
 	// /etc/alternatives or /root/.pyenv/versions.
 	mount := mountPoint(spec)
-	for _, p := range parents(append(slices.Clone(ro), mount)) {
+	for _, p := range parents(append(slices.Concat(b.ReadOnly, extras), mount)) {
 		a = append(a, "--perms", "0755", "--dir", p)
 	}
-	for _, p := range ro {
+	bind := func(p string) {
 		if target, err := os.Readlink(p); err == nil {
 			a = append(a, "--symlink", target, p)
 		} else {
 			a = append(a, "--ro-bind", p, p)
 		}
+	}
+	for _, p := range b.ReadOnly {
+		bind(p)
+	}
+	// The hidden directories: an empty tmpfs over each, the named prefixes under it bound
+	// into it, then read-only.
+	for _, h := range b.hidden {
+		a = append(a, "--tmpfs", h)
+	}
+	for _, p := range extras {
+		bind(p)
+	}
+	for _, h := range b.hidden {
+		a = append(a, "--remount-ro", h)
 	}
 	a = append(a,
 		bindFlag(spec), dir, mount,
@@ -528,7 +552,12 @@ func (b *Bwrap) rootChain(uid, gid int) []string {
 
 // visible reports whether a host path lies under something bound into every sandbox.
 func (b *Bwrap) visible(p string) bool {
-	for _, m := range b.ReadOnly {
+	return under(b.ReadOnly, p) && !under(b.hidden, p)
+}
+
+// under reports whether p is one of dirs or lies below one.
+func under(dirs []string, p string) bool {
+	for _, m := range dirs {
 		if p == m || strings.HasPrefix(p, m+"/") {
 			return true
 		}

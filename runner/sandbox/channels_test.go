@@ -473,8 +473,8 @@ func TestTwoSandboxesNeverShareAUID(t *testing.T) {
 // the prefix a command names, and the named ones work.
 func TestSandboxHidesInterpretersNotNamed(t *testing.T) {
 	sb := NeedBwrap(t)
-	out, err := runIn(t, sb, t.TempDir(), Limits{}, `ls /usr/local 2>&1; ls /root/.pyenv/versions 2>&1; echo end`)
-	if err != nil || strings.Contains(out, "bin") || strings.Contains(out, "3.13") || strings.Contains(out, "2.7") {
+	out, err := runIn(t, sb, t.TempDir(), Limits{}, `ls /usr/local 2>&1; ls /root/.pyenv/versions 2>&1; mkdir /usr/local/kothd-probe 2>/dev/null && echo wrote; echo end`)
+	if err != nil || strings.Contains(out, "bin") || strings.Contains(out, "3.13") || strings.Contains(out, "2.7") || strings.Contains(out, "wrote") {
 		t.Errorf("a command that names no prefix sees: %v: %s", err, out)
 	}
 	py2 := "/root/.pyenv/versions/2.7.18/bin/python2.7"
