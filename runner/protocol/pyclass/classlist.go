@@ -26,10 +26,9 @@ func ListClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir stri
 	if cfg.Memo == nil {
 		return listClasses(ctx, sb, cfg, dir)
 	}
-	// The harness's C loop goes in first (listClasses would put it there): the key is the
-	// directory as the listing sees it.
-	if err := cfg.installFast(dir); err != nil {
-		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's builds (its C loop, its compiled code): " + err.Error()}
+	// The harness's builds go in first: the key is the directory as the listing sees it.
+	if err := cfg.installBuilds(dir); err != nil {
+		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
 	tree, err := build.HashTree(dir)
 	if err != nil {
@@ -45,7 +44,7 @@ func ListClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir stri
 	if ok && json.Unmarshal(remembered, &l) == nil {
 		return l.result()
 	}
-	classes, err := listClasses(ctx, sb, cfg, dir)
+	classes, err := listInstalled(ctx, sb, cfg, dir)
 	var f *engine.Fault
 	switch {
 	case ctx.Err() != nil:

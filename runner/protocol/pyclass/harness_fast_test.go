@@ -168,7 +168,7 @@ func harnessOutput(t *testing.T, dir, module, class string, lines []string, fast
 func harnessCmd(t *testing.T, dir, module string, fast bool) *exec.Cmd {
 	t.Helper()
 	cfg := PyConfig{Harness: module, Python: "/usr/bin/python3", PureHarness: !fast}
-	if err := cfg.installFast(dir); err != nil {
+	if err := cfg.installBuilds(dir); err != nil {
 		t.Fatal(err)
 	}
 	if have, _ := filepath.Glob(filepath.Join(dir, HarnessDir, fastPrefix+"*")); fast != (len(have) == 1) {
@@ -326,7 +326,7 @@ func TestFastLoopFallsBackWithoutCompiler(t *testing.T) {
 	}
 	t.Setenv(FastEnv, "")
 	dir := pyAnswer(t, fortyBot)
-	if err := (PyConfig{Python: "/usr/bin/python3"}).installFast(dir); err != nil { // a stale build to take away
+	if err := (PyConfig{Python: "/usr/bin/python3"}).installBuilds(dir); err != nil { // a stale build to take away
 		t.Fatal(err)
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, HarnessDir, fastPrefix+"*")); len(m) != 1 {

@@ -34,7 +34,7 @@ func TestUnmeasuredLoopsLeaveBotTimeAlone(t *testing.T) {
 	var outs [2]string
 	for i, fast := range []bool{false, true} {
 		cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", PureHarness: !fast}
-		if err := cfg.installFast(dir); err != nil {
+		if err := cfg.installBuilds(dir); err != nil {
 			t.Fatal(err)
 		}
 		argv := cfg.argv()

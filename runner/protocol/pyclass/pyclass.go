@@ -142,9 +142,14 @@ func setup(class string, seed uint64, own, stats bool) []byte {
 // listClasses executes an answer (dir/bot.py) in the harness and returns its competing
 // classes in definition order, or the reason it has none (the answer's exception).
 func listClasses(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir string) ([]string, error) {
-	if err := cfg.installFast(dir); err != nil {
-		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's builds (its C loop, its compiled code): " + err.Error()}
+	if err := cfg.installBuilds(dir); err != nil {
+		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
+	return listInstalled(ctx, sb, cfg, dir)
+}
+
+// listInstalled is listClasses in a directory whose harness builds are in place.
+func listInstalled(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir string) ([]string, error) {
 	p, err := sandbox.StartLineProc(ctx, sb, cfg.spec(dir, nil))
 	if err != nil {
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}

@@ -32,10 +32,9 @@ import (
 
 // harnessCode is the harness compiled for one interpreter, or why there is none.
 type harnessCode struct {
-	file  string // pyclass.<cache tag>.pyc
-	pyc   []byte
-	why   string
-	stamp string // the interpreter's file as compiled for (interpreterStamp)
+	file string // pyclass.<cache tag>.pyc
+	pyc  []byte
+	why  string
 }
 
 // interpreterStamp names the file python is now (its link followed): another one behind
@@ -55,7 +54,30 @@ func interpreterStamp(python string) string {
 
 var codes struct {
 	sync.Mutex
-	by map[string]*harnessCode
+	by map[string]stamped[*harnessCode]
+}
+
+// stamped is a build for one interpreter file (interpreterStamp).
+type stamped[T any] struct {
+	build T
+	stamp string
+}
+
+// builtFor is by's build for python while python is the file it was made for, else a
+// new one from build, kept in by (the caller holds the lock that guards by): a daemon
+// that outlives an upgrade of the interpreter behind the configured path (3.11 to 3.13)
+// builds for the new one.
+func builtFor[T any](by *map[string]stamped[T], python string, build func() T) T {
+	stamp := interpreterStamp(python)
+	if s, ok := (*by)[python]; ok && s.stamp == stamp {
+		return s.build
+	}
+	if *by == nil {
+		*by = map[string]stamped[T]{}
+	}
+	s := stamped[T]{build: build(), stamp: stamp}
+	(*by)[python] = s
+	return s.build
 }
 
 // compileHarness compiles argv[1] into argv[2] for the code's file name argv[3] and prints
@@ -72,27 +94,19 @@ print(tag)`
 // codeFor is the harness compiled for python, made once per kothd process and
 // interpreter file.
 func codeFor(python string) *harnessCode {
-	stamp := interpreterStamp(python)
 	codes.Lock()
 	defer codes.Unlock()
-	if c := codes.by[python]; c != nil && c.stamp == stamp {
+	return builtFor(&codes.by, python, func() *harnessCode {
+		c, err := compileFor(python)
+		if err != nil {
+			c = &harnessCode{why: err.Error()}
+			fast.Lock()
+			log := buildLog()
+			fast.Unlock()
+			log.Info("pyclass harness: run from its source", "python", python, "why", c.why)
+		}
 		return c
-	}
-	if codes.by == nil {
-		codes.by = map[string]*harnessCode{}
-	}
-	c, err := compileFor(python)
-	if err == nil {
-		c.stamp = stamp
-	} else {
-		c = &harnessCode{why: err.Error(), stamp: stamp}
-		fast.Lock()
-		log := buildLog()
-		fast.Unlock()
-		log.Info("pyclass harness: run from its source", "python", python, "why", c.why)
-	}
-	codes.by[python] = c
-	return c
+	})
 }
 
 // compileFor compiles the harness with python.

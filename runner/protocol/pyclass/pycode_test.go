@@ -87,24 +87,12 @@ class FailBot(Bot):
 // runs) gets the harness compiled anew, for its own format, rather than the first one's,
 // which it would refuse as a bad magic number at every start.
 func TestCompiledHarnessFollowsTheInterpreter(t *testing.T) {
-	others, _ := filepath.Glob("/root/.pyenv/versions/3.1[23]*/bin/python3")
-	if len(others) == 0 {
-		t.Skip("no second Python 3 (pyenv's 3.12 or 3.13) on this host")
-	}
-	link := filepath.Join(t.TempDir(), "python3")
-	if err := os.Symlink("/usr/bin/python3", link); err != nil {
-		t.Fatal(err)
-	}
+	link, other, swap := interpreterSwap(t)
 	first := codeFor(link)
-	if err := os.Remove(link); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(others[0], link); err != nil {
-		t.Fatal(err)
-	}
+	swap()
 	second := codeFor(link)
 	if first.pyc == nil || second.pyc == nil || first.file == second.file {
-		t.Fatalf("compiled for %s as %q (%s), then for %s as %q (%s)", "/usr/bin/python3", first.file, first.why, others[0], second.file, second.why)
+		t.Fatalf("compiled for %s as %q (%s), then for %s as %q (%s)", "/usr/bin/python3", first.file, first.why, other, second.file, second.why)
 	}
 	dir := t.TempDir()
 	if err := InstallTestHarness(dir); err != nil {
@@ -122,5 +110,28 @@ func TestCompiledHarnessFollowsTheInterpreter(t *testing.T) {
 	cmd.Stdin = strings.NewReader(`{"class":"B","seed":1}` + "\n")
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), `"ready":true`) {
 		t.Fatalf("the second interpreter's harness: %v\n%s", err, out)
+	}
+}
+
+// interpreterSwap is a link to Debian's python3 and what points it at a second Python 3
+// instead (other: pyenv's 3.12 or 3.13; the test is skipped without one), as an upgrade
+// puts another interpreter file behind the configured path.
+func interpreterSwap(t *testing.T) (link, other string, swap func()) {
+	t.Helper()
+	others, _ := filepath.Glob("/root/.pyenv/versions/3.1[23]*/bin/python3")
+	if len(others) == 0 {
+		t.Skip("no second Python 3 (pyenv's 3.12 or 3.13) on this host")
+	}
+	link = filepath.Join(t.TempDir(), "python3")
+	if err := os.Symlink("/usr/bin/python3", link); err != nil {
+		t.Fatal(err)
+	}
+	return link, others[0], func() {
+		if err := os.Remove(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(others[0], link); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

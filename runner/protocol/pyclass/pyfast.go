@@ -53,16 +53,15 @@ func fastEnvOff() bool {
 
 // fastExt is the extension built for one interpreter, or why there is none.
 type fastExt struct {
-	file  string // file name in .harness: fastPrefix + the interpreter's suffix
-	so    []byte
-	why   string // when so is nil: why the pure-Python loop serves
-	stamp string // the interpreter's file as built for (interpreterStamp)
+	file string // file name in .harness: fastPrefix + the interpreter's suffix
+	so   []byte
+	why  string // when so is nil: why the pure-Python loop serves
 }
 
 var fast struct {
 	sync.Mutex
-	cache string              // where builds are kept (SetFastCache); "" = the system's temporary directory
-	exts  map[string]*fastExt // by interpreter
+	cache string                       // where builds are kept (SetFastCache); "" = the system's temporary directory
+	exts  map[string]stamped[*fastExt] // by interpreter
 	log   *slog.Logger
 }
 
@@ -94,37 +93,29 @@ func FastHarness(python string, pure bool) string {
 	return "C (" + e.file + ")"
 }
 
-// fastFor is python's build, made once per kothd process and interpreter file (the cache
-// makes it once per host): a daemon that outlives an upgrade of the interpreter behind the
-// configured path (3.11 to 3.13) builds for the new one, whose harnesses would otherwise
-// look for an extension of the new suffix, find none and run the Python loop.
+// fastFor is python's build, made once per kothd process and interpreter file (builtFor;
+// the cache makes it once per host): after an upgrade of the interpreter, its harnesses
+// would otherwise look for an extension of the new suffix, find none and run the Python
+// loop.
 func fastFor(python string) *fastExt {
-	stamp := interpreterStamp(python)
 	fast.Lock()
 	defer fast.Unlock()
-	if e := fast.exts[python]; e != nil && e.stamp == stamp {
+	return builtFor(&fast.exts, python, func() *fastExt {
+		cache := fast.cache
+		if cache == "" {
+			cache = filepath.Join(os.TempDir(), fmt.Sprintf("kothd-pyfast-%d", os.Getuid()))
+		}
+		e, err := buildFast(python, cache)
+		if err != nil {
+			e = &fastExt{why: err.Error()}
+		}
+		if e.so != nil {
+			buildLog().Info("pyclass harness: batch loop in C", "python", python, "extension", e.file)
+		} else {
+			buildLog().Info("pyclass harness: batch loop in Python", "python", python, "why", e.why)
+		}
 		return e
-	}
-	if fast.exts == nil {
-		fast.exts = map[string]*fastExt{}
-	}
-	cache := fast.cache
-	if cache == "" {
-		cache = filepath.Join(os.TempDir(), fmt.Sprintf("kothd-pyfast-%d", os.Getuid()))
-	}
-	e, err := buildFast(python, cache)
-	if err != nil {
-		e = &fastExt{why: err.Error()}
-	}
-	e.stamp = stamp
-	fast.exts[python] = e
-	log := buildLog()
-	if e.so != nil {
-		log.Info("pyclass harness: batch loop in C", "python", python, "extension", e.file)
-	} else {
-		log.Info("pyclass harness: batch loop in Python", "python", python, "why", e.why)
-	}
-	return e
+	})
 }
 
 // buildLog is where what kothd builds for an interpreter is said (SetFastCache's logger);
@@ -287,22 +278,23 @@ func lastWords(stderr string) string {
 // answer share a directory.
 var installMu sync.Mutex
 
-// installFast puts the C loop built for the configured interpreter beside the harness in
-// dir (or takes any away, when the pure-Python loop is to serve), and the harness compiled
-// for it (pycode.go): before each process's start, since the interpreter is the run's and
-// the directory may hold an earlier run's.
-func (c PyConfig) installFast(dir string) error {
-	var e *fastExt
+// installBuilds puts the C loop built for the configured interpreter beside the harness
+// in dir (or takes any away, when the pure-Python loop is to serve), and the harness
+// compiled for it (pycode.go): before each process's start, since the interpreter is the
+// run's and the directory may hold an earlier run's.
+func (c PyConfig) installBuilds(dir string) error {
+	e := &fastExt{}
 	if !c.PureHarness && !fastEnvOff() && c.Python != "" {
 		e = fastFor(c.Python)
 	}
 	installMu.Lock()
 	defer installMu.Unlock()
-	if err := c.installCode(dir); err != nil {
-		return err
+	err := c.installCode(dir)
+	if err == nil {
+		err = installBuilt(dir, fastPrefix+"*", e.file, e.so)
 	}
-	if e == nil {
-		e = &fastExt{}
+	if err != nil {
+		return fmt.Errorf("install the harness's builds (its C loop, its compiled code): %w", err)
 	}
-	return installBuilt(dir, fastPrefix+"*", e.file, e.so)
+	return nil
 }

@@ -260,8 +260,8 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 		fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
 		return false
 	}
-	if err := pool.cfg.installFast(b.Dir); err != nil {
-		fail(&engine.Fault{Outcome: engine.HostFault, Detail: "install the harness's builds (its C loop, its compiled code): " + err.Error()})
+	if err := pool.cfg.installBuilds(b.Dir); err != nil {
+		fail(&engine.Fault{Outcome: engine.HostFault, Detail: err.Error()})
 		return false
 	}
 	timeout, cut := pool.cfg.StartTimeout, false
