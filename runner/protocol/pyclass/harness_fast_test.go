@@ -153,7 +153,7 @@ func jsonLine(t *testing.T, cpu, wall float64, calls ...engine.Call) string {
 func harnessOutput(t *testing.T, dir, module, class string, lines []string, fast bool) (string, string) {
 	t.Helper()
 	cmd := harnessCmd(t, dir, module, fast)
-	in := string(setup(class, 11, false, true)) + "\n" + strings.Join(lines, "\n") + "\n"
+	in := string(setup(class, 11, false, 1)) + "\n" + strings.Join(lines, "\n") + "\n"
 	cmd.Stdin = strings.NewReader(in)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

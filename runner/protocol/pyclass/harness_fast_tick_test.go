@@ -75,7 +75,7 @@ func harnessSession(t *testing.T, dir, module, class string, fast bool) (io.Writ
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	if _, err := io.WriteString(in, string(setup(class, 11, false, true))+"\n"); err != nil {
+	if _, err := io.WriteString(in, string(setup(class, 11, false, 1))+"\n"); err != nil {
 		t.Fatal(err)
 	}
 	return in, bufio.NewReader(out), bufio.NewReader(errp)

@@ -45,7 +45,7 @@ def lines():
     seen.append(pyclass._in_call)
 r, w = os.pipe()
 sys.settrace(tracer)
-pyclass._serve(lines(), w, call)
+pyclass._serve(lines(), w, call, call)
 os.close(w)
 print(os.read(r, 4096).decode().strip(), seen)
 `)
@@ -87,7 +87,7 @@ def call(game, method, args):
     got.append((game, method, args))
     return sys.argv[2] if game == 5 and sys.argv[2] else game != 5
 r, w = os.pipe()
-pyclass._serve(iter([sys.argv[1].encode()]), w, call)
+pyclass._serve(iter([sys.argv[1].encode()]), w, call, call)
 os.close(w)
 print(got)
 print(os.read(r, 4096).decode().strip())

@@ -4,6 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,18 +16,24 @@ import (
 )
 
 // With MeasureHarnesses on, a pool's processes tell at its Close where their time went,
-// after the run's context has ended:
-// a bot that spends 30 ms of CPU in its own make_throw on each of four turns shows at
-// least most of that as bot code, inside the time in the game module's calls.
+// after the run's context has ended: a bot that spends 30 ms of CPU in its own code on
+// each of eight calls (its __init__, then make_throw on seven turns) shows at least most
+// of that as bot code, inside the time in the game module's calls. Every call costs the
+// same, so the two calls timed (statsEvery) scaled up are all eight.
 func TestHarnessStats(t *testing.T) {
 	dir := t.TempDir()
 	bot := `
 import time
+def burn():
+    t = time.process_time()
+    while time.process_time() - t < 0.03:
+        pass
 class Busy(Bot):
+    def __init__(self, *a):
+        super().__init__(*a)
+        burn()
     def make_throw(self, scores, last_round):
-        t = time.process_time()
-        while time.process_time() - t < 0.03:
-            pass
+        burn()
         yield False
 `
 	if err := os.WriteFile(filepath.Join(dir, "bot.py"), []byte(bot), 0o644); err != nil {
@@ -39,7 +48,7 @@ class Busy(Bot):
 	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: 5 * time.Second, StartTimeout: 20 * time.Second, MaxRestarts: 1}
 	pool := NewPyPool(sandbox.Unsandboxed{}, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "Busy"}, Dir: dir}})
 	calls := []engine.Call{{Bot: 0, Game: 1, Method: "new", Args: map[string]int{"seat": 0}}}
-	for range 4 {
+	for range 7 {
 		calls = append(calls, engine.Call{Bot: 0, Game: 1, Method: "start", Args: map[string]any{"throws": []int{3}, "scores": []int{0}, "last": false}})
 	}
 	// The run's context ends before the pool closes, as a cycle's does: the stats are
@@ -56,8 +65,52 @@ class Busy(Bot):
 	if got.Processes < 1 || got.BotTimed < 1 || got.Calls < int64(len(calls)) {
 		t.Fatalf("no stats counted: %+v", got)
 	}
-	if got.Bot < 60*time.Millisecond || got.InCalls < got.Bot || got.CPU < got.Ready || got.Ready <= 0 {
-		t.Errorf("stats %+v: want at least 60 ms of the bots' 120 ms in bot code, within the time in calls", got)
+	if got.Bot < 120*time.Millisecond || got.InCalls < got.Bot || got.CPU < got.Ready || got.Ready <= 0 {
+		t.Errorf("stats %+v: want at least 120 ms of the bots' 240 ms in bot code, within the time in calls", got)
+	}
+}
+
+// The harness times one call in n ("stats": n in its setup), the first and then every
+// n-th across batches, and says how many it timed: with n = 7, of 14 "new" calls and 14
+// "start" calls the 1st and 8th of each batch are timed, so a bot busy only in games 1
+// and 2 shows game 1's time (timed), not game 2's. Both loops alike.
+func TestStatsTimeOneCallInN(t *testing.T) {
+	t.Setenv(FastEnv, "")
+	dir := pyAnswer(t, `
+import time
+class Picky(Bot):
+    def make_throw(self, scores, last_round):
+        if scores[0] == 1:
+            t = time.process_time()
+            while time.process_time() - t < 0.02:
+                pass
+        yield False
+`)
+	var news, starts []engine.Call
+	for g := 1; g <= 14; g++ {
+		news = append(news, call(g, "new", intsArgs{0}))
+		busy := int32(0)
+		if g <= 2 {
+			busy = 1
+		}
+		starts = append(starts, call(g, "start", intsArgs{0, 1, 3, busy}))
+	}
+	lines := []string{packedLine(t, 1, 3, news...), packedLine(t, 1, 3, starts...), `{"stats":true}`}
+	stats := regexp.MustCompile(`"bot":([0-9.e+-]+),"n":28,"ns":4}}`)
+	for _, fast := range []bool{false, true} {
+		cmd := harnessCmd(t, dir, "forty", fast)
+		cmd.Stdin = strings.NewReader(string(setup("Picky", 11, false, statsEvery)) + "\n" + strings.Join(lines, "\n") + "\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("harness (fast %v): %v", fast, err)
+		}
+		m := stats.FindStringSubmatch(string(out))
+		if m == nil {
+			t.Fatalf("fast %v: no stats line of 28 calls, 4 timed:\n%s", fast, out)
+		}
+		if bot, _ := strconv.ParseFloat(m[1], 64); bot < 0.015 || bot >= 0.035 {
+			t.Errorf("fast %v: bot time %v s, want game 1's 0.02 s alone:\n%s", fast, bot, out)
+		}
 	}
 }
 
@@ -92,6 +145,11 @@ func TestParseStatsRejectsGarbage(t *testing.T) {
 	if h, ok := parseStats([]byte(`{"stats":{"ready":0.05,"cpu":0.5,"calls":0.2,"bot":null,"n":3}}`)); !ok || h.BotTimed != 0 {
 		t.Errorf("bot null read as %+v, %v", h, ok)
 	}
+	// One call in seven timed: the sample scaled up.
+	h, ok = parseStats([]byte(`{"stats":{"ready":0.05,"cpu":0.5,"calls":0.2,"bot":0.1,"n":1000,"ns":250}}`))
+	if !ok || h.Calls != 1000 || h.InCalls != 800*time.Millisecond || h.Bot != 400*time.Millisecond {
+		t.Errorf("a sampled line read as %+v, %v", h, ok)
+	}
 	for _, bad := range []string{
 		`{"b":"1"}`,
 		`{"stats":{"ready":-1,"cpu":0.5,"calls":0.2,"bot":0.1,"n":3}}`,
@@ -100,6 +158,9 @@ func TestParseStatsRejectsGarbage(t *testing.T) {
 		`{"stats":{"ready":0.1,"cpu":0.5,"calls":0.2,"bot":0.1,"n":-3}}`,
 		`{"stats":{"ready":"x","cpu":0.5,"calls":0.2,"bot":0.1,"n":3}}`,
 		`{"stats":[1,2]}`,
+		`{"stats":{"ready":0.1,"cpu":0.5,"calls":0.2,"bot":0.1,"n":3,"ns":4}}`,
+		`{"stats":{"ready":0.1,"cpu":0.5,"calls":0.2,"bot":0.1,"n":3,"ns":-1}}`,
+		`{"stats":{"ready":0.1,"cpu":0.5,"calls":900000,"bot":0.1,"n":3000,"ns":1}}`,
 		`{"stats":{"ready":0.1`,
 	} {
 		if h, ok := parseStats([]byte(bad)); ok {

@@ -40,7 +40,7 @@ func TestUnmeasuredLoopsLeaveBotTimeAlone(t *testing.T) {
 		argv := cfg.argv()
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = dir
-		cmd.Stdin = strings.NewReader(string(setup("Emptier", 11, false, false)) + "\n" + strings.Join(lines, "\n") + "\n")
+		cmd.Stdin = strings.NewReader(string(setup("Emptier", 11, false, 0)) + "\n" + strings.Join(lines, "\n") + "\n")
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Run(); err != nil {

@@ -128,14 +128,15 @@ func (c PyConfig) argv() []string {
 }
 
 // setup is the harness's first input line: which class to host (empty: list them), the
-// seed of its random modules, and whether it writes its stats line at the end (harness.go).
-func setup(class string, seed uint64, own, stats bool) []byte {
+// seed of its random modules, and whether it writes its stats line at the end, timing one
+// call in statsEvery (0: no stats; harness.go).
+func setup(class string, seed uint64, own bool, statsEvery int) []byte {
 	b, _ := json.Marshal(struct {
 		Class string `json:"class"`
 		Seed  uint64 `json:"seed"`
 		Own   bool   `json:"own,omitempty"`
-		Stats bool   `json:"stats,omitempty"`
-	}{class, seed, own, stats})
+		Stats int    `json:"stats,omitempty"`
+	}{class, seed, own, statsEvery})
 	return b
 }
 
@@ -155,7 +156,7 @@ func listInstalled(ctx context.Context, sb sandbox.Sandbox, cfg PyConfig, dir st
 		return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}
 	}
 	defer p.Close()
-	classes, f := handshake(p, setup("", 0, false, false), cfg.StartTimeout, false)
+	classes, f := handshake(p, setup("", 0, false, 0), cfg.StartTimeout, false)
 	if f != nil {
 		if err := hostIntact(dir); err != nil {
 			return nil, &engine.Fault{Outcome: engine.HostFault, Detail: err.Error()}

@@ -94,9 +94,15 @@ func cpuOf(pid int) time.Duration {
 // BenchmarkHarnessLoops is a forty tick of 256 packed calls ("start" and "next" in turn, as
 // the runner sends them) to a real harness process, unsandboxed, served by its C loop and
 // by its Python loop (pyfast.go): harness-cpu-ns/call is the harness process's CPU per call.
+// C-stats is the C loop with the stats kothd bench asks for (MeasureHarnesses), which time
+// one call in pyclass.py's MEASURE_EVERY.
 func BenchmarkHarnessLoops(b *testing.B) {
-	for _, loop := range []string{"C", "Python"} {
+	for _, loop := range []string{"C", "C-stats", "Python"} {
 		b.Run(loop, func(b *testing.B) {
+			if loop == "C-stats" {
+				MeasureHarnesses(true)
+				defer MeasureHarnesses(false)
+			}
 			const batch = 256
 			dir := pyAnswer(b, `
 class GoTo20Bot(Bot):
@@ -107,7 +113,7 @@ class GoTo20Bot(Bot):
 `)
 			cfg := fortyConfig(time.Second)
 			cfg.PureHarness = loop == "Python"
-			if loop == "C" && !strings.HasPrefix(FastHarness(cfg.Python, false), "C") {
+			if loop != "Python" && !strings.HasPrefix(FastHarness(cfg.Python, false), "C") {
 				b.Skip(FastHarness(cfg.Python, false))
 			}
 			pool := NewPyPool(sandbox.Unsandboxed{}, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "GoTo20Bot"}, Dir: dir}})

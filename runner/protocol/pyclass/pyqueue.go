@@ -275,8 +275,11 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 		return false
 	}
 	b.live.Store(proc)
-	measured := measureHarnesses.Load()
-	_, f := handshake(proc, setup(b.Name, b.Seed, pool.cfg.OwnMethods, measured), timeout, cut)
+	measured, every := measureHarnesses.Load(), 0
+	if measured {
+		every = statsEvery
+	}
+	_, f := handshake(proc, setup(b.Name, b.Seed, pool.cfg.OwnMethods, every), timeout, cut)
 	if f != nil {
 		proc.Close()
 		b.live.Store(nil)

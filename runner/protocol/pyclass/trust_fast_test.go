@@ -69,8 +69,8 @@ class Reserve(Bot):
     def make_throw(self, scores, last_round):
         e = _ext()
         if e is not None:
-            e.serve(in_fd=0, out_fd=2, call=print, request=print, fault=print, reply=print, globals={},
-                    measure=False, handler=None, fast=None, sched_fd=-1, timeout=KeyError)
+            e.serve(in_fd=0, out_fd=2, call=print, timed=print, request=print, fault=print, reply=print, globals={},
+                    measure=0, handler=None, fast=None, sched_fd=-1, timeout=KeyError)
         raise RuntimeError("reserve")
         yield True
 

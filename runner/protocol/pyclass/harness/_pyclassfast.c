@@ -735,15 +735,17 @@ done:
 
 /* ---- serve ---- */
 
-static PyObject *s_in_calls, *s_n_calls;
+static PyObject *s_in_calls, *s_n_calls, *s_n_sampled;
 
 typedef struct {
-    PyObject *call, *fault, *reply;
+    PyObject *call, *timed, *fault, *reply; /* timed serves the sampled calls */
     Forty forty;
-    int measure;
+    int measure;        /* time one call in this many (0: none; pyclass.py's MEASURE_EVERY) */
+    long long seen;     /* calls served since the loop started, for the sampling */
+    Py_ssize_t batch_sampled; /* calls timed in the batch being served */
     PyObject *globals, *bot_time;
     double in_calls_total;
-    long long n_calls;
+    long long n_calls, n_sampled;
     /* the batch's replies: a boolean's character, or the reply's JSON text */
     char *bools;
     PyObject **texts;
@@ -783,6 +785,9 @@ static int one_call(Loop *L, Py_ssize_t k, PyObject *game, PyObject *method, int
        read when none came. */
     if (PyErr_CheckSignals() < 0)
         return -1;
+    int timed = L->measure > 0 && L->seen++ % L->measure == 0;
+    if (timed)
+        L->batch_sampled++;
     S.call_cpu0 = S.last_cpu;
     S.call_wall0 = *now;
     S.in_call = 1;
@@ -790,10 +795,10 @@ static int one_call(Loop *L, Py_ssize_t k, PyObject *game, PyObject *method, int
     int served = 0;
     double end = 0;
     if (forty_kind)
-        served = forty_call(&L->forty, game, forty_kind == 2, args, L->measure, &r, &end);
+        served = forty_call(&L->forty, game, forty_kind == 2, args, timed, &r, &end);
     if (served == 0) {
         PyObject *cargs[3] = {game, method, args};
-        r = PyObject_Vectorcall(L->call, cargs, 3, NULL);
+        r = PyObject_Vectorcall(timed ? L->timed : L->call, cargs, 3, NULL);
     }
     if (r) {
         *now = end > 0 ? end : monotonic();
@@ -809,7 +814,7 @@ static int one_call(Loop *L, Py_ssize_t k, PyObject *game, PyObject *method, int
     S.in_call = 0;
     L->texts[k] = NULL;
     if (r) {
-        if (L->measure)
+        if (timed)
             *in_calls += *now - S.call_wall0;
         if (r == Py_True)
             L->bools[k] = '1';
@@ -859,7 +864,7 @@ fault:;
         return -1;
     L->texts[k] = t;
     *now = monotonic();
-    if (L->measure)
+    if (timed)
         *in_calls += *now - S.call_wall0;
     return 0;
 }
@@ -895,9 +900,11 @@ static int reply_line(Loop *L, Py_ssize_t n, Py_ssize_t other) {
     return out_put("]}\n", 3);
 }
 
-/* pyclass.py's _count_batch, into the module's _in_calls and _n_calls (its stats line). */
+/* pyclass.py's _count_batch, into the module's _in_calls, _n_calls and _n_sampled (its
+   stats line). */
 static int count_batch(Loop *L, Py_ssize_t n, double in_calls, double span, double bot0) {
     L->n_calls += n;
+    L->n_sampled += L->batch_sampled;
     double waited = S.sched_fd >= 0 ? (sched_wait() - S.batch_wait0) / 1e9 : 0.0;
     double keep = 1.0;
     if (span > 0 && waited > 0) {
@@ -919,10 +926,15 @@ static int count_batch(Loop *L, Py_ssize_t n, double in_calls, double span, doub
             return -1;
         PyList_SetItem(L->bot_time, 0, v);
     }
-    PyObject *ic = PyFloat_FromDouble(L->in_calls_total), *nc = PyLong_FromLongLong(L->n_calls);
-    int r = (ic && nc && PyDict_SetItem(L->globals, s_in_calls, ic) == 0 && PyDict_SetItem(L->globals, s_n_calls, nc) == 0) ? 0 : -1;
+    PyObject *ic = PyFloat_FromDouble(L->in_calls_total), *nc = PyLong_FromLongLong(L->n_calls),
+             *ns = PyLong_FromLongLong(L->n_sampled);
+    int r = (ic && nc && ns && PyDict_SetItem(L->globals, s_in_calls, ic) == 0 &&
+             PyDict_SetItem(L->globals, s_n_calls, nc) == 0 && PyDict_SetItem(L->globals, s_n_sampled, ns) == 0)
+                ? 0
+                : -1;
     Py_XDECREF(ic);
     Py_XDECREF(nc);
+    Py_XDECREF(ns);
     return r;
 }
 
@@ -941,6 +953,7 @@ static int batch(Loop *L, int out_fd, double limit, double wall, Packed *pk, PyO
     if (limit != S.limit || wall != S.wall)
         if (arm(limit, wall) < 0)
             return -1;
+    L->batch_sampled = 0;
     if (wall > 0 || L->measure)
         S.batch_wait0 = sched_wait();
     double bot0 = 0;
@@ -1033,7 +1046,7 @@ static int batch(Loop *L, int out_fd, double limit, double wall, Packed *pk, PyO
     if (reply_line(L, n, other) < 0 || out_write(out_fd) < 0)
         goto fail;
     drop_texts(L, n);
-    if (L->measure && count_batch(L, n, in_calls, now - batch0, bot0) < 0)
+    if (L->measure > 0 && count_batch(L, n, in_calls, now - batch0, bot0) < 0)
         return -1;
     return 0;
 fail:
@@ -1068,13 +1081,18 @@ static int get_forty(Loop *L, PyObject *fast, PyObject *handler) {
 }
 
 static PyObject *serve(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"in_fd", "out_fd", "call", "request", "fault", "reply", "globals",
+    static char *kwlist[] = {"in_fd", "out_fd", "call", "timed", "request", "fault", "reply", "globals",
                              "measure", "handler", "fast", "sched_fd", "timeout", NULL};
     int in_fd, out_fd, measure, sched_fd;
-    PyObject *call, *request, *fault, *reply, *globals, *handler, *fast, *timeout;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "iiOOOOO!pOOiO", kwlist, &in_fd, &out_fd, &call, &request, &fault,
-                                     &reply, &PyDict_Type, &globals, &measure, &handler, &fast, &sched_fd, &timeout))
+    PyObject *call, *timed, *request, *fault, *reply, *globals, *handler, *fast, *timeout;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "iiOOOOOO!iOOiO", kwlist, &in_fd, &out_fd, &call, &timed, &request,
+                                     &fault, &reply, &PyDict_Type, &globals, &measure, &handler, &fast, &sched_fd,
+                                     &timeout))
         return NULL;
+    if (measure < 0) {
+        PyErr_SetString(PyExc_ValueError, "measure must be 0 or more");
+        return NULL;
+    }
     if (S.serving) {
         PyErr_SetString(PyExc_RuntimeError, "the harness is serving already");
         return NULL;
@@ -1087,11 +1105,12 @@ static PyObject *serve(PyObject *self, PyObject *args, PyObject *kw) {
     /* Held for the loop: the caller's references (its keyword dict, the harness's globals)
        are within the bot's reach (gc), and what they name is called on every batch. */
     Py_INCREF(call);
+    Py_INCREF(timed);
     Py_INCREF(request);
     Py_INCREF(fault);
     Py_INCREF(reply);
     Py_INCREF(globals);
-    Loop L = {.call = call, .fault = fault, .reply = reply, .measure = measure, .globals = globals};
+    Loop L = {.call = call, .timed = timed, .fault = fault, .reply = reply, .measure = measure, .globals = globals};
     Py_INCREF(timeout);
     Py_XSETREF(CallTimeout, timeout);
     S.sched_fd = sched_fd;
@@ -1164,6 +1183,7 @@ out:
     Py_XDECREF(L.forty.lost);
     Py_XDECREF(L.bot_time);
     Py_DECREF(call);
+    Py_DECREF(timed);
     Py_DECREF(request);
     Py_DECREF(fault);
     Py_DECREF(reply);
@@ -1191,7 +1211,8 @@ PyMODINIT_FUNC PyInit__pyclassfast(void) {
     if (!(s_bot = PyUnicode_InternFromString("bot")) || !(s_turn = PyUnicode_InternFromString("turn")) ||
         !(s_update_state = PyUnicode_InternFromString("update_state")) ||
         !(s_make_throw = PyUnicode_InternFromString("make_throw")) ||
-        !(s_in_calls = PyUnicode_InternFromString("_in_calls")) || !(s_n_calls = PyUnicode_InternFromString("_n_calls")))
+        !(s_in_calls = PyUnicode_InternFromString("_in_calls")) || !(s_n_calls = PyUnicode_InternFromString("_n_calls")) ||
+        !(s_n_sampled = PyUnicode_InternFromString("_n_sampled")))
         return NULL;
     return PyModule_Create(&module);
 }

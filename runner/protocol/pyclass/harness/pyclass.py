@@ -48,15 +48,20 @@ started, so a call always gets its whole limit). ITIMER_REAL fires every wall li
 a call runs it re-arms itself for what that call has left (a call's start is read from the
 cheap monotonic clock), so a call is interrupted once it has taken the wall limit.
 
-Where the process's time goes (when the setup line has "stats": true, as the runner's does):
+Where the process's time goes (when the setup line has "stats": n, as kothd bench's does):
 asked {"stats": true} (instead of a batch, once the batches are done), the harness answers
-  {"stats": {"ready": s, "cpu": s, "calls": s, "bot": s or null, "n": calls}}
+  {"stats": {"ready": s, "cpu": s, "calls": s, "bot": s or null, "n": calls, "ns": calls}}
 ready: the process's CPU time when it was ready (interpreter, harness, the answer's import);
-cpu: its CPU time at the end; calls: the time spent inside the game module's Handler.call;
-bot: of that, inside the bot's own methods, when the game module measures it (its Handler
-has a timed_call, served instead of call, which adds to bot_time[0]; else null). Both are monotonic-clock time (a vDSO read, no system call), less the
-thread's wait for a CPU within each batch in proportion (schedstat): CPU time per call
-would cost two system calls per call. They are the bot's word, for kothd bench only.
+cpu: its CPU time at the end; n: the calls it served; calls: the time spent inside the game
+module's Handler.call in the ns calls timed; bot: of that, inside the bot's own methods,
+when the game module measures it (its Handler has a timed_call, served instead of call for
+the calls timed, which adds to bot_time[0]; else null). Both are monotonic-clock time (a vDSO read, no system call), less the thread's wait
+for a CPU within each batch in proportion (schedstat): CPU time per call would cost two
+system calls per call. They are the bot's word, for kothd bench only. Only one call in n
+is timed (the first, then every n-th; "stats": true is every call): timing every call cost
+the C loop about 120 ns a call (a fifth more CPU per call in BenchmarkHarnessLoops, some
+3 % of a forty run's CPU), which the bench then reported of a daemon that never measures;
+the runner scales the sample up by n / ns.
 
 Protocol I/O goes through the file descriptors directly: at most one read(2) per batch (one
 brings every line already queued; a long line takes one per pipe-full) and one write(2) per
@@ -111,9 +116,10 @@ _last_cpu = 0.0    # the process's CPU time at the last tick (or the batch's sta
 _call_cpu0 = 0.0   # _last_cpu when the running call started: at most one tick before it
 _call_wall0 = 0.0  # monotonic time when the running call started
 _by_wall = False   # the running call was stopped by the wall clock, not its CPU time
-_in_calls = 0.0    # seconds spent inside Handler.call, the batches' waits for a CPU taken out
+_in_calls = 0.0    # seconds inside the timed calls of Handler.call, the batches' waits for a CPU taken out
 bot_time = [0.0]   # of that, inside the bot's own methods (added by the Handler's timed_call,
                    # if it has one; see the stats line in the module's docstring)
+_n_sampled = 0     # calls timed for the stats (see the docstring), of _n_calls
 
 
 def _on_prof(signum, frame):
@@ -586,23 +592,28 @@ def main():
     signal.signal(signal.SIGALRM, _on_alarm if _fast is None else _fast.on_alarm)
     ready = time.process_time()
     _send(proto_out, {"ready": True, "classes": [class_name]})
+    # call serves the batches; timed (the Handler's timed_call where it has one) the
+    # calls sampled for the stats.
     stats, call = None, handler.call
+    timed = call
     if setup.get("stats"):
-        timed = getattr(handler, "timed_call", None)
-        if timed is not None:
-            call = timed
+        timed = getattr(handler, "timed_call", None) or call
+        measures_bot = timed is not call
 
         def stats():
-            bot = bot_time[0] if timed is not None else None
-            return {"stats": {"ready": ready, "cpu": time.process_time(), "calls": _in_calls, "bot": bot, "n": _n_calls}}
+            bot = bot_time[0] if measures_bot else None
+            return {"stats": {"ready": ready, "cpu": time.process_time(), "calls": _in_calls, "bot": bot,
+                              "n": _n_calls, "ns": _n_sampled}}
+    # The setup's "stats" is n: one call in n is timed (true: every call).
+    measure = max(1, int(setup["stats"])) if stats is not None else 0
     if _fast is not None:
         # The C loop's arguments. A game module's Handler may name a dispatch the C loop
         # serves itself (FAST: forty's hot calls), without its call's frame.
-        return dict(in_fd=proto_in, out_fd=proto_out, call=call,
+        return dict(in_fd=proto_in, out_fd=proto_out, call=call, timed=timed,
                     request=lambda line: _request(line, proto_out, stats), fault=_fault_reply,
-                    reply=_reply, globals=globals(), measure=stats is not None, handler=handler,
+                    reply=_reply, globals=globals(), measure=measure, handler=handler,
                     fast=getattr(handler, "FAST", None), sched_fd=_sched_fd, timeout=CallTimeout)
-    return lines, proto_out, call, stats
+    return lines, proto_out, call, timed, stats, measure
 
 
 def _not_own(mod, cls, name):
@@ -692,13 +703,15 @@ def _calls(req):
 _n_calls = 0  # calls served
 
 
-def _serve(lines, proto_out, call, stats=None):
+def _serve(lines, proto_out, plain, timed, stats=None, every=0):
     """The batch loop: one decode and one write per batch, the timers armed for the batch's
     limits (see Time in the module's docstring). With stats, a request {"stats": true} is
-    answered with the stats line."""
+    answered with the stats line, and one call in every (the first, then every every-th) is
+    timed, served by timed."""
     global _in_call, _call_cpu0, _call_wall0, _by_wall, _batch_wait0, _in_calls, _n_calls
     monotonic = time.monotonic
-    measure = stats is not None  # the time in calls is summed only when it is asked for
+    measure = every > 0  # the time in calls is summed only when it is asked for
+    seen = 0  # calls served, for the sampling
     try:
         for line in lines:
             req = _loads(line.decode("utf-8"))
@@ -713,12 +726,16 @@ def _serve(lines, proto_out, call, stats=None):
                 _batch_wait0 = _sched_wait()
             bot0 = bot_time[0] if measure else 0.0  # the bot's list (in its reach): read only when asked for
             in_calls = 0.0
+            sampled = 0  # calls timed in this batch
             replies = []
             add = replies.append
             other = 0  # replies that are not a boolean result
             calls = _calls(req)
             now = batch0 = monotonic()
             for game, method, args in calls:
+                timing = measure and seen % every == 0
+                seen += 1
+                sampled += timing
                 try:
                     try:
                         # A call starts when the one before it ended: one clock read per
@@ -727,7 +744,7 @@ def _serve(lines, proto_out, call, stats=None):
                         # wall limit of seconds.
                         _call_cpu0, _call_wall0 = _last_cpu, now
                         _in_call = True
-                        r = call(game, method, args)
+                        r = (timed if timing else plain)(game, method, args)
                         now = monotonic()
                         if _wall > 0 and now - _call_wall0 >= _wall and now - _call_wall0 - _host_wait() >= _wall:
                             # It ended as its wall limit ran out, before the alarm (which
@@ -737,7 +754,7 @@ def _serve(lines, proto_out, call, stats=None):
                             raise CallTimeout()
                     finally:
                         _in_call = False
-                    if measure:
+                    if timing:
                         in_calls += now - _call_wall0
                     if r is True:
                         add("1")
@@ -759,11 +776,11 @@ def _serve(lines, proto_out, call, stats=None):
                     add(_fault_reply(e, limit, wall, by_wall))
                 other += 1
                 now = monotonic()
-                if measure:
+                if timing:
                     in_calls += now - _call_wall0
             _send_replies(proto_out, replies, other)
             if measure:
-                _count_batch(len(calls), in_calls, now - batch0, bot0)
+                _count_batch(len(calls), sampled, in_calls, now - batch0, bot0)
     finally:
         _disarm()
 
@@ -786,13 +803,14 @@ def _fault_reply(e, limit, wall, by_wall):
     return _fault("crash", _describe(e))
 
 
-def _count_batch(n, in_calls, span, bot0):
-    """Adds a batch's calls to the stats: the time inside them (and the game module's
-    bot_time since bot0) less their part of the thread's wait for a CPU over the batch,
-    in proportion (a host that kept the harness from a CPU inside a call is not the call's
-    work)."""
-    global _in_calls, _n_calls
+def _count_batch(n, sampled, in_calls, span, bot0):
+    """Adds a batch's n calls to the stats, sampled of them timed: the time inside those
+    (and the game module's bot_time since bot0) less their part of the thread's wait for a
+    CPU over the batch, in proportion (a host that kept the harness from a CPU inside a call
+    is not the call's work)."""
+    global _in_calls, _n_calls, _n_sampled
     _n_calls += n
+    _n_sampled += sampled
     waited = (_sched_wait() - _batch_wait0) / 1e9 if _sched_fd >= 0 else 0.0
     keep = 1.0 - min(max(waited / span, 0.0), 1.0) if span > 0 and waited > 0 else 1.0
     _in_calls += in_calls * keep
