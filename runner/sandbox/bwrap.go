@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // SandboxDir is where a bot's own directory appears inside the bwrap sandbox: its working
@@ -271,7 +273,7 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 	}
 	// bwrap writes {"exit-code": n} to fd 3 once its command has run and ended; a file
 	// that lacks it after a normal exit means the sandbox itself failed (sandboxFailed).
-	status, err := unlinkedTemp(statusPrefix, nil)
+	status, err := scratchFile(statusPrefix, nil)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox bwrap: status file: %w", err)
 	}
@@ -283,7 +285,7 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 	for _, o := range options {
 		optData = append(append(optData, o...), 0)
 	}
-	optFile, err := unlinkedTemp("kothd-bwrap-args-", optData)
+	optFile, err := scratchFile("kothd-bwrap-args-", optData)
 	if err != nil {
 		status.Close()
 		return nil, fmt.Errorf("sandbox bwrap: argument file: %w", err)
@@ -291,7 +293,7 @@ func (b *Bwrap) Command(ctx context.Context, spec ProcSpec) (*Process, error) {
 	files := []*os.File{status, optFile} // fds 3 and 4
 	if filter := b.filter(spec); filter != nil {
 		// fd 5, read by bwrap (--seccomp 5 in args) and closed before the command runs.
-		f, err := unlinkedTemp("kothd-bwrap-seccomp-", filter)
+		f, err := scratchFile("kothd-bwrap-seccomp-", filter)
 		if err != nil {
 			status.Close()
 			optFile.Close()
@@ -409,14 +411,22 @@ func sealInheritedFDs() {
 	}
 }
 
-// unlinkedTemp returns a temporary file holding data, positioned at its start, whose
-// name is already gone. It closes when the *os.File is garbage (the exec.Cmd holding it).
-func unlinkedTemp(prefix string, data []byte) (*os.File, error) {
-	f, err := os.CreateTemp("", prefix+"*")
-	if err != nil {
-		return nil, err
+// scratchFile returns a file holding data, positioned at its start, that no directory
+// names: a memfd, or an unlinked temporary file where the kernel refuses one. A sandbox
+// takes three (bwrap's status, its options, the seccomp program): in memory, a full or
+// slow /tmp neither fails nor slows a sandbox's start, and no filesystem allocates and
+// frees their inodes (on ext4, a search past recently deleted inodes). It closes when the
+// *os.File is garbage (the exec.Cmd holding it).
+func scratchFile(name string, data []byte) (*os.File, error) {
+	var f *os.File
+	if fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC); err == nil {
+		f = os.NewFile(uintptr(fd), name)
+	} else {
+		if f, err = os.CreateTemp("", name+"*"); err != nil {
+			return nil, err
+		}
+		_ = os.Remove(f.Name())
 	}
-	_ = os.Remove(f.Name())
 	if len(data) > 0 {
 		if _, err := f.Write(data); err != nil {
 			f.Close()

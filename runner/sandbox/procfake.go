@@ -18,7 +18,7 @@ import (
 // directory, so no /tmp cleaner can remove it and no other process can change it (the
 // seals forbid writes even through /proc/<daemon>/fd). Each sandbox gets a fresh
 // read-only description of it (opened through /proc/self/fd), positioned at its start.
-// Where memfd cannot be made, each sandbox gets an unlinked temporary file instead.
+// Where a sealed memfd cannot be made, each sandbox gets a scratch file instead.
 type fakeProc struct {
 	path string   // the file of /proc it stands for, e.g. /proc/stat
 	data []byte   // its constant content
@@ -92,7 +92,7 @@ func (p *fakeProc) open() (*os.File, error) {
 			return f, nil
 		}
 	}
-	return unlinkedTemp("kothd-proc-", p.data)
+	return scratchFile("kothd-proc-", p.data)
 }
 
 // constantStat is /proc/stat with nothing that moves: every number of every line zeroed,
