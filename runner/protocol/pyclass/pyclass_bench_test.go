@@ -95,7 +95,7 @@ func cpuOf(pid int) time.Duration {
 // the runner sends them) to a real harness process, unsandboxed, served by its C loop and
 // by its Python loop (pyfast.go): harness-cpu-ns/call is the harness process's CPU per call.
 // C-stats is the C loop with the stats kothd bench asks for (MeasureHarnesses), which time
-// one call in pyclass.py's MEASURE_EVERY.
+// one call in statsEvery (harness.go).
 func BenchmarkHarnessLoops(b *testing.B) {
 	for _, loop := range []string{"C", "C-stats", "Python"} {
 		b.Run(loop, func(b *testing.B) {

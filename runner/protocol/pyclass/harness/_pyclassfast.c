@@ -740,7 +740,7 @@ static PyObject *s_in_calls, *s_n_calls, *s_n_sampled;
 typedef struct {
     PyObject *call, *timed, *fault, *reply; /* timed serves the sampled calls */
     Forty forty;
-    int measure;        /* time one call in this many (0: none; pyclass.py's MEASURE_EVERY) */
+    int measure;        /* time one call in this many (0: none; the setup line's "stats") */
     long long seen;     /* calls served since the loop started, for the sampling */
     Py_ssize_t batch_sampled; /* calls timed in the batch being served */
     PyObject *globals, *bot_time;
