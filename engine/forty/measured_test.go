@@ -33,12 +33,16 @@ func (r *recorder) Exchange(ctx context.Context, calls []engine.Call) []engine.R
 }
 
 // kothd bench has the harnesses serve Handler.timed_call (the bots' code timed) instead of
-// call: the bots must get the same calls and give the same replies, failures and their
-// descriptions included, and the table must be the same.
+// call for the calls it samples: the bots must get the same calls and give the same
+// replies, failures and their descriptions included, and the table must be the same. The
+// measured run here times every call (MeasureHarnessesEvery(1)), so that every reply goes
+// through timed_call.
 func TestMeasuredHarnessRepliesAlike(t *testing.T) {
 	bots := prepare(t)
 	play := func(measured bool) (*forty.Tally, string) {
-		pyclass.MeasureHarnesses(measured)
+		if measured {
+			pyclass.MeasureHarnessesEvery(1)
+		}
 		defer pyclass.MeasureHarnesses(false)
 		rec := &recorder{pool: pyclass.NewPyPool(sandbox.Unsandboxed{}, pyConfig(), bots)}
 		defer rec.pool.Close()

@@ -419,7 +419,13 @@ func sealInheritedFDs() {
 // *os.File is garbage (the exec.Cmd holding it).
 func scratchFile(name string, data []byte) (*os.File, error) {
 	var f *os.File
-	if fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC); err == nil {
+	// MFD_NOEXEC_SEAL first: kernels 6.3 to 6.8 with vm.memfd_noexec=2 refuse a memfd
+	// without it (later ones seal it themselves); kernels before 6.3 do not know it.
+	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC|unix.MFD_NOEXEC_SEAL)
+	if err != nil {
+		fd, err = unix.MemfdCreate(name, unix.MFD_CLOEXEC)
+	}
+	if err == nil {
 		f = os.NewFile(uintptr(fd), name)
 	} else {
 		if f, err = os.CreateTemp("", name+"*"); err != nil {

@@ -91,7 +91,8 @@ func benchSandboxLaunch(b *testing.B, sb Sandbox) {
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(runs)), "cpu-ms/op")
 			// Every CPU's busy time over the loop, per launch: the launched processes',
 			// the daemon's side (this process) and what the kernel does for them
-			// elsewhere (docs/benchmarks.md has the figures).
+			// elsewhere (docs/benchmarks.md has the figures), but also whatever else the
+			// machine runs meanwhile: a figure of an idle machine only.
 			b.ReportMetric(float64((machineBusy(b)-busy0).Microseconds())/1000/float64(len(runs)), "machine-cpu-ms/op")
 			// The daemon's side: this process's own CPU (its cgroup, files, the start).
 			var ru1 syscall.Rusage

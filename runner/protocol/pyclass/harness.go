@@ -30,12 +30,24 @@ type HarnessTimes struct {
 // statsEvery: a measured harness times one call in this many (parseStats).
 const statsEvery = 7
 
-// measureHarnesses: the processes started from now on tell their times (kothd bench turns
-// it on; a daemon's runs neither pay for the figures nor wait for them at their end).
-var measureHarnesses atomic.Bool
+// measureHarnesses: the processes started from now on tell their times, timing one call
+// in this many (0: no stats; kothd bench turns them on; a daemon's runs neither pay for
+// the figures nor wait for them at their end).
+var measureHarnesses atomic.Int32
 
 // MeasureHarnesses turns the harnesses' stats on or off for the processes started after it.
-func MeasureHarnesses(on bool) { measureHarnesses.Store(on) }
+func MeasureHarnesses(on bool) {
+	if on {
+		MeasureHarnessesEvery(statsEvery)
+	} else {
+		MeasureHarnessesEvery(0)
+	}
+}
+
+// MeasureHarnessesEvery turns the stats on, timing one call in n, for the processes
+// started after it (0: off). A test that must see every call through the game module's
+// timed_call asks for 1.
+func MeasureHarnessesEvery(n int) { measureHarnesses.Store(int32(max(n, 0))) }
 
 var harnessTotals struct {
 	sync.Mutex
@@ -129,7 +141,7 @@ func parseStats(line []byte) (HarnessTimes, bool) {
 	}
 	scale := 1.0
 	if s.NS != nil {
-		if *s.NS < 0 || *s.NS > s.N {
+		if *s.NS < 0 || *s.NS > s.N || *s.NS == 0 && s.N > 0 { // the first call is always timed
 			return HarnessTimes{}, false
 		}
 		if *s.NS > 0 {

@@ -275,10 +275,8 @@ func (b *pyProc) start(ctx context.Context, pool *PyPool, fail func(*engine.Faul
 		return false
 	}
 	b.live.Store(proc)
-	measured, every := measureHarnesses.Load(), 0
-	if measured {
-		every = statsEvery
-	}
+	every := int(measureHarnesses.Load())
+	measured := every > 0
 	_, f := handshake(proc, setup(b.Name, b.Seed, pool.cfg.OwnMethods, every), timeout, cut)
 	if f != nil {
 		proc.Close()
