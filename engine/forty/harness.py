@@ -187,9 +187,9 @@ class Handler:
         """call, with the time inside the bot's own methods added to pyclass.bot_time (for
         kothd bench's split of the bots' CPU; the harness serves it instead of call for the
         calls it times when the runner asks for its stats): a monotonic clock read (vDSO, no
-        system call) on each
-        side of the bot's code. A copy of call's hot path rather than a flag in it: the reads
-        cost a fifth of call's own work, which a run that does not measure should not pay."""
+        system call) on each side of the bot's code. A copy of call's hot path rather than a
+        flag in it: the reads cost a fifth of call's own work, which a call not timed should
+        not pay."""
         if method == "next" or method == "start":
             g = self.games.get(game)
             if g is None:

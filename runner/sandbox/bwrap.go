@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // SandboxDir is where a bot's own directory appears inside the bwrap sandbox: its working
@@ -409,41 +406,6 @@ func sealInheritedFDs() {
 			_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, syscall.FD_CLOEXEC)
 		}
 	}
-}
-
-// scratchFile returns a file holding data, positioned at its start, that no directory
-// names: a memfd, or an unlinked temporary file where the kernel refuses one. A sandbox
-// takes three (bwrap's status, its options, the seccomp program): in memory, a full or
-// slow /tmp neither fails nor slows a sandbox's start, and no filesystem allocates and
-// frees their inodes (on ext4, a search past recently deleted inodes). It closes when the
-// *os.File is garbage (the exec.Cmd holding it).
-func scratchFile(name string, data []byte) (*os.File, error) {
-	var f *os.File
-	// MFD_NOEXEC_SEAL first: kernels 6.3 to 6.8 with vm.memfd_noexec=2 refuse a memfd
-	// without it (later ones seal it themselves); kernels before 6.3 do not know it.
-	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC|unix.MFD_NOEXEC_SEAL)
-	if err != nil {
-		fd, err = unix.MemfdCreate(name, unix.MFD_CLOEXEC)
-	}
-	if err == nil {
-		f = os.NewFile(uintptr(fd), name)
-	} else {
-		if f, err = os.CreateTemp("", name+"*"); err != nil {
-			return nil, err
-		}
-		_ = os.Remove(f.Name())
-	}
-	if len(data) > 0 {
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			return nil, err
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
-	return f, nil
 }
 
 // args builds bwrap's options and the command it runs for one process, whose bot runs as

@@ -64,12 +64,9 @@ func makeFakeProcs() []*fakeProc {
 // sealedMemfd returns a memfd holding data that nothing can change any more, or nil when
 // the kernel refuses one.
 func sealedMemfd(name string, data []byte) *os.File {
-	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING|unix.MFD_NOEXEC_SEAL)
+	fd, err := memfdCreate(name, unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
-		// Kernels before 6.3 know no MFD_NOEXEC_SEAL.
-		if fd, err = unix.MemfdCreate(name, unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING); err != nil {
-			return nil
-		}
+		return nil
 	}
 	f := os.NewFile(uintptr(fd), name)
 	seals := unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE | unix.F_SEAL_SEAL

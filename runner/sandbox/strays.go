@@ -147,16 +147,15 @@ func (cg *sandboxCgroup) sweepStrays(killed map[int]bool) (found bool, pidfds []
 // them, the host is out of descriptors) it returns -1, having sent a plain kill(2) unless
 // the process is gone.
 func killPidfd(pid int) int {
-	const sysPidfdOpen, sysPidfdSendSignal = 434, 424
-	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
-	if errno != 0 {
-		if errno != syscall.ESRCH {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		if err != unix.ESRCH {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		return -1
 	}
-	_, _, _ = syscall.Syscall6(sysPidfdSendSignal, fd, uintptr(syscall.SIGKILL), 0, 0, 0, 0)
-	return int(fd)
+	_ = unix.PidfdSendSignal(fd, syscall.SIGKILL, nil, 0)
+	return fd
 }
 
 // killPid kills one process through a pidfd (killPidfd), without waiting for it.

@@ -120,7 +120,7 @@ class Chain(Bot):
 	if procs := sandboxProcs(t, pool, 0); len(procs) != 3 {
 		t.Fatalf("the chain went on after the sweep: %d processes, want 3: %v", len(procs), procs)
 	}
-	// The limit is back: the harness's own next call may fork.
+	// The harness answers on, and the sandbox's process limit is back (not the sweep's 0).
 	if r := pool.Exchange(ctx, []engine.Call{newCall(2), startCall(2)}); r[1].Fault != nil {
 		t.Fatalf("the harness after the chain was killed: %v", r[1].Fault)
 	}

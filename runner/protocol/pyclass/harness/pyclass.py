@@ -55,13 +55,13 @@ ready: the process's CPU time when it was ready (interpreter, harness, the answe
 cpu: its CPU time at the end; n: the calls it served; calls: the time spent inside the game
 module's Handler.call in the ns calls timed; bot: of that, inside the bot's own methods,
 when the game module measures it (its Handler has a timed_call, served instead of call for
-the calls timed, which adds to bot_time[0]; else null). Both are monotonic-clock time (a vDSO read, no system call), less the thread's wait
-for a CPU within each batch in proportion (schedstat): CPU time per call would cost two
-system calls per call. They are the bot's word, for kothd bench only. Only one call in n
-is timed (the first, then every n-th; "stats": true is every call): timing every call cost
-the C loop about 120 ns a call (a fifth more CPU per call in BenchmarkHarnessLoops, some
-3 % of a forty run's CPU), which the bench then reported of a daemon that never measures;
-the runner scales the sample up by n / ns.
+the calls timed, which adds to bot_time[0]; else null). Both are monotonic-clock time (a
+vDSO read, no system call), less the thread's wait for a CPU within each batch in
+proportion (schedstat): CPU time per call would cost two system calls per call. They are
+the bot's word, for kothd bench only. Only one call in n is timed (the first, then every
+n-th; "stats": true is every call): timing every call cost the C loop about 120 ns a call
+(a fifth more CPU per call in BenchmarkHarnessLoops), which the bench then reported of a
+daemon that never measures; the runner scales the sample up by n / ns.
 
 Protocol I/O goes through the file descriptors directly: at most one read(2) per batch (one
 brings every line already queued; a long line takes one per pipe-full) and one write(2) per
@@ -733,9 +733,11 @@ def _serve(lines, proto_out, plain, timed, stats=None, every=0):
             calls = _calls(req)
             now = batch0 = monotonic()
             for game, method, args in calls:
-                timing = measure and seen % every == 0
-                seen += 1
-                sampled += timing
+                timing = False
+                if measure:
+                    timing = seen % every == 0
+                    seen += 1
+                    sampled += timing
                 try:
                     try:
                         # A call starts when the one before it ended: one clock read per
