@@ -54,6 +54,8 @@ type benchResult struct {
 
 	// Sides splits BotsCPUPerDecision by side (bench_sides.go); absent but for pyclass.
 	Sides *botSides `json:"bots_cpu_sides,omitempty"`
+	// Tail is how the wall time went over a lockstep run's ticks (bench_ticks.go).
+	Tail *tickTail `json:"ticks,omitempty"`
 
 	// Answers is each answer's part of the bots' CPU, largest first (bench_shares.go);
 	// absent without cgroups.
@@ -106,6 +108,7 @@ func newBenchResult(r *cron.Report, m playMeasure, sandbox string) *benchResult 
 	res.KothdCPUPerDecision = per(float64(m.SelfCPU/time.Nanosecond)/1e3, float64(res.Decisions))
 	res.BotsCPUPerDecision = per(float64(m.BotsCPU/time.Nanosecond)/1e3, float64(res.Decisions))
 	res.Sides = newBotSides(m)
+	res.Tail = newTickTail(m.Ticks)
 	return res
 }
 
@@ -151,6 +154,7 @@ func (res *benchResult) print(w io.Writer) {
 		res.KothdCPUPerDecision, res.BotsCPUPerDecision, res.KothdCPU, res.BotsCPU, res.BotsSource)
 	fmt.Fprintf(w, "  CPU per game     kothd %s, bots %s\n", dur(per(res.KothdCPU, float64(res.Games))), dur(per(res.BotsCPU, float64(res.Games))))
 	res.Sides.print(w)
+	res.Tail.print(w)
 	fmt.Fprintf(w, "  peak RSS         %.1f MB  (%s)\n", float64(res.PeakRSS)/(1<<20), res.PeakRSSSource)
 	printShares(w, res.Answers)
 	if s := res.Sequential; s != nil {

@@ -97,9 +97,16 @@ func TestBenchReportsEveryMeasure(t *testing.T) {
 			t.Errorf("answers name %d of %d bots, shares add up to %v, CPU to %v s of %v s: %+v", named, r.Bots, share, cpu, r.BotsCPU, r.Answers)
 		}
 	}
+	// forty plays in lockstep ticks: they carried every call the accounting counted.
+	if tt := r.Tail; tt == nil {
+		t.Error("no ticks")
+	} else if int64(tt.Calls) != r.Decisions || tt.Ticks < 2 || tt.Fullest < 2 || tt.TailTicks >= tt.Ticks ||
+		!(tt.TailCallsShare >= 0 && tt.TailCallsShare < 1 && tt.TailWallShare >= 0 && tt.TailWallShare < 1) {
+		t.Errorf("ticks %+v for %d decisions", *tt, r.Decisions)
+	}
 	var text bytes.Buffer
 	r.print(&text)
-	for _, want := range []string{"games/s", "decisions/s", "CPU per decision", "kothd", "bots", "peak RSS", "yardstick", "ratio", "load average", "loading", "with loading"} {
+	for _, want := range []string{"games/s", "decisions/s", "CPU per decision", "kothd", "bots", "peak RSS", "yardstick", "ratio", "load average", "loading", "with loading", "ticks"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
