@@ -69,6 +69,10 @@ type Game struct {
 	// controller did (PyClass: every class in one process; Argv, DirFiles: each bot's own
 	// program launched per decision, unsandboxed), in one plain loop.
 	Yardstick []byte
+	// YardstickWorkers says the yardstick can share its games among worker processes
+	// (yardcommon.in_workers), as the original controller could (forty's, a pool of four
+	// by default): `kothd bench --yardstick-workers N` then plays it so.
+	YardstickWorkers bool
 	// DirNames (DirFiles) returns the name of each bot's directory during a run: bots
 	// learn their own name from it. nil: any unique names.
 	DirNames func(bots []Entrant) []string

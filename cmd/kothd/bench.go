@@ -28,7 +28,10 @@ type benchFlags struct {
 	seed       uint64
 	sequential bool // also play with concurrency 1 and compare
 	yardstick  bool // play the game's yardstick too, when it has one
-	options    optionFlags
+	// yardWorkers is the worker processes of a yardstick whose original controller played
+	// its games in several (forty's, Pool(4) by default); 1: one game at a time, one core.
+	yardWorkers int
+	options     optionFlags
 }
 
 // machineSizes are the sizes of bench --machine's probe (tests make them small).
@@ -55,6 +58,8 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	var options optionFlags
 	fs.Var(&options, "option", "override the challenge's option `KEY=VALUE` for this bench (repeatable), e.g. games_per_tournament=50")
 	noYard := fs.Bool("no-yardstick", false, "skip the games' yardsticks")
+	var yardWorkers positive
+	fs.Var(&yardWorkers, "yardstick-workers", "play the forty yardstick in `N` worker processes sharing the games, as the original controller did (its -t, 4 by default; default 1: one game at a time on one core)")
 	probe := fs.Bool("machine", false, "first measure what this machine charges for a system call, a page fault, a pipe round trip, a launch, a Python start (alone: only that)")
 	asJSON := fs.Bool("json", false, "print the results as JSON instead of text: an array of challenges, or with --machine an object {machine, challenges}")
 	verbose := fs.Bool("v", false, "print the cycle's progress")
@@ -115,7 +120,7 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	}
 	defer closeFn()
 	cy.Sinks = []publisher.Sink{publisher.Dir{Path: cfg.OutputDir}}
-	b := &bencher{cy: cy, cfg: cfg, flags: benchFlags{games: int(games), seed: seed.v, sequential: *sequential, yardstick: !*noYard, options: options}, profile: *cpuProfile, several: len(names) > 1}
+	b := &bencher{cy: cy, cfg: cfg, flags: benchFlags{games: int(games), seed: seed.v, sequential: *sequential, yardstick: !*noYard, yardWorkers: max(int(yardWorkers), 1), options: options}, profile: *cpuProfile, several: len(names) > 1}
 	cy.Meter = b.meter
 	// The pyclass harnesses tell where their time went (the split of the bots' CPU).
 	pyclass.MeasureHarnesses(true)
@@ -275,7 +280,7 @@ func (b *bencher) bench(ctx context.Context, name string) (*benchResult, error) 
 		if err != nil {
 			return res, err
 		}
-		y, err := runYardstick(ctx, b.cfg.Python, g, bots, res.Games, res.Seed, opts)
+		y, err := runYardstick(ctx, b.cfg.Python, g, bots, res.Games, res.Seed, opts, b.flags.yardWorkers)
 		if err != nil {
 			return res, err
 		}

@@ -113,6 +113,28 @@ func TestBenchReportsEveryMeasure(t *testing.T) {
 	}
 }
 
+// --yardstick-workers: forty's yardstick shares the games among worker processes, as the
+// original controller's pool did, and the workers together play every game; a game whose
+// original played one game at a time is not split.
+func TestBenchYardstickWorkers(t *testing.T) {
+	cfg := hostDir(t, "")
+	code, out, errOut := kothd(t, "bench", "forty", "--config", cfg, "--snapshot", oneBotSnapshot(t), "--games", "31", "--json", "--yardstick-workers", "3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var results []*benchResult
+	if err := json.Unmarshal([]byte(out), &results); err != nil || len(results) != 1 || results[0].Yardstick == nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	y := results[0].Yardstick
+	if y.Games != 31 || !strings.Contains(y.Cores, "3 worker processes") || !(y.Seconds > 0 && y.CPU > 0 && y.Ratio > 0) {
+		t.Errorf("yardstick %+v", y)
+	}
+	if code, _, errOut := kothd(t, "bench", "forty", "--config", cfg, "--snapshot", t.TempDir(), "--yardstick-workers", "0"); code == 0 || !strings.Contains(errOut, "yardstick-workers") {
+		t.Errorf("--yardstick-workers 0: exit %d, %s", code, errOut)
+	}
+}
+
 // bench names its challenges as arguments, "all" for every one; a wrong name is refused
 // before anything is played.
 func TestBenchChallenges(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -48,8 +49,10 @@ func hasYardstick(g *engine.Game) bool { return len(g.Yardstick) > 0 }
 
 // runYardstick plays games games of g with bots (the run's, as the store recorded them) in
 // the game's yardstick, on one core when taskset can pin it there (the originals played
-// one game, and launched one bot, at a time).
-func runYardstick(ctx context.Context, python string, g *engine.Game, bots []engine.Bot, games int, seed uint64, options any) (*yardstickResult, error) {
+// one game, and launched one bot, at a time), or, for a yardstick that takes workers
+// (forty's: its original ran a pool of worker processes), in workers processes pinned to
+// as many cores as the machine has up to workers.
+func runYardstick(ctx context.Context, python string, g *engine.Game, bots []engine.Bot, games int, seed uint64, options any, workers int) (*yardstickResult, error) {
 	dir, err := os.MkdirTemp("", "kothd-yardstick-")
 	if err != nil {
 		return nil, err
@@ -70,9 +73,13 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 		Module  string `json:"module"`
 		Games   int    `json:"games"`
 		Seed    uint64 `json:"seed"`
+		Workers int    `json:"workers"`
 		Options any    `json:"options"`
 		Bots    []bot  `json:"bots"`
-	}{Games: games, Seed: seed, Options: options}
+	}{Games: games, Seed: seed, Workers: 1, Options: options}
+	if g.YardstickWorkers {
+		in.Workers = max(workers, 1)
+	}
 	if g.Harness != nil {
 		in.Module = g.Harness.Module
 	}
@@ -84,11 +91,15 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 		return nil, err
 	}
 	argv := []string{python, "-B", filepath.Join(dir, "yardstick.py")}
-	cores := "one core (taskset -c 0)"
+	cpus, cores := "0", "one core (taskset -c 0)"
+	if n := min(in.Workers, runtime.NumCPU()); in.Workers > 1 {
+		cpus = fmt.Sprintf("0-%d", n-1)
+		cores = fmt.Sprintf("%d worker processes on %d cores (taskset -c %s)", in.Workers, n, cpus)
+	}
 	if ts, err := exec.LookPath("taskset"); err == nil {
-		argv = append([]string{ts, "-c", "0"}, argv...)
+		argv = append([]string{ts, "-c", cpus}, argv...)
 	} else {
-		cores = "not pinned: taskset not found (Python runs on one core at a time anyway)"
+		cores = "not pinned: taskset not found"
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir

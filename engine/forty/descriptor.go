@@ -51,11 +51,14 @@ var Descriptor = &engine.Game{
 		Competes:  "a bot is a class deriving directly from Bot (a class deriving from another bot does not compete)",
 		Decisions: []string{"start", "next"}},
 	Yardstick: yardstick,
-	Play:      play,
-	Validate:  validate,
-	Replay:    replay,
-	Batched:   true,
-	Shards:    sharding,
+	// The original controller shared its games among a pool of worker processes (-t, 4
+	// by default): the yardstick can too (kothd bench --yardstick-workers).
+	YardstickWorkers: true,
+	Play:             play,
+	Validate:         validate,
+	Replay:           replay,
+	Batched:          true,
+	Shards:           sharding,
 }
 
 func play(ctx context.Context, r engine.Run) (*engine.Result, error) {

@@ -8,7 +8,7 @@ original kept them. One change the original did not have: a bot's exception ends
 import random
 import time
 
-from yardcommon import Clock, load
+from yardcommon import in_workers, load
 
 
 def turn(bot, seat, scores, last, stats, throw):
@@ -72,28 +72,31 @@ def main():
     random.seed(spec.get("seed", 0))
     n = len(classes)
     k = 8 if n >= 8 else 4 if n >= 4 else n
-    # per class: wins, played, max, score sum, won score sum, throws, successes, turns, errors
-    stats = [[0] * 9 for _ in classes]
-    timings = [0.0] * n
     throw = lambda: random.randint(1, 6)  # noqa: E731  the original's throw_die
-    games = spec["games"]
-    clock = Clock()
-    for _ in range(games):
-        seats = random.sample(range(n), k)
-        bots = []
-        for seat, c in enumerate(seats):
-            stats[c][1] += 1
-            try:
-                bots.append(classes[c](seat, 40))
-            except Exception:
-                stats[c][8] += 1
-                bots.append(None)
-        seat_timings = [0.0] * k
-        play(bots, [stats[c] for c in seats], throw, seat_timings)
-        for seat, c in enumerate(seats):
-            timings[c] += seat_timings[seat]
-    lead = max(range(n), key=lambda c: stats[c][0] / max(1, stats[c][1]))
-    clock.report(games, [classes[lead].__name__, stats[lead][0] / max(1, stats[lead][1])])
+
+    def play_games(games):
+        """games games, as one of the original's workers (Controller.simulate_games)."""
+        # per class: wins, played, max, score sum, won score sum, throws, successes, turns, errors
+        stats = [[0] * 9 for _ in classes]
+        timings = [0.0] * n
+        for _ in range(games):
+            seats = random.sample(range(n), k)
+            bots = []
+            for seat, c in enumerate(seats):
+                stats[c][1] += 1
+                try:
+                    bots.append(classes[c](seat, 40))
+                except Exception:
+                    stats[c][8] += 1
+                    bots.append(None)
+            seat_timings = [0.0] * k
+            play(bots, [stats[c] for c in seats], throw, seat_timings)
+            for seat, c in enumerate(seats):
+                timings[c] += seat_timings[seat]
+        lead = max(range(n), key=lambda c: stats[c][0] / max(1, stats[c][1]))
+        return [classes[lead].__name__, stats[lead][0] / max(1, stats[lead][1])]
+
+    in_workers(spec, play_games)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ launched one decision at a time with the command kothd runs them with, from one 
 (docs/benchmarks.md).
 
 Input (stdin, JSON): {"module": game module (Python-class games), "games": N, "seed": S,
-                      "options": {...}, "bots": [{"name": class or bot name,
+                      "workers": W (in_workers; 1: one loop), "options": {...},
+                      "bots": [{"name": class or bot name,
                       "dir": prepared bot directory, "baseline": bool,
                       "run": the command of a program bot, run in dir}]}
 Output (stdout, JSON): {"games": N, "seconds": wall time of the games, "cpu": CPU time of the
@@ -22,6 +23,7 @@ provides, and the class of that name picked among its competitors.
 import importlib
 import json
 import os
+import random
 import sys
 import time
 
@@ -97,3 +99,49 @@ class Clock:
         real = sys.__stdout__
         real.write(json.dumps(out) + "\n")
         real.flush()
+
+
+def in_workers(spec, play):
+    """Plays spec's games as the original controller with a pool of worker processes did
+    (forty's: Pool(threads).starmap, each worker a Controller over its share): forked once
+    the bots are loaded, each worker plays play(n) for its share n of the games, in its
+    own copy of every bot's module state, with its own random stream (seeded from the
+    run's seed and the worker's number; the original's reseeded from the system at the
+    fork). With one worker, play runs here. Reports the games every worker played and
+    the wall and CPU time of them all (the workers' CPU counted as they are waited for)."""
+    games, workers = spec["games"], max(int(spec.get("workers") or 1), 1)
+    if workers == 1:
+        clock = Clock()
+        leader = play(games)
+        clock.report(games, leader)
+        return
+    shares = [games // workers + (i < games % workers) for i in range(workers)]
+    clock = Clock()
+    children = []
+    for i, n in enumerate(shares):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            code = 0
+            try:
+                random.seed("%s/%d" % (spec.get("seed", 0), i))
+                play(n)
+                os.write(w, str(n).encode())
+            except BaseException as e:  # the worker's failure is the yardstick's
+                sys.stderr.write("yardstick worker %d: %r\n" % (i, e))
+                code = 1
+            finally:
+                sys.stderr.flush()
+                os._exit(code)
+        os.close(w)
+        children.append((pid, r))
+    played = 0
+    for pid, r in children:
+        with os.fdopen(r, "rb") as f:
+            got = f.read()
+        _, status = os.waitpid(pid, 0)
+        if status != 0 or not got:
+            raise SystemExit("yardstick: a worker failed (wait status %d)" % status)
+        played += int(got)
+    clock.report(played, [])
