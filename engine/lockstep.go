@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"time"
 )
 
 // Lockstep plays many games at once over one Exchanger, in ticks: it waits until every live
@@ -112,7 +113,8 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 	for _, g := range groups {
 		start(g)
 	}
-	var tick []Call // reused: the Exchanger is done with a tick's calls once it has answered
+	var tick []Call           // reused: the Exchanger is done with a tick's calls once it has answered
+	log, phase := tickPhase() // kothd bench's tick log (ticks.go)
 	for live > 0 {
 		tick = tick[:0]
 		for _, g := range groups {
@@ -137,7 +139,7 @@ func (l Lockstep) Run(ctx context.Context, games int, play func(t *Table)) error
 			}
 			tick = g.collect(tick)
 		}
-		replies := exchange(ctx, l.Exchanger, tick)
+		replies := exchange(ctx, l.Exchanger, tick, log, phase)
 		for _, g := range groups {
 			replies = g.answer(replies)
 		}
@@ -174,11 +176,18 @@ func (l Lockstep) groupSizes(games int) []int {
 const TickGroups = 2
 
 // exchange sends a tick, if it holds any call, and returns one reply per call.
-func exchange(ctx context.Context, ex Exchanger, tick []Call) []Reply {
+func exchange(ctx context.Context, ex Exchanger, tick []Call, log *TickLog, phase int) []Reply {
 	if len(tick) == 0 {
 		return nil
 	}
+	var start time.Time
+	if log != nil {
+		start = time.Now()
+	}
 	replies := ex.Exchange(ctx, tick)
+	if log != nil {
+		log.note(phase, len(tick), start)
+	}
 	if len(replies) != len(tick) {
 		// An Exchanger that loses replies is a bug in it; answer the games anyway so
 		// none of them blocks forever.

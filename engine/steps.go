@@ -50,12 +50,13 @@ func (l Lockstep) RunSteps(ctx context.Context, games int, start func(game int) 
 		r.refill(groups[i])
 	}
 	var tick []Call
+	log, phase := tickPhase() // kothd bench's tick log (ticks.go)
 	for r.live > 0 {
 		tick = tick[:0]
 		for _, g := range groups {
 			tick = append(tick, g.calls...)
 		}
-		replies := exchange(ctx, l.Exchanger, tick)
+		replies := exchange(ctx, l.Exchanger, tick, log, phase)
 		for _, g := range groups {
 			n := len(g.calls)
 			g.replies = replies[:n:n]

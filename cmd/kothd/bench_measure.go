@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/runner/protocol"
 	"github.com/kothd/kothd/runner/protocol/pyclass"
 	"github.com/kothd/kothd/runner/sandbox"
@@ -40,9 +41,9 @@ type playMeasure struct {
 	// (pyclass.HarnessTimes); zero for other protocols.
 	Harness   pyclass.HarnessTimes
 	RSSSource string // how PeakRSS was measured
-	// Ticks are the lockstep's exchanges over the games (pyclass.TickLog); none for
+	// Ticks are the lockstep runs' exchanges over the games (engine.TickLog); none for
 	// engines without ticks.
-	Ticks []pyclass.Tick
+	Ticks []engine.Tick
 }
 
 // How BotsCPU is measured, for the output. Each sandbox's cgroup counts the CPU of every
@@ -64,7 +65,7 @@ func startMeasure() (loaded func(botsCPU time.Duration), stop func(stats []*prot
 	cg0, n0 := sandbox.SandboxesCPU()
 	by0 := sandbox.SandboxesCPUByAnswer()
 	h0 := pyclass.HarnessTotals()
-	ticks := pyclass.RecordTicks()
+	ticks := engine.RecordTicks()
 	// Writing 5 to clear_refs resets the process's peak RSS (VmHWM) to its current RSS
 	// (Linux ≥ 4.0): the peak then belongs to this run, not to an earlier one.
 	resetOK := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil

@@ -5,35 +5,53 @@ import (
 	"io"
 	"time"
 
-	"github.com/kothd/kothd/runner/protocol/pyclass"
+	"github.com/kothd/kothd/engine"
 )
 
-// tickTail is how a lockstep run's wall time went over its ticks (pyclass.Tick): the
-// games in flight start together and end one by one, so the last ticks carry only the
-// longest games' calls, yet each still wakes every bot that has one and waits for the
-// slowest. The tail is the ticks after the last one that carried at least half as many
-// calls as the fullest: what a run of more games (or fewer in flight) would spread over
-// full ticks instead. Absent for engines without ticks (Bank Heist, Mafia).
+// tickTail is how a lockstep run's wall time went over its ticks (engine.Tick): the games
+// in flight start together and end one by one, so the last ticks carry only the longest
+// games' calls, yet each still wakes every bot that has one and waits for the slowest. The
+// tail is the ticks after the last one that carried at least half as many calls as the
+// fullest. A game played in lockstep phases (Ruins: a pool, then finals with fewer games
+// in flight) is read in its last phase, whose own fullest tick is the measure: a phase
+// with fewer games in flight is not a tail. Absent for engines without ticks (Bank Heist,
+// Mafia).
 type tickTail struct {
-	Ticks   int `json:"ticks"`
-	Calls   int `json:"calls"` // every call the ticks carried ("new" and "end" too)
-	Fullest int `json:"fullest_tick_calls"`
-	// The tail's ticks, its share of the calls and of the ticks' wall time (from the
-	// first tick's start to the last one's end).
+	Ticks  int `json:"ticks"`
+	Calls  int `json:"calls"`  // every call the ticks carried ("new" and "end" too)
+	Phases int `json:"phases"` // lockstep runs; the figures below are the last one's
+	// The last phase's fullest tick, and its tail: its ticks, its share of the phase's
+	// calls and of its wall time (from the phase's first tick's start to its last one's
+	// end).
+	Fullest        int     `json:"fullest_tick_calls"`
 	TailTicks      int     `json:"tail_ticks"`
 	TailCallsShare float64 `json:"tail_calls_share"`
 	TailWallShare  float64 `json:"tail_wall_share"`
-	// Microseconds of wall time per call in the full ticks and in the tail.
+	// Microseconds of wall time per call in the phase's full ticks and in its tail.
 	FullUSPerCall float64 `json:"full_us_per_call"`
 	TailUSPerCall float64 `json:"tail_us_per_call"`
 }
 
-// newTickTail reads ticks (in the order they started); nil when there are none.
-func newTickTail(ticks []pyclass.Tick) *tickTail {
-	if len(ticks) == 0 {
+// newTickTail reads ticks (in the order they were answered); nil when there are none.
+func newTickTail(all []engine.Tick) *tickTail {
+	if len(all) == 0 {
 		return nil
 	}
-	t := &tickTail{Ticks: len(ticks)}
+	t := &tickTail{Ticks: len(all)}
+	last := 0
+	for _, k := range all {
+		t.Calls += k.Calls
+		last = max(last, k.Phase)
+	}
+	var ticks []engine.Tick
+	seen := map[int]bool{}
+	for _, k := range all {
+		seen[k.Phase] = true
+		if k.Phase == last {
+			ticks = append(ticks, k)
+		}
+	}
+	t.Phases = len(seen)
 	for _, k := range ticks {
 		t.Fullest = max(t.Fullest, k.Calls)
 	}
@@ -59,7 +77,7 @@ func newTickTail(ticks []pyclass.Tick) *tickTail {
 			tailWall += span(i)
 		}
 	}
-	t.Calls, t.TailTicks = calls, len(ticks)-tail
+	t.TailTicks = len(ticks) - tail
 	t.TailCallsShare = per(float64(tailCalls), float64(calls))
 	t.TailWallShare = per(float64(tailWall), float64(wall))
 	t.FullUSPerCall = per(float64(wall-tailWall)/1e3, float64(calls-tailCalls))
@@ -71,6 +89,10 @@ func (t *tickTail) print(w io.Writer) {
 	if t == nil {
 		return
 	}
-	fmt.Fprintf(w, "  ticks            %d (the fullest %d calls);  the last %d, under half as full: %.0f %% of the calls in %.0f %% of the wall time (%.1f µs per call, %.1f before)\n",
-		t.Ticks, t.Fullest, t.TailTicks, 100*t.TailCallsShare, 100*t.TailWallShare, t.TailUSPerCall, t.FullUSPerCall)
+	phase := ""
+	if t.Phases > 1 {
+		phase = fmt.Sprintf(", in %d lockstep phases; of the last", t.Phases)
+	}
+	fmt.Fprintf(w, "  ticks            %d%s (the fullest %d calls):  the last %d, under half as full: %.0f %% of the calls in %.0f %% of the wall time (%.1f µs per call, %.1f before)\n",
+		t.Ticks, phase, t.Fullest, t.TailTicks, 100*t.TailCallsShare, 100*t.TailWallShare, t.TailUSPerCall, t.FullUSPerCall)
 }

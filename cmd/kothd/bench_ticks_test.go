@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kothd/kothd/runner/protocol/pyclass"
+	"github.com/kothd/kothd/engine"
 )
 
 // TestTickTail: the tail starts after the last tick at least half as full as the fullest,
@@ -17,7 +17,7 @@ func TestTickTail(t *testing.T) {
 	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
 	// Full ticks of 100 calls taking 10 ms each, a dip that is not the tail (a tick of 40
 	// calls followed by a full one), then three ticks of 30, 10 and 2 calls taking 5 ms.
-	ticks := []pyclass.Tick{
+	ticks := []engine.Tick{
 		{Calls: 100, Start: ms(0), End: ms(8)},
 		{Calls: 40, Start: ms(10), End: ms(18)},
 		{Calls: 100, Start: ms(20), End: ms(28)},
@@ -43,7 +43,7 @@ func TestTickTail(t *testing.T) {
 	}
 	var out bytes.Buffer
 	tt.print(&out)
-	if !strings.Contains(out.String(), "7 (the fullest 100 calls);  the last 3") {
+	if !strings.Contains(out.String(), "7 (the fullest 100 calls):  the last 3") {
 		t.Errorf("printed %q", out.String())
 	}
 	if newTickTail(nil) != nil {
@@ -53,5 +53,40 @@ func TestTickTail(t *testing.T) {
 	(*tickTail)(nil).print(&out)
 	if out.Len() != 0 {
 		t.Errorf("a run without ticks printed %q", out.String())
+	}
+}
+
+// TestTickTailLastPhase: a run in lockstep phases (Ruins' pool, then its finals with fewer
+// games in flight) is read in its last phase, against that phase's own fullest tick: a
+// phase of fewer games in flight is not a tail.
+func TestTickTailLastPhase(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	var ticks []engine.Tick
+	at := 0
+	add := func(phase, calls, dur int) {
+		ticks = append(ticks, engine.Tick{Phase: phase, Calls: calls, Start: ms(at), End: ms(at + dur)})
+		at += dur
+	}
+	for range 10 {
+		add(0, 400, 10) // the pool: 400 calls a tick
+	}
+	add(0, 20, 2)
+	for range 20 {
+		add(1, 32, 2) // the finals: 32 a tick, all under half the pool's fullest
+	}
+	add(1, 8, 2)
+	add(1, 2, 2)
+	tt := newTickTail(ticks)
+	if tt.Phases != 2 || tt.Ticks != 33 || tt.Fullest != 32 || tt.TailTicks != 2 || tt.Calls != 4000+20+640+8+2 {
+		t.Fatalf("%+v", *tt)
+	}
+	if want := 10.0 / 650; math.Abs(tt.TailCallsShare-want) > 1e-9 {
+		t.Errorf("tail's share of the last phase's calls %v, want %v", tt.TailCallsShare, want)
+	}
+	var out bytes.Buffer
+	tt.print(&out)
+	if !strings.Contains(out.String(), "33, in 2 lockstep phases; of the last (the fullest 32 calls)") {
+		t.Errorf("printed %q", out.String())
 	}
 }

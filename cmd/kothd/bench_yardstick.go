@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +17,7 @@ import (
 	"github.com/kothd/kothd/engine"
 	"github.com/kothd/kothd/runner/protocol/dirfiles"
 	"github.com/kothd/kothd/runner/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // The yardsticks: for each game that has one, the original controller's way of playing it,
@@ -91,12 +92,14 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 		return nil, err
 	}
 	argv := []string{python, "-B", filepath.Join(dir, "yardstick.py")}
-	cpus, cores := "0", "one core (taskset -c 0)"
-	if n := min(in.Workers, runtime.NumCPU()); in.Workers > 1 {
-		cpus = fmt.Sprintf("0-%d", n-1)
+	allowed := allowedCPUs()
+	n := max(min(in.Workers, len(allowed)), 1)
+	cpus := strings.Join(allowed[:min(n, len(allowed))], ",")
+	cores := fmt.Sprintf("one core (taskset -c %s)", cpus)
+	if in.Workers > 1 {
 		cores = fmt.Sprintf("%d worker processes on %d cores (taskset -c %s)", in.Workers, n, cpus)
 	}
-	if ts, err := exec.LookPath("taskset"); err == nil {
+	if ts, err := exec.LookPath("taskset"); err == nil && cpus != "" {
 		argv = append([]string{ts, "-c", cpus}, argv...)
 	} else {
 		cores = "not pinned: taskset not found"
@@ -104,6 +107,17 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = yardstickEnv(dir)
+	// The yardstick's workers and the bots it launches hold its output pipes: a stopped
+	// bench kills the whole group, and once the yardstick has exited nothing it left may
+	// keep kothd waiting.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	defer func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}()
 	cmd.Stdin = bytes.NewReader(input)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -124,6 +138,25 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 		res.LoadCPU = max(cpu-res.CPU, 0)
 	}
 	return &res, nil
+}
+
+// allowedCPUs are the CPUs kothd may run on (its affinity: a cpuset need not start at 0),
+// in order, as taskset names them; CPU 0 alone when the affinity cannot be read.
+func allowedCPUs() []string {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return []string{"0"}
+	}
+	var cpus []string
+	for c := 0; c < len(set)*64 && len(cpus) < set.Count(); c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, strconv.Itoa(c))
+		}
+	}
+	if len(cpus) == 0 {
+		return []string{"0"}
+	}
+	return cpus
 }
 
 // yardstickEnv is the environment the yardstick and the bots it launches run in: the one

@@ -117,7 +117,7 @@ def in_workers(spec, play):
         return
     shares = [games // workers + (i < games % workers) for i in range(workers)]
     clock = Clock()
-    children = []
+    pipes = {}  # worker pid -> the read end of its pipe
     for i, n in enumerate(shares):
         r, w = os.pipe()
         pid = os.fork()
@@ -135,13 +135,27 @@ def in_workers(spec, play):
                 sys.stderr.flush()
                 os._exit(code)
         os.close(w)
-        children.append((pid, r))
-    played = 0
-    for pid, r in children:
+        pipes[pid] = r
+    # Workers are reaped as they end; the first that fails stops the others (the
+    # yardstick has failed: the rest of their games would only hold kothd up).
+    played, failed = 0, None
+    while pipes:
+        pid, status = os.wait()
+        r = pipes.pop(pid, None)
+        if r is None:
+            continue
         with os.fdopen(r, "rb") as f:
             got = f.read()
-        _, status = os.waitpid(pid, 0)
-        if status != 0 or not got:
-            raise SystemExit("yardstick: a worker failed (wait status %d)" % status)
-        played += int(got)
+        if status == 0 and got:
+            played += int(got)
+            continue
+        if failed is None:
+            failed = status
+            for other in pipes:
+                try:
+                    os.kill(other, 9)
+                except OSError:
+                    pass
+    if failed is not None:
+        raise SystemExit("yardstick: a worker failed (wait status %d)" % failed)
     clock.report(played, [])

@@ -58,7 +58,6 @@ func (p *PyPool) Load(ctx context.Context) time.Duration {
 // Exchange sends each bot its share of calls as one batch, all bots in parallel, and waits
 // for the replies. Exchanges run one at a time (Close waits for the one in flight).
 func (p *PyPool) Exchange(ctx context.Context, calls []engine.Call) []engine.Reply {
-	defer noteTick(len(calls), time.Now()) // kothd bench's log of the ticks (ticks.go)
 	replies := make([]engine.Reply, len(calls))
 	byBot := make([][]int, len(p.bots))
 	for i, c := range calls {
