@@ -93,14 +93,16 @@ func runYardstick(ctx context.Context, python string, g *engine.Game, bots []eng
 	}
 	argv := []string{python, "-B", filepath.Join(dir, "yardstick.py")}
 	allowed := allowedCPUs()
-	n := max(min(in.Workers, len(allowed)), 1)
-	cpus := strings.Join(allowed[:min(n, len(allowed))], ",")
+	n := min(in.Workers, len(allowed))
+	cpus := strings.Join(allowed[:n], ",")
 	cores := fmt.Sprintf("one core (taskset -c %s)", cpus)
 	if in.Workers > 1 {
 		cores = fmt.Sprintf("%d worker processes on %d cores (taskset -c %s)", in.Workers, n, cpus)
 	}
-	if ts, err := exec.LookPath("taskset"); err == nil && cpus != "" {
+	if ts, err := exec.LookPath("taskset"); err == nil {
 		argv = append([]string{ts, "-c", cpus}, argv...)
+	} else if in.Workers > 1 {
+		cores = fmt.Sprintf("%d worker processes, not pinned: taskset not found", in.Workers)
 	} else {
 		cores = "not pinned: taskset not found"
 	}
