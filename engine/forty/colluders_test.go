@@ -2,6 +2,7 @@ package forty_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,7 +44,27 @@ class Leader(Bot):
 // the field where it was found) and, after 20 restarts, the leader given up on and last.
 // Now the run's memory watcher stops the colluders before the run is full, charged to
 // them, and the leader keeps its games and its rank.
+//
+// The watcher is a poll (docs/trust.md, "What remains"): on a host whose cores other work
+// keeps busy (go test runs two packages at once) it can look too late, once in a while,
+// and then the kernel's kill voids a game. So a run that loses the race is played once
+// more; two lost in a row fail. (With three processes spinning on the 2-core development
+// host, 7 runs in 8 lost it: the guarantee is the idle host's.)
 func TestColludersCannotKnockTheLeaderOff(t *testing.T) {
+	for attempt := 1; ; attempt++ {
+		why := colludersRun(t)
+		if why == "" {
+			return
+		}
+		if attempt == 2 {
+			t.Fatalf("two runs in a row: %s", why)
+		}
+		t.Logf("run %d: %s; played again", attempt, why)
+	}
+}
+
+// colludersRun plays the colluders' run once and says how the leader was harmed ("": not).
+func colludersRun(t *testing.T) string {
 	ctx := context.Background()
 	dir := t.TempDir()
 	crontest.WriteSnapshot(t, filepath.Join(dir, "snap"), 177765, []string{leaderForty, colluderForty("Left"), colluderForty("Right")})
@@ -75,6 +96,7 @@ func TestColludersCannotKnockTheLeaderOff(t *testing.T) {
 	}
 	t.Logf("%d games played, %d voided, the leader ranked %d, in %v", run.Result.Games, run.Result.Voided, rank, time.Since(start).Round(time.Second))
 	if run.Result.Voided != 0 || rank != 1 || first != "" {
-		t.Errorf("%d games voided, the leader ranked %d (first fault %s); want none voided, the leader first and unharmed", run.Result.Voided, rank, first)
+		return fmt.Sprintf("%d games voided, the leader ranked %d (first fault %s); want none voided, the leader first and unharmed", run.Result.Voided, rank, first)
 	}
+	return ""
 }
