@@ -262,3 +262,19 @@ func TestWatchSleep(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchTrigger: 90 % of the run's bound, never within memWatchHeadroom of it, and not
+// under half of a run too small for the headroom.
+func TestWatchTrigger(t *testing.T) {
+	for _, c := range []struct{ limit, want int64 }{
+		{400 << 20, 304 << 20},            // small: the headroom
+		{960 << 20, 960 << 20 / 100 * 90}, // where the two meet (90 %, truncated)
+		{4 << 30, 4 << 30 / 100 * 90},     // large: 90 %
+		{100 << 20, 50 << 20},             // too small for the headroom: half
+		{1 << 40, 1 << 40 / 100 * 90},     // 1 TiB
+	} {
+		if got := watchTrigger(c.limit); got != c.want {
+			t.Errorf("run of %d MiB: trigger %d MiB, want %d MiB", c.limit>>20, got>>20, c.want>>20)
+		}
+	}
+}

@@ -17,7 +17,8 @@ import (
 // its own, killed again and again (667 of 2,000 games voided, and the leader given up on
 // after 20 restarts). So the run does not let the kernel choose: like a userspace OOM
 // killer (systemd-oomd, earlyoom), a goroutine per run watches the run's memory and,
-// before it is full (memWatchPercent of the bound), stops the answer furthest above its
+// before it is full (memWatchPercent of the bound, at least memWatchHeadroom below it:
+// watchTrigger), stops the answer furthest above its
 // share of it (the bound over the answers in the run): every process of every sandbox of
 // that answer is killed, and each decision that then fails is that answer's memory fault
 // (boundShare), naming its share. An answer at or under its share is never stopped; when
@@ -50,6 +51,9 @@ import (
 const (
 	// memWatchPercent is how full the run's memory may get before the watcher acts.
 	memWatchPercent = 90
+	// memWatchHeadroom is the least room the watcher leaves below the run's bound
+	// (watchTrigger).
+	memWatchHeadroom = 96 << 20
 	// memWatchFillRate is how fast one CPU is taken to fill memory (bytes per second),
 	// for the watcher's sleep: a page-faulting loop does about 2 GiB/s.
 	memWatchFillRate = 2 << 30
@@ -64,7 +68,7 @@ const (
 func (s *Shares) watchMemory() {
 	defer close(s.watchDone)
 	limit := int64(s.memoryMB) << 20
-	trigger := limit / 100 * memWatchPercent
+	trigger := watchTrigger(limit)
 	run := filepath.Join(s.Tree.Mem, s.Rel)
 	usageFile := filepath.Join(run, pick(s.Tree.V2, "memory.current", "memory.usage_in_bytes"))
 	var f liveFile
@@ -97,6 +101,15 @@ func (s *Shares) watchMemory() {
 		}
 		timer.Reset(watchSleep(max(trigger-used, 0), rate))
 	}
+}
+
+// watchTrigger is the run's usage at which the watcher acts: memWatchPercent of its bound,
+// and at least memWatchHeadroom below it. The last 10 % of a small run is less than what
+// one process can fill between two looks (a 45 MB array is zeroed in about 20 ms, faster
+// than a watcher waiting for a CPU looks), and the kernel's kill then takes the largest
+// process, an honest bot. A run too small for the headroom keeps its half.
+func watchTrigger(limit int64) int64 {
+	return max(min(limit/100*memWatchPercent, limit-memWatchHeadroom), limit/2)
 }
 
 // watchSleep is how long the watcher sleeps with room bytes left below its trigger, which
