@@ -105,9 +105,10 @@ func (s *Shares) watchMemory() {
 
 // watchTrigger is the run's usage at which the watcher acts: memWatchPercent of its bound,
 // and at least memWatchHeadroom below it. The last 10 % of a small run is less than what
-// one process can fill between two looks (a 45 MB array is zeroed in about 20 ms, faster
-// than a watcher waiting for a CPU looks), and the kernel's kill then takes the largest
-// process, an honest bot. A run too small for the headroom keeps its half.
+// one process can fill between two looks (a 45 MB bytearray is zeroed in 28 ms by Python
+// 3.11 on the development host, and a watcher waiting for a CPU looks later than that),
+// and the kernel's kill then takes the largest process, an honest bot. A run too small
+// for the headroom keeps its half.
 func watchTrigger(limit int64) int64 {
 	return max(min(limit/100*memWatchPercent, limit-memWatchHeadroom), limit/2)
 }
