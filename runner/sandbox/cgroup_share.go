@@ -55,6 +55,12 @@ type Shares struct {
 	// stops counts the answers it stopped.
 	watchStop, watchDone chan struct{}
 	stops                atomic.Int64
+	// brake is the run's v2 memory.high while it is set (memwatch.go, brakeLevel), 0
+	// where there is none (v1, or it could not be written); braked says whether it is
+	// set now. The watcher's goroutine alone changes braked, and StopWatching once the
+	// watcher has ended.
+	brake  int64
+	braked bool
 }
 
 // Share is the cgroup of one answer's sandboxes within a run.
@@ -95,6 +101,16 @@ func (t *cgroupTree) bases() []string {
 // together to totalMemoryMB (0: DefaultTotalMemoryMB). It returns nil (and no error) when
 // sb limits no sandbox by cgroups. Close it when the run's processes have ended.
 func NewShares(sb Sandbox, totalMemoryMB int) (*Shares, error) {
+	s, err := newShares(sb, totalMemoryMB)
+	if s != nil {
+		s.watch()
+	}
+	return s, err
+}
+
+// newShares is NewShares without the memory watcher (tests start it late, to play a
+// watcher that looks too late).
+func newShares(sb Sandbox, totalMemoryMB int) (*Shares, error) {
 	b, ok := sb.(*Bwrap)
 	if !ok || b.cgroups == nil {
 		return nil, nil
@@ -120,7 +136,8 @@ func NewShares(sb Sandbox, totalMemoryMB int) (*Shares, error) {
 			s.remove()
 			return nil, err
 		}
-		s.watch()
+		s.brake = brakeLevel(int64(totalMemoryMB) << 20)
+		s.setBrake(true)
 		return s, nil
 	}
 	if err := writeCgroup(d, "memory.limit_in_bytes", mem); err != nil {
@@ -131,19 +148,19 @@ func NewShares(sb Sandbox, totalMemoryMB int) (*Shares, error) {
 		s.remove()
 		return nil, err
 	}
-	s.watch()
 	return s, nil
 }
 
-// StopWatching ends the run's memory watcher (memwatch.go) before the run ends: the
-// kernel alone then bounds the run's memory, killing the largest process under it when
-// it is full. Close calls it; tests call it to play what the watcher prevents. Call it
-// from one goroutine.
+// StopWatching ends the run's memory watcher (memwatch.go) before the run ends, and
+// lifts its brake: the kernel alone then bounds the run's memory, killing the largest
+// process under it when it is full. Close calls it; tests call it to play what the
+// watcher prevents. Call it from one goroutine.
 func (s *Shares) StopWatching() {
 	if s != nil && s.watchStop != nil {
 		close(s.watchStop)
 		<-s.watchDone
 		s.watchStop = nil
+		s.setBrake(false)
 	}
 }
 

@@ -31,9 +31,25 @@ import (
 // between memWatchMin and memWatchMax. At a quarter of a 4 GiB run on 2 CPUs it looks
 // every 250 ms; 40 MiB below the trigger every 10 ms, within 20 MiB of it every 5 ms. A threshold notification would
 // cost less while idle, but differs per version (v1's cgroup.event_control eventfds,
-// v2's memory.high, which throttles every answer's allocations, innocent ones included,
-// and PSI triggers, which need privileges an unprivileged delegated daemon may lack) and
+// PSI triggers, which need privileges an unprivileged delegated daemon may lack) and
 // still needs the per-answer reading done here.
+//
+// The brake (v2): a poll can look too late. On a host whose CPUs other work keeps busy
+// the watcher waits for one, and a process fills tens of MiB in that time (a 45 MB
+// bytearray is zeroed in 28 ms): the kernel's kill at the bound then takes the largest
+// process, an honest bot. So on v2 the run's memory.high is set halfway from the trigger
+// to the bound (brakeLevel): above it the kernel makes every allocating process of the
+// run reclaim and then sleep, with the square of how far above (the kernel's
+// calculate_high_delay: 64 s × the overage's fraction squared per 256 KiB charged, none
+// under 10 ms: 0.16 s per 256 KiB at 5 % above, 2 s at most), so the run does not reach
+// its bound while the watcher is late, and the sleeping processes leave it the CPU. Innocent processes that allocate then are held
+// back too, for as long as the watcher takes to stop the answer over its share. When no
+// answer is over its share (the host's bound is too small for the field) the brake would
+// hold every answer back for good: the watcher lifts it (memory.high "max") and the
+// kernel's kill at the bound is judged by judgeKill, as without a brake; it is set again
+// once the run is back under the trigger. v1 has no such bound (its soft limit does not
+// hold allocations back, and disabling its OOM killer fails the kernel's own allocations
+// outright, a pipe's buffer say, in innocent processes too): there the poll alone acts.
 //
 // What a stop cannot free is no cause to wait: the watcher waits for a stopped answer's
 // memory only until its processes are gone, and passes over an answer with none. The files
@@ -98,6 +114,9 @@ func (s *Shares) watchMemory() {
 				timer.Reset(0)
 				continue
 			}
+			s.setBrake(false) // nobody over their share: the brake would hold everyone
+		} else if used < trigger {
+			s.setBrake(true)
 		}
 		timer.Reset(watchSleep(max(trigger-used, 0), rate))
 	}
@@ -111,6 +130,28 @@ func (s *Shares) watchMemory() {
 // for the headroom keeps its half.
 func watchTrigger(limit int64) int64 {
 	return max(min(limit/100*memWatchPercent, limit-memWatchHeadroom), limit/2)
+}
+
+// brakeLevel is the run's usage from which the kernel holds its allocations back (v2's
+// memory.high): halfway from the watcher's trigger to the bound.
+func brakeLevel(limit int64) int64 {
+	t := watchTrigger(limit)
+	return t + (limit-t)/2
+}
+
+// setBrake sets the run's brake (on) or lifts it, when it has one and it is not so
+// already. A write that fails leaves the run as it was: the watcher still acts.
+func (s *Shares) setBrake(on bool) {
+	if s.brake == 0 || s.braked == on {
+		return
+	}
+	v := "max"
+	if on {
+		v = strconv.FormatInt(s.brake, 10)
+	}
+	if writeCgroup(filepath.Join(s.Tree.Mem, s.Rel), "memory.high", v) == nil {
+		s.braked = on
+	}
 }
 
 // watchSleep is how long the watcher sleeps with room bytes left below its trigger, which

@@ -24,12 +24,12 @@ sandbox_tests='^(TestSandboxHidesInterpretersNotNamed|TestCgroupSandbox|TestCgro
 sandbox_root_tests='^(TestSandboxHidesInterpretersNotNamed|TestCgroupSandbox|TestAnswerCPURead|TestBwrapView|TestBwrapProcessLimitIsPerSandbox|TestSandboxDeniesNamespacesAndOtherProcesses|TestSandboxFilterActive|TestSandboxUIDs|TestTwoSandboxesNeverShareAUID|TestMemoryFaultSeenByTheHost|TestLauncherAnswers|TestLauncherMemoryLimit|TestLauncherParricide|TestRunMemoryKillIsNotTheVictims|TestProcessOwnsItsSandbox|TestReadOnlyDir|TestDirAllowance|TestBwrapSetupFailureIsHostFault)$'
 
 # runner/sandbox's trust mechanisms added since: the memory kill's attribution on v2
-# (memory.events, memory.peak), the run's memory watcher, the seccomp user-notification
+# (memory.events, memory.peak), the run's memory watcher and its brake, the seccomp user-notification
 # supervisor answering sysinfo (the helper joining the cgroup through cgroup.procs before
 # bwrap), statfs denied, the Python fork server. A step of their own, so that --only can
 # run them alone.
-trust_tests='^(TestJudgeKillV2|TestJudgeKillV1|TestMemoryWatcherV2|TestWatcherPassesOverMemoryAStopCannotFree|TestOneShotStoppedForItsShare|TestSharedMemoryStaysInItsSandbox|TestSandboxSysinfoConstant|TestSandboxSysinfoThroughLauncher|TestSandboxHelperFitsOneProcess|TestSandboxStatfsDenied|TestForkServerSameAsPlainLaunch|TestForkServerSameEnds|TestForkServerHostileBot|TestForkServerTimeoutSchedstat|TestForkServerWarm.*|TestForkServerServesWarmModules|TestForkServerUserSite|TestForkServerForksAhead|TestNotifyExecHelper)$'
-trust_root_tests='^(TestJudgeKillV2|TestMemoryWatcherV2|TestOneShotStoppedForItsShare|TestSandboxSysinfoConstant|TestSandboxHelperFitsOneProcess|TestSandboxStatfsDenied|TestForkServerHostileBot)$'
+trust_tests='^(TestJudgeKillV2|TestJudgeKillV1|TestMemoryWatcherV2|TestWatcherBrake|TestRunMemoryBrakeHoldsALateWatcher|TestWatcherPassesOverMemoryAStopCannotFree|TestOneShotStoppedForItsShare|TestSharedMemoryStaysInItsSandbox|TestSandboxSysinfoConstant|TestSandboxSysinfoThroughLauncher|TestSandboxHelperFitsOneProcess|TestSandboxStatfsDenied|TestForkServerSameAsPlainLaunch|TestForkServerSameEnds|TestForkServerHostileBot|TestForkServerTimeoutSchedstat|TestForkServerWarm.*|TestForkServerServesWarmModules|TestForkServerUserSite|TestForkServerForksAhead|TestNotifyExecHelper)$'
+trust_root_tests='^(TestJudgeKillV2|TestMemoryWatcherV2|TestRunMemoryBrakeHoldsALateWatcher|TestOneShotStoppedForItsShare|TestSandboxSysinfoConstant|TestSandboxHelperFitsOneProcess|TestSandboxStatfsDenied|TestForkServerHostileBot)$'
 # runner/build: builds in a bounded tmpfs (a disk filler stopped, sparse files counted,
 # a failure leaving only its log).
 build_tests='^(TestBuildDiskFillerStopped|TestBuildFailureLeavesOnlyLog|TestBuildSparseFilesOverAllowance)$'

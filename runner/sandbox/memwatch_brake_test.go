@@ -1,0 +1,122 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The run's brake on v2's files: set while the run is under the watcher's trigger,
+// lifted when the run is past it with every answer within its share (it would hold them
+// all back for good), set again once the run is back under the trigger, and lifted when
+// the watcher stops.
+func TestWatcherBrake(t *testing.T) {
+	f := newFakeCgroups(t, true)
+	const runMiB = 400
+	f.set("run", "memory.max", mib(runMiB), "memory.current", mib(100), "memory.stat", "anon 0\nfile 0", "memory.high", "max")
+	s := &Shares{node: node{Tree: f.tree(), Rel: "run"}, memoryMB: runMiB, answers: map[string]*Share{},
+		brake: brakeLevel(runMiB << 20)}
+	for _, a := range []string{"a1", "a2", "a3"} {
+		f.set("run/"+a, "memory.max", mib(runMiB/2), "memory.current", mib(125), "memory.stat", "anon 0\nfile 0")
+		f.set("run/"+a+"/sb", "cgroup.procs", "", "cgroup.events", "populated 1\nfrozen 0")
+		share := &Share{node: node{Tree: s.Tree, Rel: "run/" + a}}
+		share.track(&sandboxCgroup{Tree: s.Tree, name: "run/" + a + "/sb", answer: a})
+		s.answers[a] = share
+	}
+	high := func() string {
+		data, err := os.ReadFile(filepath.Join(f.root, "run", "memory.high"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(data))
+	}
+	waitHigh := func(want, when string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for high() != want && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got := high(); got != want {
+			t.Fatalf("%s: memory.high %s, want %s", when, got, want)
+		}
+	}
+	// The trigger of a 400 MiB run is 304 MiB (memWatchHeadroom below the bound); the
+	// brake halfway from there.
+	braked := mib(352)
+	if got := brakeLevel(runMiB << 20); mib(got>>20) != braked || got%(1<<20) != 0 {
+		t.Fatalf("brakeLevel(400 MiB) = %d bytes, want 352 MiB", got)
+	}
+
+	s.watch()
+	waitHigh(braked, "under the trigger")
+	f.set("run", "memory.current", mib(380)) // three answers of 125 MiB: each within its 133
+	waitHigh("max", "past the trigger, nobody over their share")
+	if s.Stops() != 0 {
+		t.Errorf("%d answers stopped; want none", s.Stops())
+	}
+	f.set("run", "memory.current", mib(200))
+	waitHigh(braked, "back under the trigger")
+	s.StopWatching()
+	if got := high(); got != "max" {
+		t.Errorf("after StopWatching: memory.high %s, want max (the kernel alone bounds the run)", got)
+	}
+}
+
+// On v2, the run's brake holds two colluders below the run's bound while the watcher does
+// not look (it starts three seconds late here, as a watcher waiting for a CPU on a busy
+// host looks late): the kernel never kills at the bound, where it would take the largest
+// process, the honest bot (TestRunMemoryKillIsNotTheVictims), and once the watcher looks
+// it stops a colluder for its share. Two answers of four 40 MB processes each beside an
+// honest bot of 100 MB, in a run of 400 MB.
+func TestRunMemoryBrakeHoldsALateWatcher(t *testing.T) {
+	sb := NeedBwrap(t)
+	if sb.cgroups == nil {
+		t.Skip("no cgroups: no run's Shares")
+	}
+	if !sb.cgroups.V2 {
+		t.Skip("cgroup v1 has no memory.high: its watcher acts alone")
+	}
+	shares, err := newShares(sb, 400)
+	if err != nil || shares == nil {
+		t.Fatalf("shares: %v", err)
+	}
+	t.Cleanup(func() { shares.Close() })
+	run := filepath.Join(shares.Tree.Mem, shares.Rel)
+	victim := honestBot(t, sb, shares.Answer(AnswerKey(1, 0)))
+	a, b := memHog(t, sb, shares.Answer(AnswerKey(3, 0)), 4), memHog(t, sb, shares.Answer(AnswerKey(4, 0)), 4)
+
+	time.Sleep(3 * time.Second)
+	ev, err := os.ReadFile(filepath.Join(run, "memory.events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := cgroupKey(ev, "oom_kill"); n != 0 {
+		t.Fatalf("the kernel killed %d processes at the run's bound with the brake set; memory.events:\n%s", n, ev)
+	}
+	if n, _ := cgroupKey(ev, "high"); n == 0 {
+		t.Fatalf("the colluders were never held back (memory.events high 0): did they fill the run?\n%s", ev)
+	}
+	if line, f := victim.RoundTrip([]byte("are you there"), 10*time.Second); f != nil || string(line) != "alive" {
+		t.Fatalf("the honest bot while the watcher did not look: %q, %v; want it alive", line, f)
+	}
+
+	shares.watch()
+	deadline := time.Now().Add(20 * time.Second)
+	for shares.Stops() == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if shares.Stops() == 0 {
+		t.Fatal("the run's memory watcher stopped no answer within 20 s of its start")
+	}
+	if ka, kb := a.oomKilled(), b.oomKilled(); ka.Bound != boundShare && kb.Bound != boundShare {
+		t.Fatalf("colluders' kills: %+v and %+v; want one stopped for its share", ka, kb)
+	}
+	if k := victim.Proc.oomKilled(); k.killed() {
+		t.Errorf("the honest bot was killed: %s", k.detail())
+	}
+	if line, f := victim.RoundTrip([]byte("are you there"), 10*time.Second); f != nil || string(line) != "alive" {
+		t.Fatalf("the honest bot after the stop: %q, %v; want it alive", line, f)
+	}
+}
