@@ -123,7 +123,7 @@ func runBench(ctx context.Context, cl *cli, args []string) error {
 	b := &bencher{cy: cy, cfg: cfg, flags: benchFlags{games: int(games), seed: seed.v, sequential: *sequential, yardstick: !*noYard, yardWorkers: max(int(yardWorkers), 1), options: options}, profile: *cpuProfile, several: len(names) > 1}
 	cy.Meter = b.meter
 	// The pyclass harnesses tell where their time went (the split of the bots' CPU).
-	pyclass.MeasureHarnesses(true)
+	pyclass.MeasureHarnesses(pyclass.StatsEvery)
 	var results []*benchResult
 	var errs []error
 	for _, name := range names {

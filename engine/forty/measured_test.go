@@ -35,15 +35,15 @@ func (r *recorder) Exchange(ctx context.Context, calls []engine.Call) []engine.R
 // kothd bench has the harnesses serve Handler.timed_call (the bots' code timed) instead of
 // call for the calls it samples: the bots must get the same calls and give the same
 // replies, failures and their descriptions included, and the table must be the same. The
-// measured run here times every call (MeasureHarnessesEvery(1)), so that every reply goes
+// measured run here times every call (MeasureHarnesses(1)), so that every reply goes
 // through timed_call.
 func TestMeasuredHarnessRepliesAlike(t *testing.T) {
 	bots := prepare(t)
 	play := func(measured bool) (*forty.Tally, string) {
 		if measured {
-			pyclass.MeasureHarnessesEvery(1)
+			pyclass.MeasureHarnesses(1)
 		}
-		defer pyclass.MeasureHarnesses(false)
+		defer pyclass.MeasureHarnesses(0)
 		rec := &recorder{pool: pyclass.NewPyPool(sandbox.Unsandboxed{}, pyConfig(), bots)}
 		defer rec.pool.Close()
 		tally, err := forty.Run(context.Background(), rec, entrantsOf(bots), forty.Options{Games: 200, Seed: 42, Concurrency: 16})

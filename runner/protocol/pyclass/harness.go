@@ -27,27 +27,20 @@ type HarnessTimes struct {
 	Calls     int64         // calls they served
 }
 
-// statsEvery: a measured harness times one call in this many (parseStats).
-const statsEvery = 7
+// StatsEvery is how many calls a measured harness serves for each one it times
+// (MeasureHarnesses): timing every call cost the C loop a fifth more CPU a call
+// (pyclass.py), which the bench would then report of a daemon that never measures.
+const StatsEvery = 7
 
 // measureHarnesses: the processes started from now on tell their times, timing one call
 // in this many (0: no stats; kothd bench turns them on; a daemon's runs neither pay for
 // the figures nor wait for them at their end).
 var measureHarnesses atomic.Int32
 
-// MeasureHarnesses turns the harnesses' stats on or off for the processes started after it.
-func MeasureHarnesses(on bool) {
-	if on {
-		MeasureHarnessesEvery(statsEvery)
-	} else {
-		MeasureHarnessesEvery(0)
-	}
-}
-
-// MeasureHarnessesEvery turns the stats on, timing one call in n, for the processes
-// started after it (0: off). A test that must see every call through the game module's
-// timed_call asks for 1.
-func MeasureHarnessesEvery(n int) { measureHarnesses.Store(int32(max(n, 0))) }
+// MeasureHarnesses has the processes started after it tell their times, timing one call
+// in every n (StatsEvery for kothd bench; 1, every call, for a test that must see each
+// go through the game module's timed_call; 0: no stats).
+func MeasureHarnesses(n int) { measureHarnesses.Store(int32(max(n, 0))) }
 
 var harnessTotals struct {
 	sync.Mutex
@@ -111,10 +104,9 @@ func countHarness(line []byte) {
 }
 
 // parseStats reads a stats line as one process's HarnessTimes; ok is false for anything
-// but a well-formed line of figures within bounds. The harness times one call in
-// statsEvery (timing every call cost the C loop a fifth more CPU a call: pyclass.py) and
-// says how many it timed (ns, at most n): its time in calls and the bot's are scaled up
-// by n/ns. A line without ns timed every call.
+// but a well-formed line of figures within bounds. The harness times one call in the
+// setup's "stats" and says how many it timed (ns, at most n, the first call always): its
+// time in calls and the bot's are scaled up by n/ns.
 func parseStats(line []byte) (HarnessTimes, bool) {
 	if !bytes.HasPrefix(line, []byte(`{"stats":`)) {
 		return HarnessTimes{}, false
@@ -139,17 +131,15 @@ func parseStats(line []byte) (HarnessTimes, bool) {
 	if s.Bot != nil && !(*s.Bot >= 0 && *s.Bot <= maxReportSeconds) || s.N < 0 || s.N > math.MaxInt32*int64(1000) {
 		return HarnessTimes{}, false
 	}
+	if s.NS == nil || *s.NS < 0 || *s.NS > s.N || *s.NS == 0 && s.N > 0 { // the first call is always timed
+		return HarnessTimes{}, false
+	}
 	scale := 1.0
-	if s.NS != nil {
-		if *s.NS < 0 || *s.NS > s.N || *s.NS == 0 && s.N > 0 { // the first call is always timed
-			return HarnessTimes{}, false
-		}
-		if *s.NS > 0 {
-			scale = float64(s.N) / float64(*s.NS)
-		}
-		if s.Calls*scale > maxReportSeconds || s.Bot != nil && *s.Bot*scale > maxReportSeconds {
-			return HarnessTimes{}, false
-		}
+	if *s.NS > 0 {
+		scale = float64(s.N) / float64(*s.NS)
+	}
+	if s.Calls*scale > maxReportSeconds || s.Bot != nil && *s.Bot*scale > maxReportSeconds {
+		return HarnessTimes{}, false
 	}
 	d := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
 	t := HarnessTimes{Processes: 1, Ready: d(s.Ready), CPU: d(s.CPU), InCalls: d(s.Calls * scale), Calls: s.N}

@@ -191,7 +191,7 @@ var statsFigures = regexp.MustCompile(`"(ready|cpu|calls|bot)":[0-9.e+-]+`)
 func compareLoops(t *testing.T, dir, module, class string, lines []string) string {
 	t.Helper()
 	out := compareLoopsTiming(t, dir, module, class, lines, 1)
-	compareLoopsTiming(t, dir, module, class, lines, statsEvery)
+	compareLoopsTiming(t, dir, module, class, lines, StatsEvery)
 	return out
 }
 

@@ -18,7 +18,7 @@ import (
 // after the run's context has ended: a bot that spends 30 ms of CPU in its own code on
 // each of eight calls (its __init__, then make_throw on seven turns) shows at least most
 // of that as bot code, inside the time in the game module's calls. Every call costs the
-// same, so the two calls timed (statsEvery) scaled up are all eight.
+// same, so the two calls timed (StatsEvery) scaled up are all eight.
 func TestHarnessStats(t *testing.T) {
 	dir := t.TempDir()
 	bot := `
@@ -41,8 +41,8 @@ class Busy(Bot):
 	if err := InstallTestHarness(dir); err != nil {
 		t.Fatal(err)
 	}
-	MeasureHarnesses(true)
-	defer MeasureHarnesses(false)
+	MeasureHarnesses(StatsEvery)
+	defer MeasureHarnesses(0)
 	before := HarnessTotals()
 	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: 5 * time.Second, StartTimeout: 20 * time.Second, MaxRestarts: 1}
 	pool := NewPyPool(sandbox.Unsandboxed{}, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "Busy"}, Dir: dir}})
@@ -104,7 +104,7 @@ class Picky(Bot):
 	}
 	stats := regexp.MustCompile(`"bot":([0-9.e+-]+),"n":28,"ns":4}}`)
 	for _, fast := range []bool{false, true} {
-		out, _ := harnessOutput(t, dir, "forty", "Picky", lines, fast, statsEvery)
+		out, _ := harnessOutput(t, dir, "forty", "Picky", lines, fast, StatsEvery)
 		m := stats.FindStringSubmatch(out)
 		if m == nil {
 			t.Fatalf("fast %v: no stats line of 28 calls, 4 timed:\n%s", fast, out)
@@ -126,7 +126,7 @@ func TestHarnessStatsOff(t *testing.T) {
 	if err := InstallTestHarness(dir); err != nil {
 		t.Fatal(err)
 	}
-	MeasureHarnesses(false)
+	MeasureHarnesses(0)
 	cfg := PyConfig{Harness: "forty", Python: "/usr/bin/python3", CallTimeout: time.Second, StartTimeout: 20 * time.Second, MaxRestarts: 1}
 	pool := NewPyPool(sandbox.Unsandboxed{}, cfg, []engine.Bot{{Entrant: engine.Entrant{Name: "Idle"}, Dir: dir}})
 	pool.Exchange(context.Background(), []engine.Call{{Bot: 0, Game: 1, Method: "new", Args: map[string]int{"seat": 0}}})
@@ -140,12 +140,12 @@ func TestHarnessStatsOff(t *testing.T) {
 // ignored, so a bot can skew only the bench's figures, within bounds, never make a sum
 // overflow or turn NaN.
 func TestParseStatsRejectsGarbage(t *testing.T) {
-	good := `{"stats":{"ready":0.05,"cpu":0.5,"calls":0.2,"bot":0.1,"n":1000}}`
+	good := `{"stats":{"ready":0.05,"cpu":0.5,"calls":0.2,"bot":0.1,"n":1000,"ns":1000}}`
 	h, ok := parseStats([]byte(good))
 	if !ok || h.Processes != 1 || h.BotTimed != 1 || h.Calls != 1000 || h.Bot != 100*time.Millisecond {
 		t.Fatalf("good line read as %+v, %v", h, ok)
 	}
-	if h, ok := parseStats([]byte(`{"stats":{"ready":0.05,"cpu":0.5,"calls":0.2,"bot":null,"n":3}}`)); !ok || h.BotTimed != 0 {
+	if h, ok := parseStats([]byte(`{"stats":{"ready":0.05,"cpu":0.5,"calls":0.2,"bot":null,"n":3,"ns":3}}`)); !ok || h.BotTimed != 0 {
 		t.Errorf("bot null read as %+v, %v", h, ok)
 	}
 	// One call in seven timed: the sample scaled up.
@@ -161,6 +161,7 @@ func TestParseStatsRejectsGarbage(t *testing.T) {
 		`{"stats":{"ready":0.1,"cpu":0.5,"calls":0.2,"bot":0.1,"n":-3}}`,
 		`{"stats":{"ready":"x","cpu":0.5,"calls":0.2,"bot":0.1,"n":3}}`,
 		`{"stats":[1,2]}`,
+		`{"stats":{"ready":0.1,"cpu":0.5,"calls":0.2,"bot":0.1,"n":3}}`, // no ns: how many were timed is unknown
 		`{"stats":{"ready":0.1,"cpu":0.5,"calls":0.2,"bot":0.1,"n":3,"ns":4}}`,
 		`{"stats":{"ready":0.1,"cpu":0.5,"calls":0.2,"bot":0.1,"n":3,"ns":-1}}`,
 		`{"stats":{"ready":0.1,"cpu":0.5,"calls":0.2,"bot":0.1,"n":3,"ns":0}}`,

@@ -129,7 +129,7 @@ func (c PyConfig) argv() []string {
 
 // setup is the harness's first input line: which class to host (empty: list them), the
 // seed of its random modules, and whether it writes its stats line at the end, timing one
-// call in statsEvery (0: no stats; harness.go).
+// call in every statsEvery (0: no stats; harness.go, MeasureHarnesses).
 func setup(class string, seed uint64, own bool, statsEvery int) []byte {
 	b, _ := json.Marshal(struct {
 		Class string `json:"class"`

@@ -100,8 +100,8 @@ func BenchmarkHarnessLoops(b *testing.B) {
 	for _, loop := range []string{"C", "C-stats", "Python"} {
 		b.Run(loop, func(b *testing.B) {
 			if loop == "C-stats" {
-				MeasureHarnesses(true)
-				defer MeasureHarnesses(false)
+				MeasureHarnesses(StatsEvery)
+				defer MeasureHarnesses(0)
 			}
 			const batch = 256
 			dir := pyAnswer(b, `
