@@ -397,12 +397,18 @@ func (cg *sandboxCgroup) watchCPU(limit time.Duration) {
 }
 
 // killAll sends SIGKILL to every process in the cgroup and reports whether any was there.
+// On v2 the cgroup is looked at before the kill as well as after: processes killed in
+// the meantime can be gone by the second look (a process the kernel held asleep for
+// memory wakes to the kill at once), and the kill was then reported as finding nobody,
+// so the run's memory watcher took back the mark that names the answer's fault.
 func (cg *sandboxCgroup) killAll() bool {
 	d := cg.Dir(cg.Tree.Pids)
 	if cg.Tree.V2 {
+		events := filepath.Join(d, "cgroup.events")
+		before, _ := readCgroupKey(events, "populated")
 		if err := writeCgroup(d, "cgroup.kill", "1"); err == nil {
-			n, _ := readCgroupKey(filepath.Join(d, "cgroup.events"), "populated")
-			return n != 0
+			after, _ := readCgroupKey(events, "populated")
+			return before != 0 || after != 0
 		}
 	}
 	data, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))

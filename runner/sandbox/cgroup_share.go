@@ -55,12 +55,10 @@ type Shares struct {
 	// stops counts the answers it stopped.
 	watchStop, watchDone chan struct{}
 	stops                atomic.Int64
-	// brake is the run's v2 memory.high while it is set (memwatch.go, brakeLevel), 0
-	// where there is none (v1, or it could not be written); braked says whether it is
-	// set now. The watcher's goroutine alone changes braked, and StopWatching once the
-	// watcher has ended.
-	brake  int64
-	braked bool
+	// brake is the level of the run's v2 memory.high (memwatch.go, brakeLevel), 0 on v1
+	// (none); high is what memory.high holds now (0: max). Only the watcher's goroutine
+	// changes high, newShares before it starts and StopWatching once it has ended.
+	brake, high int64
 }
 
 // Share is the cgroup of one answer's sandboxes within a run.
@@ -137,7 +135,7 @@ func newShares(sb Sandbox, totalMemoryMB int) (*Shares, error) {
 			return nil, err
 		}
 		s.brake = brakeLevel(int64(totalMemoryMB) << 20)
-		s.setBrake(true)
+		s.setBrake(s.brake)
 		return s, nil
 	}
 	if err := writeCgroup(d, "memory.limit_in_bytes", mem); err != nil {
@@ -156,12 +154,21 @@ func newShares(sb Sandbox, totalMemoryMB int) (*Shares, error) {
 // process under it when it is full. Close calls it; tests call it to play what the
 // watcher prevents. Call it from one goroutine.
 func (s *Shares) StopWatching() {
-	if s != nil && s.watchStop != nil {
-		close(s.watchStop)
-		<-s.watchDone
-		s.watchStop = nil
-		s.setBrake(false)
+	if s.pauseWatching() {
+		s.setBrake(0)
 	}
+}
+
+// pauseWatching ends the watcher and leaves the brake as it is (tests play a watcher that
+// looks late with it; watch starts it again); it reports whether a watcher was running.
+func (s *Shares) pauseWatching() bool {
+	if s == nil || s.watchStop == nil {
+		return false
+	}
+	close(s.watchStop)
+	<-s.watchDone
+	s.watchStop = nil
+	return true
 }
 
 // watch starts the run's memory watcher (memwatch.go).

@@ -38,32 +38,29 @@ import (
 // the watcher waits for one, and a process fills tens of MiB in that time (a 45 MB
 // bytearray is zeroed in 28 ms): the kernel's kill at the bound then takes the largest
 // process, an honest bot. So on v2 the run's memory.high is set halfway from the trigger
-// to the bound (brakeLevel): above it the kernel makes every allocating process of the
-// run reclaim and then sleep, with the square of how far above (the kernel's
-// calculate_high_delay: 64 s × the overage's fraction squared per 256 KiB charged, none
-// under 10 ms: 0.16 s per 256 KiB at 5 % above, 2 s at most), so the run does not reach
-// its bound while the watcher is late, and the sleeping processes leave it the CPU. Innocent processes that allocate then are held
-// back too, for as long as the watcher takes to stop the answer over its share. When no
-// answer is over its share (the host's bound is too small for the field) the brake would
-// hold every answer back for good: the watcher lifts it (memory.high "max") and the
-// kernel's kill at the bound is judged by judgeKill, as without a brake; it is set again
-// once the run is back under the trigger. v1 has no such bound (its soft limit does not
-// hold allocations back, and disabling its OOM killer fails the kernel's own allocations
-// outright, a pipe's buffer say, in innocent processes too): there the poll alone acts.
+// to the bound (brakeLevel): above it the kernel makes each allocating process of the run
+// reclaim and then sleep, with the square of how far above (mm/memcontrol.c's
+// calculate_high_delay: 64 s × the overage's fraction squared per 256 KiB charged on
+// Linux 6.1 and later, per 128 KiB before; no sleep under 10 ms, at most 2 s at a time;
+// 0.16 s per 256 KiB at 5 % above), so the run does not reach its bound while the watcher
+// is late, and the sleeping processes leave the watcher the CPU. The sleep is per task:
+// many processes allocating at once get through faster together.
 //
-// What a stop cannot free is no cause to wait: the watcher waits for a stopped answer's
-// memory only until its processes are gone, and passes over an answer with none. The files
-// of a bot directory (a tmpfs) stay when its processes are killed: an answer whose
-// directory held more than its share was stopped, and the watcher waited two seconds for
-// memory that would not go while another answer filled the run and the kernel killed an
-// honest bot. (An answer whose directory alone holds more than its share still leaves the
-// others less than theirs: limits.disk_mb is best kept well under the run's memory over
-// its answers.)
+// When the run is past the trigger with no answer over its share, the watcher stops
+// nobody, and the brake must not hold back answers that are within their shares for
+// good (a bound too small for the field); nor may it be lifted, or answers parked within
+// their shares would have switched it off and could then jump together while the watcher
+// is late. So it is raised instead, to halfway from the run's usage to the bound
+// (raisedBrake): what the answers hold is not held back, and a jump beyond it is; it
+// comes back to brakeLevel once the run is under the trigger. An honest process that
+// allocates while the run is above its brake is held back too; a sleep the kernel has
+// begun runs its course even once the watcher has stopped the answer over its share (up
+// to 2 s), and its wall time counts against the bot (the wall-clock limits excuse a wait
+// for a CPU, not this one: docs/trust.md, What remains). v1 has no such bound: its soft
+// limit holds nothing back, and disabling its OOM killer fails the kernel's own
+// allocations outright, a pipe's buffer say, in innocent processes too: there the poll
+// acts alone.
 //
-// Page cache is no cause to stop anyone (the kernel reclaims it before it kills): usage
-// is counted without the file pages memory.stat lists (active_file, inactive_file). The
-// bots' tmpfs files and SysV shared memory are not file pages: they count.
-
 const (
 	// memWatchPercent is how full the run's memory may get before the watcher acts.
 	memWatchPercent = 90
@@ -114,9 +111,9 @@ func (s *Shares) watchMemory() {
 				timer.Reset(0)
 				continue
 			}
-			s.setBrake(false) // nobody over their share: the brake would hold everyone
-		} else if used < trigger {
-			s.setBrake(true)
+			s.setBrake(raisedBrake(s.brake, used, limit)) // nobody over their share
+		} else {
+			s.setBrake(s.brake)
 		}
 		timer.Reset(watchSleep(max(trigger-used, 0), rate))
 	}
@@ -139,18 +136,25 @@ func brakeLevel(limit int64) int64 {
 	return t + (limit-t)/2
 }
 
-// setBrake sets the run's brake (on) or lifts it, when it has one and it is not so
-// already. A write that fails leaves the run as it was: the watcher still acts.
-func (s *Shares) setBrake(on bool) {
-	if s.brake == 0 || s.braked == on {
+// raisedBrake is the brake of a run holding used bytes with no answer over its share:
+// halfway from there to the bound, and never under its level.
+func raisedBrake(level, used, limit int64) int64 {
+	return max(level, used+(limit-used)/2)
+}
+
+// setBrake sets the run's memory.high to v bytes (0: "max", none), when the run has a
+// brake and it is not at v already. A write that fails leaves it as it was, to be tried
+// again at the next look: the watcher still acts.
+func (s *Shares) setBrake(v int64) {
+	if s.brake == 0 || s.high == v {
 		return
 	}
-	v := "max"
-	if on {
-		v = strconv.FormatInt(s.brake, 10)
+	text := "max"
+	if v > 0 {
+		text = strconv.FormatInt(v, 10)
 	}
-	if writeCgroup(filepath.Join(s.Tree.Mem, s.Rel), "memory.high", v) == nil {
-		s.braked = on
+	if writeCgroup(filepath.Join(s.Tree.Mem, s.Rel), "memory.high", text) == nil {
+		s.high = v
 	}
 }
 

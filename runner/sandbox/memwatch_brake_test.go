@@ -8,18 +8,21 @@ import (
 	"time"
 )
 
-// The run's brake on v2's files: set while the run is under the watcher's trigger,
-// lifted when the run is past it with every answer within its share (it would hold them
-// all back for good), set again once the run is back under the trigger, and lifted when
-// the watcher stops.
+// The run's brake on v2's files: set at its level while the run is under the watcher's
+// trigger; kept while the watcher stops an answer over its share; raised, never lifted,
+// past the trigger with every answer within its share (halfway from the run's usage to
+// the bound, so that answers parked within their shares cannot switch it off); back to
+// its level once the run, page cache aside, is under the trigger; lifted when the
+// watcher stops.
 func TestWatcherBrake(t *testing.T) {
 	f := newFakeCgroups(t, true)
 	const runMiB = 400
-	f.set("run", "memory.max", mib(runMiB), "memory.current", mib(100), "memory.stat", "anon 0\nfile 0", "memory.high", "max")
+	stat := func(fileMiB int64) string { return "anon 0\nactive_file " + mib(fileMiB) + "\ninactive_file 0" }
+	f.set("run", "memory.max", mib(runMiB), "memory.current", mib(100), "memory.stat", stat(0), "memory.high", "max")
 	s := &Shares{node: node{Tree: f.tree(), Rel: "run"}, memoryMB: runMiB, answers: map[string]*Share{},
 		brake: brakeLevel(runMiB << 20)}
 	for _, a := range []string{"a1", "a2", "a3"} {
-		f.set("run/"+a, "memory.max", mib(runMiB/2), "memory.current", mib(125), "memory.stat", "anon 0\nfile 0")
+		f.set("run/"+a, "memory.max", mib(runMiB/2), "memory.current", mib(125), "memory.stat", stat(0))
 		f.set("run/"+a+"/sb", "cgroup.procs", "", "cgroup.events", "populated 1\nfrozen 0")
 		share := &Share{node: node{Tree: s.Tree, Rel: "run/" + a}}
 		share.track(&sandboxCgroup{Tree: s.Tree, name: "run/" + a + "/sb", answer: a})
@@ -44,20 +47,36 @@ func TestWatcherBrake(t *testing.T) {
 	}
 	// The trigger of a 400 MiB run is 304 MiB (memWatchHeadroom below the bound); the
 	// brake halfway from there.
-	braked := mib(352)
-	if got := brakeLevel(runMiB << 20); mib(got>>20) != braked || got%(1<<20) != 0 {
+	level := mib(352)
+	if got := brakeLevel(runMiB << 20); mib(got>>20) != level || got%(1<<20) != 0 {
 		t.Fatalf("brakeLevel(400 MiB) = %d bytes, want 352 MiB", got)
 	}
 
 	s.watch()
-	waitHigh(braked, "under the trigger")
-	f.set("run", "memory.current", mib(380)) // three answers of 125 MiB: each within its 133
-	waitHigh("max", "past the trigger, nobody over their share")
+	waitHigh(level, "under the trigger")
+	// Three answers of 125 MiB, each within its 133: raised to halfway to the bound.
+	f.set("run", "memory.current", mib(330))
+	waitHigh(mib(365), "past the trigger at 330 MiB, nobody over their share")
+	f.set("run", "memory.current", mib(380))
+	waitHigh(mib(390), "at 380 MiB, nobody over their share")
 	if s.Stops() != 0 {
 		t.Errorf("%d answers stopped; want none", s.Stops())
 	}
-	f.set("run", "memory.current", mib(200))
-	waitHigh(braked, "back under the trigger")
+	// Page cache the kernel would reclaim first: the run is under the trigger.
+	f.set("run", "memory.stat", stat(100))
+	waitHigh(level, "380 MiB of which 100 MiB page cache")
+	f.set("run", "memory.stat", stat(0), "memory.current", mib(200))
+	waitHigh(level, "back under the trigger")
+	// An answer over its share is stopped with the brake kept where it is.
+	f.set("run/a2", "memory.current", mib(150))
+	f.set("run", "memory.current", mib(360))
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Stops() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := high(); s.Stops() == 0 || got != level {
+		t.Fatalf("an answer over its share at 360 MiB: %d stopped, memory.high %s; want it stopped with the brake at its level", s.Stops(), got)
+	}
 	s.StopWatching()
 	if got := high(); got != "max" {
 		t.Errorf("after StopWatching: memory.high %s, want max (the kernel alone bounds the run)", got)
@@ -118,5 +137,84 @@ func TestRunMemoryBrakeHoldsALateWatcher(t *testing.T) {
 	}
 	if line, f := victim.RoundTrip([]byte("are you there"), 10*time.Second); f != nil || string(line) != "alive" {
 		t.Fatalf("the honest bot after the stop: %q, %v; want it alive", line, f)
+	}
+}
+
+// On v2, answers parked within their shares past the trigger cannot switch the brake off:
+// the watcher raises it above them instead of lifting it, so when they then jump together
+// while it does not look (paused here, as a watcher waiting for a CPU on a busy host
+// looks late), the kernel holds them back and never kills at the bound; once the watcher
+// looks again it stops one of them for its share. Two answers of three 36 MB processes
+// each, beside an honest bot of 100 MB in a run of 400 MB (shares of 133 MiB), then one
+// more 40 MB process each. With the brake lifted instead, the honest bot was killed in
+// 3 runs of 3 (the review of the first version of the brake).
+func TestRunMemoryBrakeHoldsParkedColluders(t *testing.T) {
+	sb := NeedBwrap(t)
+	if sb.cgroups == nil {
+		t.Skip("no cgroups: no run's Shares")
+	}
+	if !sb.cgroups.V2 {
+		t.Skip("cgroup v1 has no memory.high: its watcher acts alone")
+	}
+	shares, err := NewShares(sb, 400)
+	if err != nil || shares == nil {
+		t.Fatalf("shares: %v", err)
+	}
+	t.Cleanup(func() { shares.Close() })
+	run := filepath.Join(shares.Tree.Mem, shares.Rel)
+	victim := honestBot(t, sb, shares.Answer(AnswerKey(1, 0)))
+	memHogOf(t, sb, shares.Answer(AnswerKey(3, 0)), 3, 36)
+	memHogOf(t, sb, shares.Answer(AnswerKey(4, 0)), 3, 36)
+	trigger := watchTrigger(400 << 20)
+	deadline := time.Now().Add(20 * time.Second)
+	used := int64(0)
+	for time.Now().Before(deadline) {
+		if used, err = readCgroupInt(filepath.Join(run, "memory.current")); err == nil && used > trigger+8<<20 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // the watcher looks at the parked run
+	if used <= trigger {
+		t.Fatalf("the colluders did not park past the trigger: the run holds %d MiB", used>>20)
+	}
+	if shares.Stops() != 0 {
+		t.Fatalf("an answer parked within its share was stopped")
+	}
+	shares.pauseWatching()
+	high, err := os.ReadFile(filepath.Join(run, "memory.high"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(string(high)) == "max" {
+		t.Fatalf("the brake was lifted with the run parked at %d MiB", used>>20)
+	}
+
+	a, b := memHogOf(t, sb, shares.Answer(AnswerKey(3, 0)), 1, 40), memHogOf(t, sb, shares.Answer(AnswerKey(4, 0)), 1, 40)
+	time.Sleep(3 * time.Second)
+	ev, err := os.ReadFile(filepath.Join(run, "memory.events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := cgroupKey(ev, "oom_kill"); n != 0 {
+		t.Fatalf("the kernel killed %d processes at the run's bound (memory.high %s); memory.events:\n%s", n, high, ev)
+	}
+	if line, f := victim.RoundTrip([]byte("are you there"), 10*time.Second); f != nil || string(line) != "alive" {
+		t.Fatalf("the honest bot while the watcher did not look: %q, %v; want it alive", line, f)
+	}
+
+	shares.watch()
+	deadline = time.Now().Add(20 * time.Second)
+	for shares.Stops() == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if shares.Stops() == 0 {
+		t.Fatal("the run's memory watcher stopped no answer within 20 s of looking again")
+	}
+	if ka, kb := a.oomKilled(), b.oomKilled(); ka.Bound != boundShare && kb.Bound != boundShare {
+		t.Fatalf("the colluders' jumps: %+v and %+v; want one stopped for its share", ka, kb)
+	}
+	if k := victim.Proc.oomKilled(); k.killed() {
+		t.Errorf("the honest bot was killed: %s", k.detail())
 	}
 }

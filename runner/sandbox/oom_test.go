@@ -109,19 +109,25 @@ func honestBot(t *testing.T, sb *Bwrap, share *Share) *LineProc {
 // memHog starts a bot of the answer share that forks children processes of 40 MB each.
 func memHog(t *testing.T, sb *Bwrap, share *Share, children int) *Process {
 	t.Helper()
+	return memHogOf(t, sb, share, children, 40)
+}
+
+// memHogOf is memHog with children of mb MB each.
+func memHogOf(t *testing.T, sb *Bwrap, share *Share, children, mb int) *Process {
+	t.Helper()
 	lim := Limits{MemoryMB: 1024, Procs: 16, OpenFiles: 64, OutputBytes: 1 << 20}
 	p, err := sb.Command(context.Background(), ProcSpec{Dir: t.TempDir(), Limits: lim, Share: share,
 		Argv: []string{"/usr/bin/python3", "-c", fmt.Sprintf(`
 import os, time
 for _ in range(%d):
     if os.fork() == 0:
-        a = bytearray(40 << 20)
+        a = bytearray(%d << 20)
         for i in range(0, len(a), 4096): a[i] = 1
         time.sleep(30)
         os._exit(0)
     time.sleep(0.05)
 time.sleep(30)
-`, children)}})
+`, children, mb)}})
 	if err != nil {
 		t.Fatal(err)
 	}
