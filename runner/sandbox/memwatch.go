@@ -60,7 +60,7 @@ import (
 // limit holds nothing back, and disabling its OOM killer fails the kernel's own
 // allocations outright, a pipe's buffer say, in innocent processes too: there the poll
 // acts alone.
-//
+
 const (
 	// memWatchPercent is how full the run's memory may get before the watcher acts.
 	memWatchPercent = 90
