@@ -11,7 +11,9 @@ import (
 )
 
 // The bounds on a run's memory, in a run bounded to 400 MB where an honest bot holds
-// 100 MB in one process:
+// 80 MB in one process (under its share of 100 MiB once four answers are in the run: at
+// 100 MB it was over it, and a watcher that looked while the colluders were still growing
+// under theirs stopped the honest bot, by the rule; 1 run in 6):
 //   - One answer cannot fill the run: each answer is bounded to half of it, so a hog of
 //     eight 40 MB processes is stopped inside its own cgroup, its own processes killed
 //     (its fault, named as its answer's half), and the honest bot lives.
@@ -22,7 +24,7 @@ import (
 //     the honest bot lives.
 func TestRunMemoryWatcherStopsColluders(t *testing.T) {
 	sb, shares := needShares(t, 400)
-	victim := honestBot(t, sb, shares.Answer(AnswerKey(1, 0)))
+	victim := honestBotOf(t, sb, shares.Answer(AnswerKey(1, 0)), 80)
 
 	// One answer of eight 40 MB processes: stopped at its half, 200 MB.
 	one := memHog(t, sb, shares.Answer(AnswerKey(2, 0)), 8)
@@ -93,9 +95,15 @@ func TestRunMemoryKillIsNotTheVictims(t *testing.T) {
 // honestBot starts a bot of the answer share that holds 100 MB and answers "alive".
 func honestBot(t *testing.T, sb *Bwrap, share *Share) *LineProc {
 	t.Helper()
+	return honestBotOf(t, sb, share, 100)
+}
+
+// honestBotOf is honestBot holding mb MB.
+func honestBotOf(t *testing.T, sb *Bwrap, share *Share, mb int) *LineProc {
+	t.Helper()
 	lim := Limits{MemoryMB: 1024, Procs: 16, OpenFiles: 64, OutputBytes: 1 << 20}
 	victim, err := StartLineProc(context.Background(), sb, ProcSpec{Dir: t.TempDir(), Limits: lim, Share: share,
-		Argv: []string{"/usr/bin/python3", "-c", "import sys\na = bytearray(100 << 20)\nfor i in range(0, len(a), 4096): a[i] = 1\nwhile True:\n    sys.stdin.readline()\n    print('alive', flush=True)\n"}})
+		Argv: []string{"/usr/bin/python3", "-c", fmt.Sprintf("import sys\na = bytearray(%d << 20)\nfor i in range(0, len(a), 4096): a[i] = 1\nwhile True:\n    sys.stdin.readline()\n    print('alive', flush=True)\n", mb)}})
 	if err != nil {
 		t.Fatal(err)
 	}
