@@ -90,19 +90,7 @@ func TestWatcherBrake(t *testing.T) {
 // it stops a colluder for its share. Two answers of four 40 MB processes each beside an
 // honest bot of 100 MB, in a run of 400 MB.
 func TestRunMemoryBrakeHoldsALateWatcher(t *testing.T) {
-	sb := NeedBwrap(t)
-	if sb.cgroups == nil {
-		t.Skip("no cgroups: no run's Shares")
-	}
-	if !sb.cgroups.V2 {
-		t.Skip("cgroup v1 has no memory.high: its watcher acts alone")
-	}
-	shares, err := newShares(sb, 400)
-	if err != nil || shares == nil {
-		t.Fatalf("shares: %v", err)
-	}
-	t.Cleanup(func() { shares.Close() })
-	run := filepath.Join(shares.Tree.Mem, shares.Rel)
+	sb, shares, run := brakeShares(t, false)
 	victim := honestBot(t, sb, shares.Answer(AnswerKey(1, 0)))
 	a, b := memHog(t, sb, shares.Answer(AnswerKey(3, 0)), 4), memHog(t, sb, shares.Answer(AnswerKey(4, 0)), 4)
 
@@ -121,20 +109,7 @@ func TestRunMemoryBrakeHoldsALateWatcher(t *testing.T) {
 		t.Fatalf("the honest bot while the watcher did not look: %q, %v; want it alive", line, f)
 	}
 
-	shares.watch()
-	deadline := time.Now().Add(20 * time.Second)
-	for shares.Stops() == 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if shares.Stops() == 0 {
-		t.Fatal("the run's memory watcher stopped no answer within 20 s of its start")
-	}
-	if ka, kb := a.oomKilled(), b.oomKilled(); ka.Bound != boundShare && kb.Bound != boundShare {
-		t.Fatalf("colluders' kills: %+v and %+v; want one stopped for its share", ka, kb)
-	}
-	if k := victim.Proc.oomKilled(); k.killed() {
-		t.Errorf("the honest bot was killed: %s", k.detail())
-	}
+	watchStopsAColluder(t, shares, a, b, victim)
 	if line, f := victim.RoundTrip([]byte("are you there"), 10*time.Second); f != nil || string(line) != "alive" {
 		t.Fatalf("the honest bot after the stop: %q, %v; want it alive", line, f)
 	}
@@ -149,25 +124,14 @@ func TestRunMemoryBrakeHoldsALateWatcher(t *testing.T) {
 // more 40 MB process each. With the brake lifted instead, the honest bot was killed in
 // 3 runs of 3 (the review of the first version of the brake).
 func TestRunMemoryBrakeHoldsParkedColluders(t *testing.T) {
-	sb := NeedBwrap(t)
-	if sb.cgroups == nil {
-		t.Skip("no cgroups: no run's Shares")
-	}
-	if !sb.cgroups.V2 {
-		t.Skip("cgroup v1 has no memory.high: its watcher acts alone")
-	}
-	shares, err := NewShares(sb, 400)
-	if err != nil || shares == nil {
-		t.Fatalf("shares: %v", err)
-	}
-	t.Cleanup(func() { shares.Close() })
-	run := filepath.Join(shares.Tree.Mem, shares.Rel)
+	sb, shares, run := brakeShares(t, true)
 	victim := honestBot(t, sb, shares.Answer(AnswerKey(1, 0)))
 	memHogOf(t, sb, shares.Answer(AnswerKey(3, 0)), 3, 36)
 	memHogOf(t, sb, shares.Answer(AnswerKey(4, 0)), 3, 36)
 	trigger := watchTrigger(400 << 20)
 	deadline := time.Now().Add(20 * time.Second)
-	used := int64(0)
+	var used int64
+	var err error
 	for time.Now().Before(deadline) {
 		if used, err = readCgroupInt(filepath.Join(run, "memory.current")); err == nil && used > trigger+8<<20 {
 			break
@@ -203,16 +167,45 @@ func TestRunMemoryBrakeHoldsParkedColluders(t *testing.T) {
 		t.Fatalf("the honest bot while the watcher did not look: %q, %v; want it alive", line, f)
 	}
 
+	watchStopsAColluder(t, shares, a, b, victim)
+}
+
+// brakeShares is a run of 400 MB on cgroup v2 (the test is skipped elsewhere) and its
+// cgroup's directory, with its memory watcher running or not yet (watched).
+func brakeShares(t *testing.T, watched bool) (*Bwrap, *Shares, string) {
+	t.Helper()
+	sb := NeedBwrap(t)
+	if sb.cgroups == nil {
+		t.Skip("no cgroups: no run's Shares")
+	}
+	if !sb.cgroups.V2 {
+		t.Skip("cgroup v1 has no memory.high: its watcher acts alone")
+	}
+	shares, err := newShares(sb, 400)
+	if err != nil || shares == nil {
+		t.Fatalf("shares: %v", err)
+	}
+	t.Cleanup(func() { shares.Close() })
+	if watched {
+		shares.watch()
+	}
+	return sb, shares, filepath.Join(shares.Tree.Mem, shares.Rel)
+}
+
+// watchStopsAColluder starts the run's watcher (again) and checks that it stops one of
+// the colluders a and b for its share within 20 s, the honest bot victim untouched.
+func watchStopsAColluder(t *testing.T, shares *Shares, a, b *Process, victim *LineProc) {
+	t.Helper()
 	shares.watch()
-	deadline = time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for shares.Stops() == 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if shares.Stops() == 0 {
-		t.Fatal("the run's memory watcher stopped no answer within 20 s of looking again")
+		t.Fatal("the run's memory watcher stopped no answer within 20 s of looking")
 	}
 	if ka, kb := a.oomKilled(), b.oomKilled(); ka.Bound != boundShare && kb.Bound != boundShare {
-		t.Fatalf("the colluders' jumps: %+v and %+v; want one stopped for its share", ka, kb)
+		t.Fatalf("the colluders' kills: %+v and %+v; want one stopped for its share", ka, kb)
 	}
 	if k := victim.Proc.oomKilled(); k.killed() {
 		t.Errorf("the honest bot was killed: %s", k.detail())
