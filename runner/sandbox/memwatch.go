@@ -111,7 +111,7 @@ func (s *Shares) watchMemory() {
 				timer.Reset(0)
 				continue
 			}
-			s.setBrake(raisedBrake(s.brake, used, limit)) // nobody over their share
+			s.moveBrake(raisedBrake(s.brake, used, limit), limit) // nobody over their share
 		} else {
 			s.setBrake(s.brake)
 		}
@@ -140,6 +140,15 @@ func brakeLevel(limit int64) int64 {
 // halfway from there to the bound, and never under its level.
 func raisedBrake(level, used, limit int64) int64 {
 	return max(level, used+(limit-used)/2)
+}
+
+// moveBrake sets the brake to target once it is more than a quarter of the room above the
+// brake away from it, either way: the watcher looks every 5 ms near its trigger, and a
+// run whose usage wanders there would have memory.high rewritten at every look.
+func (s *Shares) moveBrake(target, limit int64) {
+	if d := target - s.high; s.high == 0 || max(d, -d) > (limit-s.high)/4 {
+		s.setBrake(target)
+	}
 }
 
 // setBrake sets the run's memory.high to v bytes (0: "max", none), when the run has a

@@ -59,6 +59,16 @@ func TestWatcherBrake(t *testing.T) {
 	waitHigh(mib(365), "past the trigger at 330 MiB, nobody over their share")
 	f.set("run", "memory.current", mib(380))
 	waitHigh(mib(390), "at 380 MiB, nobody over their share")
+	// Usage that wanders by less than a quarter of the room above the brake leaves it
+	// where it is (the watcher looks every 5 ms here: not a write at each look).
+	f.set("run", "memory.current", mib(384))
+	time.Sleep(100 * time.Millisecond)
+	if got := high(); got != mib(390) {
+		t.Fatalf("at 384 MiB: memory.high %s, want it left at 390 MiB", got)
+	}
+	// Back down past the trigger, it follows the run down.
+	f.set("run", "memory.current", mib(330))
+	waitHigh(mib(365), "back down to 330 MiB")
 	if s.Stops() != 0 {
 		t.Errorf("%d answers stopped; want none", s.Stops())
 	}
